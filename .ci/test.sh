@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the release build, then ASan+UBSan and TSan, then the fuzzers
+# for a bounded time. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash .ci/deps.sh
+jobs=$(nproc)
+for preset in release asan tsan; do
+  echo "=== $preset: build"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  echo "=== $preset: test"
+  ctest --preset "$preset"
+done
+if [ -d tests/fuzz ] && command -v clang++ >/dev/null; then
+  echo "=== fuzz"
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$jobs"
+  for f in build/fuzz/tests/fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    corpus="tests/fuzz/corpus/$(basename "$f")"
+    mkdir -p "build/fuzz/corpus/$(basename "$f")"
+    echo "--- $(basename "$f") for ${FUZZ_SECONDS:-60} s"
+    "$f" -max_total_time="${FUZZ_SECONDS:-60}" -print_final_stats=1 \
+      "build/fuzz/corpus/$(basename "$f")" ${corpus:+$( [ -d "$corpus" ] && echo "$corpus")} 2>&1 | tail -n 5
+  done
+fi
+echo "all tests passed"

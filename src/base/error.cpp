@@ -1,0 +1,47 @@
+// Implements include/strata/error.hpp from the single code table.
+#include "strata/error.hpp"
+
+#include <utility>
+
+namespace strata {
+
+std::string_view error_name(ErrorCode code) noexcept {
+  switch (code) {
+#define STRATA_ERROR_NAME(name, number, retry, text) \
+  case ErrorCode::name:                              \
+    return #name;
+    STRATA_ERROR_CODES(STRATA_ERROR_NAME)
+#undef STRATA_ERROR_NAME
+  }
+  return "unknown_error";
+}
+
+std::string_view error_description(ErrorCode code) noexcept {
+  switch (code) {
+#define STRATA_ERROR_TEXT(name, number, retry, text) \
+  case ErrorCode::name:                              \
+    return text;
+    STRATA_ERROR_CODES(STRATA_ERROR_TEXT)
+#undef STRATA_ERROR_TEXT
+  }
+  return "Unknown error";
+}
+
+bool error_retryable(ErrorCode code) noexcept {
+  switch (code) {
+#define STRATA_ERROR_RETRY(name, number, retry, text) \
+  case ErrorCode::name:                               \
+    return retry;
+    STRATA_ERROR_CODES(STRATA_ERROR_RETRY)
+#undef STRATA_ERROR_RETRY
+  }
+  return false;
+}
+
+Error::Error(ErrorCode code, std::string detail) : code_(code), detail_(std::move(detail)) {
+  message_ = std::string(error_name(code_));
+  message_ += ": ";
+  message_ += detail_.empty() ? std::string(error_description(code_)) : detail_;
+}
+
+}  // namespace strata

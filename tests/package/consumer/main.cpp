@@ -1,0 +1,13 @@
+// A consumer program: links strata::strata and runs one transaction.
+#include <strata/strata.hpp>
+
+#include <cstdio>
+
+int main() {
+  auto db = strata::Database::open();
+  db.run([](strata::Transaction& tr) { tr.set("hello", "world"); });
+  auto value = db.run([](strata::Transaction& tr) { return tr.get("hello"); });
+  if (!value || *value != "world") return 1;
+  std::puts("consumer ok");
+  return 0;
+}

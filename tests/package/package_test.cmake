@@ -1,0 +1,23 @@
+# Run with -P: builds strata, installs it to a prefix, then builds and runs two consumers.
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}")
+  endif()
+endfunction()
+set(common -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR} -B ${WORK_DIR}/strata
+    -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_INSTALL=ON
+    -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/strata)
+run(${CMAKE_COMMAND} --install ${WORK_DIR}/strata)
+run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/tests/package/consumer -B ${WORK_DIR}/consumer
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
+run(${WORK_DIR}/consumer/consumer)
+run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/tests/package/subdir -B ${WORK_DIR}/subdir
+    -DSTRATA_SOURCE_DIR=${STRATA_SOURCE_DIR})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/subdir)
+run(${WORK_DIR}/subdir/consumer)
+message(STATUS "find_package and add_subdirectory consumers built and ran")

@@ -1,0 +1,78 @@
+// strata/database.hpp: opening a database, and the retry loop.
+//
+// Thread safety: a Database is a handle; copies share one store and may be used from
+// any number of threads at once.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "strata/error.hpp"
+#include "strata/transaction.hpp"
+#include "strata/types.hpp"
+
+namespace strata {
+
+namespace engine {
+class DatabaseImpl;
+}  // namespace engine
+
+enum class Durability {
+  none,      // no log: the directory holds checkpoints only
+  buffered,  // log written at every commit, not synced: survives a process crash
+  fsync,     // log synced at every commit batch: survives power loss
+};
+
+struct Options {
+  std::filesystem::path path;             // empty: in memory only
+  Durability durability = Durability::fsync;  // ignored when path is empty
+  std::chrono::milliseconds mvcc_window{5000};  // older read versions: error 1007
+};
+
+class Database {
+ public:
+  // Opens a database. With an empty path the store lives in memory and is gone when the
+  // last handle (and transaction) is destroyed.
+  static Database open(Options options = {});
+
+  // A new transaction. It keeps the store alive while it exists.
+  Transaction create_transaction();
+
+  // Runs f(Transaction&) and commits, retrying retryable errors through on_error, and
+  // returns f's result. f may run more than once, so it must be idempotent apart from its
+  // transaction. Non-retryable errors and exceptions thrown by f propagate.
+  template <class F>
+  auto run(F&& f) {
+    Transaction tr = create_transaction();
+    for (;;) {
+      try {
+        if constexpr (std::is_void_v<std::invoke_result_t<F&, Transaction&>>) {
+          f(tr);
+          tr.commit();
+          return;
+        } else {
+          auto result = f(tr);
+          tr.commit();
+          return result;
+        }
+      } catch (const Error& e) {
+        tr.on_error(e);
+      }
+    }
+  }
+
+  // The newest committed (and visible) version.
+  Version committed_version() const;
+
+  // For the engine's own use.
+  engine::DatabaseImpl& impl() const { return *impl_; }
+
+ private:
+  explicit Database(std::shared_ptr<engine::DatabaseImpl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<engine::DatabaseImpl> impl_;
+};
+
+}  // namespace strata

@@ -1,0 +1,145 @@
+// strata/transaction.hpp: transactions, the snapshot read view, and their value types.
+//
+// A Transaction follows FoundationDB's read-your-writes client: reads see the store
+// at the transaction's read version merged with the transaction's own writes; commit
+// checks every read conflict range against the writes committed after the read
+// version and fails with not_committed (1020) on overlap. Snapshot reads (snapshot())
+// add no read conflicts. docs/transactions.md gives the exact rules.
+//
+// Thread safety: one Transaction is used by one thread at a time (it may move between
+// threads). Different transactions may be used concurrently from any threads.
+// Errors: every operation throws strata::Error; retryable ones (1007, 1020, 1021) are
+// handled by on_error() or Database::run.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/error.hpp"
+#include "strata/types.hpp"
+
+namespace strata {
+
+namespace engine {
+class TransactionImpl;
+}  // namespace engine
+
+struct RangeOptions {
+  int limit = 0;         // the most rows to return; 0: no limit; negative: range_limits_invalid
+  bool reverse = false;  // true: from the end of the range backwards
+};
+
+// Atomic operations (FoundationDB's semantics, docs/transactions.md). Integers are
+// little-endian; an operand of n bytes works on the stored value fitted to n bytes.
+enum class MutationType {
+  add,                      // sum, carrying, overflow dropped
+  bit_and,                  // a missing key takes the operand
+  bit_or,
+  bit_xor,
+  max,                      // unsigned comparison
+  min,                      // unsigned comparison; a missing key takes the operand
+  byte_min,                 // lexicographic
+  byte_max,
+  append_if_fits,           // no-op when the result would exceed 100,000 bytes
+  compare_and_clear,        // clears the key when its value equals the operand
+  set_versionstamped_key,   // key's last 4 bytes: little-endian offset of 10 stamp bytes
+  set_versionstamped_value, // the same, in the value
+};
+
+class Transaction;
+
+// Reads through a transaction that add no read conflict ranges. They still see the
+// transaction's own writes. A ReadView borrows its transaction: it must not outlive it.
+class ReadView {
+ public:
+  std::optional<std::string> get(std::string_view key);
+  std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
+                                  RangeOptions options = {});
+  std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+
+ private:
+  friend class Transaction;
+  explicit ReadView(engine::TransactionImpl* impl) : impl_(impl) {}
+  engine::TransactionImpl* impl_;
+};
+
+class Transaction {
+ public:
+  // Made by Database::create_transaction(). Move-only.
+  explicit Transaction(std::unique_ptr<engine::TransactionImpl> impl);
+  Transaction(Transaction&&) noexcept;
+  Transaction& operator=(Transaction&&) noexcept;
+  ~Transaction();
+
+  // Reads. The first read fixes the read version. Keys at or above "\xff" throw
+  // key_outside_legal_range (2004); a key longer than 10,000 bytes reads as absent.
+  // A read more than Options::mvcc_window after the read version was taken throws
+  // transaction_too_old (1007).
+  std::optional<std::string> get(std::string_view key);
+  // Rows of [begin, end) in key order (or reverse). begin >= end returns nothing.
+  // A read that stops at its limit conflicts only up to the last row returned.
+  std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
+                                  RangeOptions options = {});
+  std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  ReadView snapshot() { return ReadView(impl_.get()); }
+
+  // Writes, buffered until commit. Keys over 10,000 bytes throw key_too_large (2102),
+  // values over 100,000 bytes value_too_large (2103), keys at or above "\xff" 2004,
+  // begin > end inverted_range (2005).
+  void set(std::string_view key, std::string_view value);
+  void clear(std::string_view key);
+  void clear_range(std::string_view begin, std::string_view end);
+  void clear_range(const KeyRange& range);
+
+  // Applies `type` to `key` with operand `param` at commit. Adds a write conflict range
+  // only, so transactions made of atomic operations never conflict. Reading the key in
+  // the same transaction reads the stored value, applies the pending operations and adds
+  // a read conflict. Versionstamp operations: the 10 bytes at the offset become the
+  // commit's versionstamp; an offset that leaves no room throws client_invalid_operation
+  // (2000); reading a key they may write throws accessed_unreadable (1036).
+  void atomic_op(MutationType type, std::string_view key, std::string_view param);
+
+  // Explicit conflict ranges. A read conflict range behaves as if the range were read
+  // (minus keys this transaction wrote); a write conflict range as if it were cleared,
+  // without changing data.
+  void add_read_conflict_range(std::string_view begin, std::string_view end);
+  void add_read_conflict_key(std::string_view key);
+  void add_write_conflict_range(std::string_view begin, std::string_view end);
+  void add_write_conflict_key(std::string_view key);
+
+  // The read version, taken now if no read has taken it yet.
+  Version read_version();
+  // Commits. Throws not_committed (1020) on conflict, transaction_too_old (1007) when
+  // it read and its read version left the MVCC window, transaction_too_large (2101)
+  // over 10,000,000 bytes. A transaction with no writes commits at once (version -1).
+  // After commit, further operations throw used_during_commit (2017) until reset().
+  void commit();
+  // After a successful commit: its commit version; -1 for a read-only transaction.
+  // Before commit: client_invalid_operation (2000).
+  Version committed_version() const;
+  // After a successful commit: 10 bytes, the commit version (8 bytes big-endian) and the
+  // transaction's order within its commit batch (2 bytes big-endian). Before commit:
+  // client_invalid_operation (2000); for a read-only transaction: no_commit_version (2021).
+  std::string versionstamp() const;
+
+  // Retry protocol: for a retryable error, sleeps a randomized, growing backoff and
+  // resets the transaction (keeping its timeout); otherwise rethrows e.
+  void on_error(const Error& e);
+  // Forgets all reads, writes and options, as a new transaction.
+  void reset();
+  // Every later operation throws transaction_cancelled (1025) until reset().
+  void cancel();
+  // Operations after `timeout` from the transaction's start (creation or reset()) throw
+  // transaction_timed_out (1031). 0 disables. Kept across on_error().
+  void set_timeout(std::chrono::milliseconds timeout);
+
+ private:
+  friend class ReadView;
+  std::unique_ptr<engine::TransactionImpl> impl_;
+};
+
+}  // namespace strata

@@ -1,0 +1,113 @@
+// base/crc32c.cpp: CRC-32C, hardware (SSE4.2 crc32) and slicing-by-8 software versions.
+#include "base/crc32c.hpp"
+
+#include <array>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <nmmintrin.h>
+#define STRATA_CRC32C_X86 1
+#endif
+
+namespace strata::base::crc32c {
+namespace {
+
+constexpr std::uint32_t reflected_polynomial = 0x82F63B78u;
+
+// tables[0] is the classic byte-at-a-time table; tables[k][b] is the CRC contribution of
+// byte b followed by k zero bytes, which lets the loop fold 8 bytes per step.
+using Tables = std::array<std::array<std::uint32_t, 256>, 8>;
+
+constexpr Tables make_tables() {
+  Tables t{};
+  for (std::uint32_t b = 0; b < 256; ++b) {
+    std::uint32_t crc = b;
+    for (int bit = 0; bit < 8; ++bit) {
+      crc = (crc >> 1) ^ ((crc & 1u) ? reflected_polynomial : 0u);
+    }
+    t[0][b] = crc;
+  }
+  for (std::size_t k = 1; k < 8; ++k) {
+    for (std::uint32_t b = 0; b < 256; ++b) {
+      t[k][b] = (t[k - 1][b] >> 8) ^ t[0][t[k - 1][b] & 0xFFu];
+    }
+  }
+  return t;
+}
+
+constexpr Tables tables = make_tables();
+
+inline std::uint64_t load_le64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+using ExtendFn = std::uint32_t (*)(std::uint32_t, const void*, std::size_t) noexcept;
+
+ExtendFn choose_implementation() noexcept {
+  return hardware_available() ? &extend_hardware : &extend_software;
+}
+
+}  // namespace
+
+std::uint32_t extend_software(std::uint32_t crc, const void* data, std::size_t n) noexcept {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint32_t c = ~crc;
+  while (n >= 8) {
+    const std::uint64_t word = load_le64(p) ^ c;
+    c = tables[7][word & 0xFF] ^ tables[6][(word >> 8) & 0xFF] ^
+        tables[5][(word >> 16) & 0xFF] ^ tables[4][(word >> 24) & 0xFF] ^
+        tables[3][(word >> 32) & 0xFF] ^ tables[2][(word >> 40) & 0xFF] ^
+        tables[1][(word >> 48) & 0xFF] ^ tables[0][word >> 56];
+    p += 8;
+    n -= 8;
+  }
+  while (n-- > 0) c = (c >> 8) ^ tables[0][(c ^ *p++) & 0xFFu];
+  return ~c;
+}
+
+#if defined(STRATA_CRC32C_X86)
+
+bool hardware_available() noexcept { return __builtin_cpu_supports("sse4.2"); }
+
+__attribute__((target("sse4.2"))) std::uint32_t extend_hardware(std::uint32_t crc,
+                                                                 const void* data,
+                                                                 std::size_t n) noexcept {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint32_t c = ~crc;
+  while (n > 0 && (reinterpret_cast<std::uintptr_t>(p) & 7u) != 0) {
+    c = _mm_crc32_u8(c, *p++);
+    --n;
+  }
+#if defined(__x86_64__)
+  std::uint64_t c64 = c;
+  while (n >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    c64 = _mm_crc32_u64(c64, word);
+    p += 8;
+    n -= 8;
+  }
+  c = static_cast<std::uint32_t>(c64);
+#endif
+  while (n-- > 0) c = _mm_crc32_u8(c, *p++);
+  return ~c;
+}
+
+#else
+
+bool hardware_available() noexcept { return false; }
+
+std::uint32_t extend_hardware(std::uint32_t crc, const void* data, std::size_t n) noexcept {
+  return extend_software(crc, data, n);
+}
+
+#endif
+
+std::uint32_t extend(std::uint32_t crc, const void* data, std::size_t n) noexcept {
+  static const ExtendFn implementation = choose_implementation();
+  return implementation(crc, data, n);
+}
+
+}  // namespace strata::base::crc32c

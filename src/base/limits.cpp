@@ -1,0 +1,61 @@
+#include "base/limits.hpp"
+
+#include <cstdio>
+
+namespace strata::base {
+
+std::string describe_key(std::string_view key) {
+  std::string out = "key of " + std::to_string(key.size()) + " bytes '";
+  std::size_t shown = key.size() < 40 ? key.size() : 40;
+  for (std::size_t i = 0; i < shown; ++i) {
+    auto c = static_cast<unsigned char>(key[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (shown < key.size()) out += "...";
+  out += "'";
+  return out;
+}
+
+void check_readable_key(std::string_view key) {
+  if (key >= kSystemKeyStart) {
+    throw Error(ErrorCode::key_outside_legal_range,
+                describe_key(key) + " is in the system key space (at or above \\xff)");
+  }
+}
+
+void check_writable_key(std::string_view key) {
+  if (key.size() > kKeySizeLimit) {
+    throw Error(ErrorCode::key_too_large, describe_key(key) + " exceeds the limit of " +
+                                              std::to_string(kKeySizeLimit) + " bytes");
+  }
+  check_readable_key(key);
+}
+
+void check_value(std::string_view value) {
+  if (value.size() > kValueSizeLimit) {
+    throw Error(ErrorCode::value_too_large, "value of " + std::to_string(value.size()) +
+                                                " bytes exceeds the limit of " +
+                                                std::to_string(kValueSizeLimit) + " bytes");
+  }
+}
+
+void check_range(std::string_view begin, std::string_view end, bool check_order) {
+  for (std::string_view k : {begin, end}) {
+    if (k > kSystemKeyStart) {
+      throw Error(ErrorCode::key_outside_legal_range,
+                  "range endpoint " + describe_key(k) + " is beyond \\xff");
+    }
+  }
+  if (check_order && begin > end) {
+    throw Error(ErrorCode::inverted_range,
+                "range begin " + describe_key(begin) + " is after end " + describe_key(end));
+  }
+}
+
+}  // namespace strata::base

@@ -1,0 +1,290 @@
+// base/posix_file_system.cpp: FileSystem on POSIX system calls.
+//
+// Files are opened with O_CLOEXEC; sync() is fdatasync; sync_dir() fsyncs the directory.
+// lock() combines flock() on the lock file (against other processes) with a registry of
+// the canonical paths this process holds, so a second lock() in the same process fails
+// with a message that says so, also on file systems where flock is not enforced.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <mutex>
+#include <set>
+#include <system_error>
+
+#include "base/file_system.hpp"
+#include "strata/error.hpp"
+
+namespace strata::base {
+namespace fs = std::filesystem;
+
+void throw_io_error(std::string_view operation, const fs::path& path, int err) {
+  std::string message(operation);
+  message += ' ';
+  message += path.string();
+  message += ": ";
+  message += std::system_category().message(err);
+  throw Error(ErrorCode::io_error, std::move(message));
+}
+
+namespace {
+
+// Closes a descriptor, retrying nothing: on Linux the descriptor is gone even on EINTR.
+int close_fd(int fd) { return ::close(fd) == 0 ? 0 : errno; }
+
+class PosixWritableFile final : public WritableFile {
+ public:
+  PosixWritableFile(int fd, fs::path path, std::uint64_t size)
+      : fd_(fd), path_(std::move(path)), size_(size) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) close_fd(fd_);
+  }
+
+  void append(std::string_view data) override {
+    while (!data.empty()) {
+      const ssize_t n = ::write(fd_, data.data(), data.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw_io_error("write", path_, errno);
+      }
+      data.remove_prefix(static_cast<std::size_t>(n));
+      size_ += static_cast<std::uint64_t>(n);
+    }
+  }
+
+  void sync() override {
+    while (::fdatasync(fd_) != 0) {
+      if (errno != EINTR) throw_io_error("fdatasync", path_, errno);
+    }
+  }
+
+  void close() override {
+    if (fd_ < 0) return;
+    const int err = close_fd(fd_);
+    fd_ = -1;
+    if (err != 0) throw_io_error("close", path_, err);
+  }
+
+  std::uint64_t size() const override { return size_; }
+
+ private:
+  int fd_;
+  fs::path path_;
+  std::uint64_t size_;
+};
+
+class PosixReadableFile final : public ReadableFile {
+ public:
+  PosixReadableFile(int fd, fs::path path, std::uint64_t size)
+      : fd_(fd), path_(std::move(path)), size_(size) {}
+  ~PosixReadableFile() override { close_fd(fd_); }
+
+  std::string read(std::uint64_t offset, std::size_t n) override {
+    if (offset >= size_) return {};
+    n = static_cast<std::size_t>(std::min<std::uint64_t>(n, size_ - offset));
+    std::string out(n, '\0');
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t r = ::pread(fd_, out.data() + done, n - done,
+                                static_cast<off_t>(offset + done));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw_io_error("read", path_, errno);
+      }
+      if (r == 0) break;  // The file shrank since it was opened.
+      done += static_cast<std::size_t>(r);
+    }
+    out.resize(done);
+    return out;
+  }
+
+  std::string read_all() override { return read(0, static_cast<std::size_t>(size_)); }
+  std::uint64_t size() const override { return size_; }
+
+ private:
+  int fd_;
+  fs::path path_;
+  std::uint64_t size_;
+};
+
+// Canonical paths of the lock files this process holds.
+class LockRegistry {
+ public:
+  bool insert(const std::string& path) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return held_.insert(path).second;
+  }
+  void erase(const std::string& path) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    held_.erase(path);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> held_;
+};
+
+LockRegistry& lock_registry() {
+  static LockRegistry* registry = new LockRegistry();  // Never destroyed: used by destructors.
+  return *registry;
+}
+
+class PosixFileLock final : public FileLock {
+ public:
+  PosixFileLock(int fd, std::string key) : fd_(fd), key_(std::move(key)) {}
+  ~PosixFileLock() override {
+    ::flock(fd_, LOCK_UN);
+    close_fd(fd_);
+    lock_registry().erase(key_);
+  }
+
+ private:
+  int fd_;
+  std::string key_;
+};
+
+struct stat stat_or_throw(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw_io_error("stat", path, errno);
+  return st;
+}
+
+class PosixFileSystem final : public FileSystem {
+ public:
+  std::unique_ptr<WritableFile> open_writable(const fs::path& path, OpenMode mode) override {
+    const int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
+                      (mode == OpenMode::truncate ? O_TRUNC : O_APPEND);
+    const int fd = ::open(path.c_str(), flags, 0644);
+    if (fd < 0) throw_io_error("open", path, errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      close_fd(fd);
+      throw_io_error("fstat", path, err);
+    }
+    return std::make_unique<PosixWritableFile>(fd, path, static_cast<std::uint64_t>(st.st_size));
+  }
+
+  std::unique_ptr<ReadableFile> open_readable(const fs::path& path) override {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw_io_error("open", path, errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      close_fd(fd);
+      throw_io_error("fstat", path, err);
+    }
+    return std::make_unique<PosixReadableFile>(fd, path, static_cast<std::uint64_t>(st.st_size));
+  }
+
+  std::vector<std::string> list(const fs::path& dir) override {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) throw_io_error("opendir", dir, errno);
+    std::vector<std::string> names;
+    errno = 0;
+    while (const dirent* entry = ::readdir(d)) {
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
+      errno = 0;
+    }
+    const int err = errno;
+    ::closedir(d);
+    if (err != 0) throw_io_error("readdir", dir, err);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  void rename(const fs::path& from, const fs::path& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      throw_io_error("rename to " + to.string() + " from", from, errno);
+    }
+  }
+
+  void remove(const fs::path& path) override {
+    if (::unlink(path.c_str()) != 0) throw_io_error("unlink", path, errno);
+  }
+
+  void sync_dir(const fs::path& dir) override {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) throw_io_error("open directory", dir, errno);
+    int err = 0;
+    while (::fsync(fd) != 0) {
+      if (errno != EINTR) {
+        err = errno;
+        break;
+      }
+    }
+    close_fd(fd);
+    if (err != 0) throw_io_error("fsync directory", dir, err);
+  }
+
+  bool exists(const fs::path& path) override {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) return true;
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    throw_io_error("stat", path, errno);
+  }
+
+  std::uint64_t file_size(const fs::path& path) override {
+    return static_cast<std::uint64_t>(stat_or_throw(path).st_size);
+  }
+
+  void truncate(const fs::path& path, std::uint64_t size) override {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw_io_error("open", path, errno);
+    int err = 0;
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      err = errno;
+    } else if (::fsync(fd) != 0) {
+      err = errno;
+    }
+    close_fd(fd);
+    if (err != 0) throw_io_error("truncate", path, err);
+  }
+
+  std::unique_ptr<FileLock> lock(const fs::path& path) override {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw_io_error("open lock file", path, errno);
+    std::error_code ec;
+    const std::string key = fs::canonical(path, ec).string();
+    if (ec) {
+      close_fd(fd);
+      throw_io_error("resolve lock file", path, ec.value());
+    }
+    if (!lock_registry().insert(key)) {
+      close_fd(fd);
+      throw Error(ErrorCode::database_locked,
+                  "lock " + path.string() + ": already held by this process");
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      close_fd(fd);
+      lock_registry().erase(key);
+      if (err == EWOULDBLOCK) {
+        throw Error(ErrorCode::database_locked,
+                    "lock " + path.string() + ": held by another process");
+      }
+      throw_io_error("flock", path, err);
+    }
+    return std::make_unique<PosixFileLock>(fd, key);
+  }
+
+  void create_dir(const fs::path& dir) override {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw_io_error("create directory", dir, ec.value());
+  }
+};
+
+}  // namespace
+
+FileSystem& default_file_system() {
+  static PosixFileSystem* file_system = new PosixFileSystem();  // Never destroyed.
+  return *file_system;
+}
+
+}  // namespace strata::base

@@ -1,0 +1,91 @@
+// The public Database, Transaction and ReadView methods, forwarding to the engine.
+#include "base/limits.hpp"
+#include "engine/database_impl.hpp"
+#include "engine/transaction_impl.hpp"
+#include "strata/database.hpp"
+#include "strata/transaction.hpp"
+
+namespace strata {
+
+using engine::ReadMode;
+
+// ---- Database ---------------------------------------------------------------------
+
+Database Database::open(Options options) {
+  return Database(std::make_shared<engine::DatabaseImpl>(std::move(options)));
+}
+
+Transaction Database::create_transaction() {
+  return Transaction(std::make_unique<engine::TransactionImpl>(impl_));
+}
+
+Version Database::committed_version() const { return impl_->store().committed(); }
+
+// ---- ReadView ---------------------------------------------------------------------
+
+std::optional<std::string> ReadView::get(std::string_view key) {
+  return impl_->get(key, ReadMode::snapshot);
+}
+
+std::vector<KeyValue> ReadView::get_range(std::string_view begin, std::string_view end,
+                                          RangeOptions options) {
+  return impl_->get_range(begin, end, options, ReadMode::snapshot);
+}
+
+std::vector<KeyValue> ReadView::get_range(const KeyRange& range, RangeOptions options) {
+  return impl_->get_range(range.begin, range.end, options, ReadMode::snapshot);
+}
+
+// ---- Transaction ------------------------------------------------------------------
+
+Transaction::Transaction(std::unique_ptr<engine::TransactionImpl> impl) : impl_(std::move(impl)) {}
+Transaction::Transaction(Transaction&&) noexcept = default;
+Transaction& Transaction::operator=(Transaction&&) noexcept = default;
+Transaction::~Transaction() = default;
+
+std::optional<std::string> Transaction::get(std::string_view key) {
+  return impl_->get(key, ReadMode::serializable);
+}
+
+std::vector<KeyValue> Transaction::get_range(std::string_view begin, std::string_view end,
+                                             RangeOptions options) {
+  return impl_->get_range(begin, end, options, ReadMode::serializable);
+}
+
+std::vector<KeyValue> Transaction::get_range(const KeyRange& range, RangeOptions options) {
+  return impl_->get_range(range.begin, range.end, options, ReadMode::serializable);
+}
+
+void Transaction::set(std::string_view key, std::string_view value) { impl_->set(key, value); }
+void Transaction::clear(std::string_view key) { impl_->clear(key); }
+void Transaction::clear_range(std::string_view begin, std::string_view end) {
+  impl_->clear_range(begin, end);
+}
+void Transaction::clear_range(const KeyRange& range) { impl_->clear_range(range.begin, range.end); }
+void Transaction::atomic_op(MutationType type, std::string_view key, std::string_view param) {
+  impl_->atomic_op(type, key, param);
+}
+
+void Transaction::add_read_conflict_range(std::string_view begin, std::string_view end) {
+  impl_->add_read_conflict_range(begin, end);
+}
+void Transaction::add_read_conflict_key(std::string_view key) {
+  impl_->add_read_conflict_range(key, base::key_after(key));
+}
+void Transaction::add_write_conflict_range(std::string_view begin, std::string_view end) {
+  impl_->add_write_conflict_range(begin, end);
+}
+void Transaction::add_write_conflict_key(std::string_view key) {
+  impl_->add_write_conflict_range(key, base::key_after(key));
+}
+
+Version Transaction::read_version() { return impl_->read_version(); }
+void Transaction::commit() { impl_->commit(); }
+Version Transaction::committed_version() const { return impl_->committed_version(); }
+std::string Transaction::versionstamp() const { return impl_->versionstamp(); }
+void Transaction::on_error(const Error& e) { impl_->on_error(e); }
+void Transaction::reset() { impl_->reset(); }
+void Transaction::cancel() { impl_->cancel(); }
+void Transaction::set_timeout(std::chrono::milliseconds timeout) { impl_->set_timeout(timeout); }
+
+}  // namespace strata

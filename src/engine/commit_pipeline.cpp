@@ -1,0 +1,135 @@
+#include "engine/commit_pipeline.hpp"
+
+#include "base/limits.hpp"
+#include "engine/versionstamp.hpp"
+
+namespace strata::engine {
+namespace {
+
+constexpr int kWaiting = 0;
+constexpr int kLeader = 1;
+constexpr int kDone = 2;
+
+void set_state(CommitRequest& r, int state) {
+  r.state.store(state, std::memory_order_release);
+  r.state.notify_one();
+}
+
+}  // namespace
+
+void CommitPipeline::commit(CommitRequest& request) {
+  {
+    std::lock_guard lock(queue_mu_);
+    queue_.push_back(&request);
+    if (!leader_active_) {
+      leader_active_ = true;
+      request.state.store(kLeader, std::memory_order_relaxed);
+    }
+  }
+  // Sleep (futex) until done, or until handed the leadership.
+  request.state.wait(kWaiting, std::memory_order_acquire);
+  if (request.state.load(std::memory_order_acquire) == kDone) return;
+
+  {
+    std::lock_guard lock(queue_mu_);
+    batch_.swap(queue_);
+  }
+  process(batch_);
+  CommitRequest* next_leader = nullptr;
+  {
+    std::lock_guard lock(queue_mu_);
+    if (queue_.empty()) {
+      leader_active_ = false;
+    } else {
+      next_leader = queue_.front();
+    }
+  }
+  // Wake the batch; our own request is in it. Read everything first: a woken committer
+  // may destroy its request at once.
+  std::vector<CommitRequest*> done;
+  done.swap(batch_);
+  if (next_leader != nullptr) set_state(*next_leader, kLeader);
+  for (CommitRequest* r : done) {
+    if (r != &request) set_state(*r, kDone);
+  }
+  request.state.store(kDone, std::memory_order_relaxed);
+}
+
+void CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept {
+  const Version version = store_.committed() + 1;
+  std::size_t writes = 0;
+  std::uint16_t index = 0;
+  for (CommitRequest* r : batch) {
+    r->batch_index = index++;
+    if (!resolve(*r)) {
+      r->error = ErrorCode::not_committed;
+      continue;
+    }
+    record_writes(*r, version);
+    r->version = version;
+  }
+  for (CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    apply(*r, version);
+    writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
+              r->writes->stamped_keys().size();
+  }
+  store_.publish(version);
+  // Collection keeps pace with writing: each write earns a few units of work.
+  Version oldest = store_.registry().oldest(store_.committed_atomic());
+  store_.collect_garbage(2 * writes + 16, oldest);
+  resolver_.prune(oldest, 2 * writes + 16);
+}
+
+bool CommitPipeline::resolve(const CommitRequest& r) const {
+  for (const KeyRange& range : r.read_ranges) {
+    if (resolver_.newest_write(range.begin, range.end) > r.read_version) return false;
+  }
+  return true;
+}
+
+void CommitPipeline::record_writes(CommitRequest& r, Version version) {
+  for (const KeyRange& range : r.write_ranges) {
+    resolver_.record_write(range.begin, range.end, version);
+  }
+  if (!r.writes->stamped_keys().empty()) {
+    std::string stamp = make_versionstamp(version, r.batch_index);
+    for (const StampedKeyWrite& w : r.writes->stamped_keys()) {
+      std::string key = apply_stamp(w.key, w.offset, stamp);
+      resolver_.record_write(key, base::key_after(key), version);
+    }
+  }
+}
+
+// The transaction's net effect: its cleared ranges, then its point writes.
+void CommitPipeline::apply(const CommitRequest& r, Version version) {
+  const WriteMap& w = *r.writes;
+  for (const auto& [begin, end] : w.cleared_ranges()) store_.clear_range(begin, end, version);
+  std::string stamp;
+  if (!w.stamped_keys().empty() || w.has_stamped_values()) {
+    stamp = make_versionstamp(version, r.batch_index);
+  }
+  for (const auto& [key, entry] : w.points()) {
+    switch (entry.kind) {
+      case PointWrite::Kind::set:
+        store_.set(key, entry.value, version);
+        break;
+      case PointWrite::Kind::clear:
+        store_.clear(key, version);
+        break;
+      case PointWrite::Kind::dependent: {
+        std::optional<std::string> v = resolve_dependent(entry, store_.latest(key));
+        v ? store_.set(key, *v, version) : store_.clear(key, version);
+        break;
+      }
+      case PointWrite::Kind::stamped:
+        store_.set(key, apply_stamp(entry.value, entry.stamp_offset, stamp), version);
+        break;
+    }
+  }
+  for (const StampedKeyWrite& s : w.stamped_keys()) {
+    store_.set(apply_stamp(s.key, s.offset, stamp), s.value, version);
+  }
+}
+
+}  // namespace strata::engine

@@ -1,0 +1,63 @@
+// engine/commit_pipeline.hpp: the single path every writing commit takes.
+//
+// Committers are grouped: whoever finds the pipeline idle becomes the leader, takes every
+// request waiting at that moment as one batch, and for the batch
+//   1. resolves each request in order against the history (and earlier requests of the
+//      batch), 2. assigns the batch one commit version (each request its batch index),
+//   3. applies the survivors to the store, 4. publishes the version, 5. wakes the batch,
+// then hands leadership to the first request that arrived meanwhile. Steps 2-4 cannot
+// throw: everything that can fail was checked before the request was submitted.
+//
+// Thread safety: commit() from any number of threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "engine/resolver.hpp"
+#include "engine/write_map.hpp"
+#include "kv/mvcc_store.hpp"
+#include "strata/error.hpp"
+
+namespace strata::engine {
+
+struct CommitRequest {
+  // Input, prepared by the transaction.
+  Version read_version = -1;          // -1: the transaction read nothing
+  std::vector<KeyRange> read_ranges;  // coalesced
+  std::vector<KeyRange> write_ranges; // coalesced; stamped keys are added by the pipeline
+  const WriteMap* writes = nullptr;
+  // Output.
+  ErrorCode error = ErrorCode::success;
+  Version version = -1;
+  std::uint16_t batch_index = 0;
+
+  // 0 waiting, 1 leads the next batch, 2 done.
+  std::atomic<int> state{0};
+};
+
+class CommitPipeline {
+ public:
+  explicit CommitPipeline(kv::MvccStore& store) : store_(store) {}
+
+  // Resolves and (if no conflict) applies `request`; fills its output fields.
+  void commit(CommitRequest& request);
+
+ private:
+  void process(std::vector<CommitRequest*>& batch) noexcept;
+  bool resolve(const CommitRequest& request) const;
+  void record_writes(CommitRequest& request, Version version);
+  void apply(const CommitRequest& request, Version version);
+
+  kv::MvccStore& store_;
+  std::mutex queue_mu_;
+  std::vector<CommitRequest*> queue_;  // guarded by queue_mu_
+  bool leader_active_ = false;         // guarded by queue_mu_
+  // Owned by the current leader only.
+  Resolver resolver_;
+  std::vector<CommitRequest*> batch_;
+};
+
+}  // namespace strata::engine

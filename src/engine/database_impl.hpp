@@ -1,0 +1,27 @@
+// engine/database_impl.hpp: what a Database handle shares: the store, the commit
+// pipeline and the options.
+//
+// Thread safety: all members are safe to use from many threads as documented on each.
+#pragma once
+
+#include "engine/commit_pipeline.hpp"
+#include "kv/mvcc_store.hpp"
+#include "strata/database.hpp"
+
+namespace strata::engine {
+
+class DatabaseImpl {
+ public:
+  explicit DatabaseImpl(Options options);
+
+  kv::MvccStore& store() { return store_; }
+  CommitPipeline& pipeline() { return pipeline_; }
+  const Options& options() const { return options_; }
+
+ private:
+  Options options_;
+  kv::MvccStore store_;
+  CommitPipeline pipeline_{store_};
+};
+
+}  // namespace strata::engine

@@ -1,0 +1,60 @@
+#include "engine/range_set.hpp"
+
+#include <algorithm>
+
+namespace strata::engine {
+
+void RangeSet::insert(std::string_view begin, std::string_view end) {
+  if (begin >= end) return;
+  std::string b(begin), e(end);
+  // Merge with a range that starts before `begin` and reaches it.
+  auto it = ranges_.upper_bound(begin);
+  if (it != ranges_.begin()) {
+    auto prev = std::prev(it);
+    if (std::string_view(prev->second) >= begin) {
+      b = prev->first;
+      if (prev->second > e) e = prev->second;
+      it = ranges_.erase(prev);
+    }
+  }
+  // Swallow ranges that start inside [b, e].
+  while (it != ranges_.end() && std::string_view(it->first) <= std::string_view(e)) {
+    if (it->second > e) e = it->second;
+    it = ranges_.erase(it);
+  }
+  ranges_.emplace_hint(it, std::move(b), std::move(e));
+}
+
+const std::pair<const std::string, std::string>* RangeSet::find(std::string_view key) const {
+  auto it = ranges_.upper_bound(key);
+  if (it == ranges_.begin()) return nullptr;
+  --it;
+  return std::string_view(it->second) > key ? &*it : nullptr;
+}
+
+bool RangeSet::contains(std::string_view key) const { return find(key) != nullptr; }
+
+std::vector<KeyRange> RangeSet::to_vector() const {
+  std::vector<KeyRange> out;
+  out.reserve(ranges_.size());
+  for (const auto& [b, e] : ranges_) out.push_back({b, e});
+  return out;
+}
+
+void coalesce(std::vector<KeyRange>& ranges) {
+  if (ranges.size() <= 1) return;
+  std::sort(ranges.begin(), ranges.end(),
+            [](const KeyRange& a, const KeyRange& b) { return a.begin < b.begin; });
+  std::size_t out = 0;
+  for (std::size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i].begin <= ranges[out].end) {
+      if (ranges[i].end > ranges[out].end) ranges[out].end = std::move(ranges[i].end);
+    } else {
+      ++out;
+      if (out != i) ranges[out] = std::move(ranges[i]);
+    }
+  }
+  ranges.resize(out + 1);
+}
+
+}  // namespace strata::engine

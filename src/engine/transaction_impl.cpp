@@ -1,0 +1,436 @@
+#include "engine/transaction_impl.hpp"
+
+#include <algorithm>
+#include <random>
+#include <thread>
+
+#include "base/limits.hpp"
+#include "engine/database_impl.hpp"
+#include "engine/versionstamp.hpp"
+
+namespace strata::engine {
+
+using base::key_after;
+
+TransactionImpl::TransactionImpl(std::shared_ptr<DatabaseImpl> db) : db_(std::move(db)) {}
+
+TransactionImpl::~TransactionImpl() {
+  if (slot_ != nullptr) db_->store().registry().release(slot_);
+}
+
+// ---- State ------------------------------------------------------------------------
+
+void TransactionImpl::check_usable() {
+  switch (state_) {
+    case State::active:
+      break;
+    case State::cancelled:
+      throw Error(ErrorCode::transaction_cancelled, "the transaction was cancelled; reset it");
+    case State::committing:
+    case State::committed:
+      throw Error(ErrorCode::used_during_commit,
+                  "the transaction has committed (or is committing); reset it to reuse it");
+  }
+  if (timeout_.count() > 0 && Clock::now() >= start_ + timeout_) {
+    throw Error(ErrorCode::transaction_timed_out,
+                "timeout of " + std::to_string(timeout_.count()) + " ms expired");
+  }
+}
+
+Version TransactionImpl::ensure_read_version() {
+  if (read_version_ < 0) {
+    kv::MvccStore& store = db_->store();
+    if (slot_ == nullptr) slot_ = store.registry().acquire();
+    read_version_ = kv::ReaderRegistry::announce(slot_, store.committed_atomic());
+    read_version_time_ = Clock::now();
+  }
+  return read_version_;
+}
+
+void TransactionImpl::check_not_too_old() const {
+  auto age = Clock::now() - read_version_time_;
+  if (age > db_->options().mvcc_window) {
+    throw Error(ErrorCode::transaction_too_old,
+                "read version " + std::to_string(read_version_) + " is " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) +
+                    " ms old (mvcc_window " + std::to_string(db_->options().mvcc_window.count()) +
+                    " ms)");
+  }
+}
+
+void TransactionImpl::release_read_version() {
+  if (slot_ != nullptr) kv::ReaderRegistry::withdraw(slot_);
+  read_version_ = -1;
+}
+
+Version TransactionImpl::read_version() {
+  check_usable();
+  return ensure_read_version();
+}
+
+// ---- Reads ------------------------------------------------------------------------
+
+void TransactionImpl::check_readable(std::string_view begin, std::string_view end) const {
+  if (unreadable_.empty()) return;
+  auto it = unreadable_.lower_bound_end(begin);
+  if (it != unreadable_.end() && std::string_view(it->first) < end) {
+    throw Error(ErrorCode::accessed_unreadable,
+                "read of " + base::describe_key(begin) +
+                    " touches a key a versionstamped write of this transaction may produce");
+  }
+}
+
+void TransactionImpl::add_read_conflict(std::string_view begin, std::string_view end) {
+  std::size_t before = read_conflicts_.size();
+  writes_.append_unwritten(begin, end, read_conflicts_);
+  for (std::size_t i = before; i < read_conflicts_.size(); ++i) {
+    conflict_bytes_ += read_conflicts_[i].begin.size() + read_conflicts_[i].end.size();
+  }
+}
+
+std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode mode) {
+  check_usable();
+  base::check_readable_key(key);
+  if (key.size() > base::kKeySizeLimit) return std::nullopt;  // no such key can exist
+  const PointWrite* w = writes_.find(key);
+  if (w != nullptr && w->kind != PointWrite::Kind::dependent) {
+    if (w->kind == PointWrite::Kind::stamped) {
+      throw Error(ErrorCode::accessed_unreadable,
+                  base::describe_key(key) + " has a versionstamped value pending in this transaction");
+    }
+    return w->kind == PointWrite::Kind::set ? std::optional<std::string>(w->value) : std::nullopt;
+  }
+  if (w == nullptr && writes_.cleared(key)) return std::nullopt;
+  check_readable(key, key_after(key));
+  Version rv = ensure_read_version();
+  check_not_too_old();
+  std::optional<std::string> value;
+  if (const kv::VersionRecord* r = db_->store().get(key, rv)) value.emplace(r->value());
+  if (mode == ReadMode::serializable) add_read_conflict(key, key_after(key));
+  if (w != nullptr) return resolve_dependent(*w, value);
+  return value;
+}
+
+std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::string_view end,
+                                                 RangeOptions options, ReadMode mode) {
+  check_usable();
+  base::check_range(begin, end, /*check_order=*/false);
+  if (options.limit < 0) {
+    throw Error(ErrorCode::range_limits_invalid,
+                "limit " + std::to_string(options.limit) + " is negative");
+  }
+  if (begin >= end) return {};
+  ensure_read_version();
+  check_not_too_old();
+  std::vector<KeyValue> rows = options.reverse ? read_reverse(begin, end, options.limit)
+                                               : read_forward(begin, end, options.limit);
+  // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless the
+  // limit stopped the read, in which case only up to (or from) the last row returned.
+  bool more = options.limit > 0 && rows.size() == static_cast<std::size_t>(options.limit);
+  std::string span_begin(begin), span_end(end);
+  if (more && !options.reverse) span_end = key_after(rows.back().key);
+  if (more && options.reverse) span_begin = rows.back().key;
+  check_readable(span_begin, span_end);
+  if (mode == ReadMode::serializable) add_read_conflict(span_begin, span_end);
+  return rows;
+}
+
+std::vector<KeyValue> TransactionImpl::read_forward(std::string_view begin,
+                                                    std::string_view end, int limit) {
+  using Node = kv::MvccStore::Node;
+  const kv::MvccStore& store = db_->store();
+  const Version rv = read_version_;
+  const auto& points = writes_.points();
+  const RangeSet& cleared = writes_.cleared_ranges();
+  std::vector<KeyValue> rows;
+  auto full = [&] { return limit > 0 && rows.size() >= static_cast<std::size_t>(limit); };
+
+  // The next store node at or after `n` with a value visible at rv, below `end`.
+  auto visible_from = [&](Node* n) {
+    while (n != nullptr && n->key() < end && kv::MvccStore::visible(n, rv) == nullptr) {
+      n = kv::MvccStore::next(n);
+    }
+    return (n != nullptr && n->key() < end) ? n : nullptr;
+  };
+  Node* node = visible_from(store.seek_ge(begin));
+  auto point = points.lower_bound(begin);
+
+  while (!full()) {
+    bool have_point = point != points.end() && std::string_view(point->first) < end;
+    if (node == nullptr && !have_point) break;
+    if (have_point && (node == nullptr || std::string_view(point->first) <= node->key())) {
+      const PointWrite& w = point->second;
+      bool same = node != nullptr && node->key() == point->first;
+      std::optional<std::string_view> stored;
+      if (same) stored = kv::MvccStore::visible(node, rv)->value();
+      if (w.kind == PointWrite::Kind::set) {
+        rows.push_back({point->first, w.value});
+      } else if (w.kind == PointWrite::Kind::dependent) {
+        if (auto v = resolve_dependent(w, stored)) rows.push_back({point->first, std::move(*v)});
+      } else if (w.kind == PointWrite::Kind::stamped) {
+        throw Error(ErrorCode::accessed_unreadable,
+                    "range read reaches " + base::describe_key(point->first) +
+                        ", whose versionstamped value is pending in this transaction");
+      }
+      if (same) node = visible_from(kv::MvccStore::next(node));
+      ++point;
+      continue;
+    }
+    if (!cleared.empty()) {
+      if (const auto* range = cleared.find(node->key())) {
+        node = visible_from(store.seek_ge(range->second));
+        continue;
+      }
+    }
+    rows.push_back({std::string(node->key()), std::string(kv::MvccStore::visible(node, rv)->value())});
+    node = visible_from(kv::MvccStore::next(node));
+  }
+  return rows;
+}
+
+std::vector<KeyValue> TransactionImpl::read_reverse(std::string_view begin,
+                                                    std::string_view end, int limit) {
+  using Node = kv::MvccStore::Node;
+  const kv::MvccStore& store = db_->store();
+  const Version rv = read_version_;
+  const auto& points = writes_.points();
+  const RangeSet& cleared = writes_.cleared_ranges();
+  std::vector<KeyValue> rows;
+  auto full = [&] { return limit > 0 && rows.size() >= static_cast<std::size_t>(limit); };
+
+  // The last store node before `key` with a value visible at rv, at or after `begin`.
+  auto visible_before = [&](std::string_view key) {
+    Node* n = store.seek_lt(key);
+    while (n != nullptr && n->key() >= begin && kv::MvccStore::visible(n, rv) == nullptr) {
+      n = store.seek_lt(n->key());
+    }
+    return (n != nullptr && n->key() >= begin) ? n : nullptr;
+  };
+  Node* node = visible_before(end);
+  auto point = points.lower_bound(end);  // one past the last candidate
+
+  while (!full()) {
+    bool have_point = point != points.begin() && std::string_view(std::prev(point)->first) >= begin;
+    if (node == nullptr && !have_point) break;
+    if (have_point && (node == nullptr || std::string_view(std::prev(point)->first) >= node->key())) {
+      --point;
+      const PointWrite& w = point->second;
+      bool same = node != nullptr && node->key() == point->first;
+      std::optional<std::string_view> stored;
+      if (same) stored = kv::MvccStore::visible(node, rv)->value();
+      if (w.kind == PointWrite::Kind::set) {
+        rows.push_back({point->first, w.value});
+      } else if (w.kind == PointWrite::Kind::dependent) {
+        if (auto v = resolve_dependent(w, stored)) rows.push_back({point->first, std::move(*v)});
+      } else if (w.kind == PointWrite::Kind::stamped) {
+        throw Error(ErrorCode::accessed_unreadable,
+                    "range read reaches " + base::describe_key(point->first) +
+                        ", whose versionstamped value is pending in this transaction");
+      }
+      if (same) node = visible_before(point->first);
+      continue;
+    }
+    if (!cleared.empty()) {
+      if (const auto* range = cleared.find(node->key())) {
+        node = visible_before(range->first);
+        continue;
+      }
+    }
+    rows.push_back({std::string(node->key()), std::string(kv::MvccStore::visible(node, rv)->value())});
+    node = visible_before(node->key());
+  }
+  return rows;
+}
+
+// ---- Writes -----------------------------------------------------------------------
+
+void TransactionImpl::set(std::string_view key, std::string_view value) {
+  check_usable();
+  base::check_writable_key(key);
+  base::check_value(value);
+  writes_.set(key, value);
+}
+
+void TransactionImpl::clear(std::string_view key) {
+  check_usable();
+  base::check_readable_key(key);
+  if (key.size() > base::kKeySizeLimit) return;  // no such key can exist
+  writes_.clear(key);
+}
+
+void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
+  check_usable();
+  base::check_range(begin, end, /*check_order=*/true);
+  writes_.clear_range(begin, end);
+}
+
+void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::string_view param) {
+  check_usable();
+  if (static_cast<int>(type) < 0 || type > MutationType::set_versionstamped_value) {
+    throw Error(ErrorCode::invalid_mutation_type,
+                "mutation type " + std::to_string(static_cast<int>(type)) + " is not an atomic operation");
+  }
+  base::check_value(param);
+  if (type == MutationType::set_versionstamped_key) {
+    auto [tmpl, offset] = split_stamp_operand(key, "key");
+    base::check_writable_key(tmpl);
+    // Unreadable from the lowest stamp this commit could get to the highest.
+    std::string low = make_versionstamp(ensure_read_version() + 1, 0);
+    std::string high(kVersionstampSize, '\xff');
+    unreadable_.insert(apply_stamp(tmpl, offset, low), key_after(apply_stamp(tmpl, offset, high)));
+    writes_.add_stamped_key({std::string(tmpl), offset, std::string(param)});
+    return;
+  }
+  base::check_writable_key(key);
+  if (type == MutationType::set_versionstamped_value) {
+    auto [tmpl, offset] = split_stamp_operand(param, "value");
+    writes_.set_stamped_value(key, tmpl, offset);
+    return;
+  }
+  writes_.atomic(key, type, param);
+}
+
+void TransactionImpl::add_read_conflict_range(std::string_view begin, std::string_view end) {
+  check_usable();
+  base::check_range(begin, end, /*check_order=*/true);
+  if (begin == end) return;
+  ensure_read_version();
+  add_read_conflict(begin, end);
+}
+
+void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end) {
+  check_usable();
+  base::check_range(begin, end, /*check_order=*/true);
+  if (begin == end) return;
+  write_conflicts_.push_back({std::string(begin), std::string(end)});
+  conflict_bytes_ += begin.size() + end.size();
+}
+
+// ---- Commit -----------------------------------------------------------------------
+
+std::size_t TransactionImpl::size_bytes() const {
+  std::size_t n = conflict_bytes_;
+  for (const auto& [key, w] : writes_.points()) {
+    n += 2 * key.size() + w.value.size() + 1;  // mutation and its write conflict range
+    for (const AtomicOp& op : w.ops) n += key.size() + op.param.size();
+  }
+  for (const auto& [b, e] : writes_.cleared_ranges()) n += 2 * (b.size() + e.size());
+  for (const StampedKeyWrite& s : writes_.stamped_keys()) n += 2 * s.key.size() + s.value.size() + 1;
+  return n;
+}
+
+void TransactionImpl::commit() {
+  check_usable();
+  if (writes_.empty() && write_conflicts_.empty()) {
+    // Read-only: nothing to check, nothing to publish.
+    state_ = State::committed;
+    commit_succeeded_ = true;
+    committed_version_ = -1;
+    release_read_version();
+    return;
+  }
+  if (!read_conflicts_.empty()) check_not_too_old();
+  if (std::size_t size = size_bytes(); size > base::kTransactionSizeLimit) {
+    throw Error(ErrorCode::transaction_too_large,
+                "transaction of " + std::to_string(size) + " bytes exceeds the limit of " +
+                    std::to_string(base::kTransactionSizeLimit));
+  }
+  CommitRequest request;
+  request.read_version = read_version_;
+  request.read_ranges = std::move(read_conflicts_);
+  coalesce(request.read_ranges);
+  request.write_ranges = std::move(write_conflicts_);
+  for (const auto& [key, w] : writes_.points()) request.write_ranges.push_back({key, key_after(key)});
+  for (const auto& [b, e] : writes_.cleared_ranges()) request.write_ranges.push_back({b, e});
+  coalesce(request.write_ranges);
+  request.writes = &writes_;
+
+  state_ = State::committing;
+  db_->pipeline().commit(request);
+  state_ = State::committed;
+  release_read_version();
+  if (request.error != ErrorCode::success) {
+    throw Error(request.error, "a transaction committed after read version " +
+                                   std::to_string(request.read_version) +
+                                   " wrote a range this one read");
+  }
+  commit_succeeded_ = true;
+  committed_version_ = request.version;
+  batch_index_ = request.batch_index;
+}
+
+Version TransactionImpl::committed_version() const {
+  if (!commit_succeeded_) {
+    throw Error(ErrorCode::client_invalid_operation,
+                "committed_version() is known only after a successful commit");
+  }
+  return committed_version_;
+}
+
+std::string TransactionImpl::versionstamp() const {
+  if (!commit_succeeded_) {
+    throw Error(ErrorCode::client_invalid_operation,
+                "versionstamp() is known only after a successful commit");
+  }
+  if (committed_version_ < 0) {
+    throw Error(ErrorCode::no_commit_version,
+                "a read-only transaction has no commit version and so no versionstamp");
+  }
+  return make_versionstamp(committed_version_, batch_index_);
+}
+
+// ---- Retry, reset, cancel, timeout --------------------------------------------------
+
+void TransactionImpl::on_error(const Error& e) {
+  if (!e.retryable()) throw e;
+  if (timeout_.count() > 0 && Clock::now() >= start_ + timeout_) {
+    throw Error(ErrorCode::transaction_timed_out,
+                "timeout of " + std::to_string(timeout_.count()) + " ms expired while retrying");
+  }
+  // FoundationDB's backoff: too_old waits a fixed 10 ms; others a random fraction of a
+  // delay that doubles from 10 ms up to 1 s.
+  std::chrono::duration<double> delay{0.01};
+  if (e.error_code() != ErrorCode::transaction_too_old) {
+    thread_local std::minstd_rand rng{std::random_device{}()};
+    delay = backoff_ * std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    backoff_ = std::min(backoff_ * 2, std::chrono::duration<double>(1.0));
+  }
+  std::this_thread::sleep_for(delay);
+  soft_reset();
+}
+
+void TransactionImpl::soft_reset() {
+  release_read_version();
+  writes_.reset();
+  unreadable_.clear();
+  read_conflicts_.clear();
+  write_conflicts_.clear();
+  conflict_bytes_ = 0;
+  state_ = State::active;
+  committed_version_ = -1;
+  batch_index_ = 0;
+  commit_succeeded_ = false;
+}
+
+void TransactionImpl::reset() {
+  soft_reset();
+  start_ = Clock::now();
+  timeout_ = std::chrono::milliseconds{0};
+  backoff_ = std::chrono::duration<double>(0.01);
+}
+
+void TransactionImpl::cancel() {
+  state_ = State::cancelled;
+  release_read_version();
+}
+
+void TransactionImpl::set_timeout(std::chrono::milliseconds timeout) {
+  check_usable();
+  if (timeout.count() < 0) {
+    throw Error(ErrorCode::invalid_argument,
+                "timeout of " + std::to_string(timeout.count()) + " ms is negative");
+  }
+  timeout_ = timeout;
+}
+
+}  // namespace strata::engine

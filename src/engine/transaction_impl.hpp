@@ -1,0 +1,96 @@
+// engine/transaction_impl.hpp: the state behind strata::Transaction.
+//
+// Owns the read version (announced in a ReaderRegistry slot from the first read until
+// commit or reset), the write map, the read and explicit write conflict ranges, and the
+// state machine: active -> committed (or failed) / cancelled, back to active on reset.
+//
+// Thread safety: one thread at a time, as the public Transaction.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/range_set.hpp"
+#include "engine/write_map.hpp"
+#include "kv/reader_registry.hpp"
+#include "strata/transaction.hpp"
+
+namespace strata::engine {
+
+class DatabaseImpl;
+
+enum class ReadMode : std::uint8_t { serializable, snapshot };
+
+class TransactionImpl {
+ public:
+  explicit TransactionImpl(std::shared_ptr<DatabaseImpl> db);
+  ~TransactionImpl();
+  TransactionImpl(const TransactionImpl&) = delete;
+  TransactionImpl& operator=(const TransactionImpl&) = delete;
+
+  std::optional<std::string> get(std::string_view key, ReadMode mode);
+  std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
+                                  RangeOptions options, ReadMode mode);
+
+  void set(std::string_view key, std::string_view value);
+  void clear(std::string_view key);
+  void clear_range(std::string_view begin, std::string_view end);
+  void atomic_op(MutationType type, std::string_view key, std::string_view param);
+  void add_read_conflict_range(std::string_view begin, std::string_view end);
+  void add_write_conflict_range(std::string_view begin, std::string_view end);
+
+  Version read_version();
+  void commit();
+  Version committed_version() const;
+  std::string versionstamp() const;
+
+  void on_error(const Error& e);
+  void reset();
+  void cancel();
+  void set_timeout(std::chrono::milliseconds timeout);
+
+  DatabaseImpl& database() { return *db_; }
+
+ private:
+  enum class State : std::uint8_t { active, committing, committed, cancelled };
+  using Clock = std::chrono::steady_clock;
+
+  void check_usable();  // throws 1025, 2017 or 1031
+  Version ensure_read_version();
+  void check_not_too_old() const;
+  void check_readable(std::string_view begin, std::string_view end) const;  // 1036
+  void add_read_conflict(std::string_view begin, std::string_view end);
+  std::size_t size_bytes() const;
+  void release_read_version();
+  void soft_reset();
+
+  // Range reads merge the store at the read version with the write map.
+  std::vector<KeyValue> read_forward(std::string_view begin, std::string_view end, int limit);
+  std::vector<KeyValue> read_reverse(std::string_view begin, std::string_view end, int limit);
+
+  std::shared_ptr<DatabaseImpl> db_;
+  kv::ReaderRegistry::Slot* slot_ = nullptr;
+  Version read_version_ = -1;
+  Clock::time_point read_version_time_{};
+
+  WriteMap writes_;
+  RangeSet unreadable_;  // keys a versionstamped key may become
+  std::vector<KeyRange> read_conflicts_;
+  std::vector<KeyRange> write_conflicts_;  // explicit ones only
+  std::size_t conflict_bytes_ = 0;
+
+  State state_ = State::active;
+  Version committed_version_ = -1;
+  std::uint16_t batch_index_ = 0;
+  bool commit_succeeded_ = false;
+
+  Clock::time_point start_{Clock::now()};
+  std::chrono::milliseconds timeout_{0};
+  std::chrono::duration<double> backoff_{0.01};
+};
+
+}  // namespace strata::engine

@@ -1,0 +1,149 @@
+#include "engine/write_map.hpp"
+
+#include "base/limits.hpp"
+#include "kv/atomic_op.hpp"
+
+namespace strata::engine {
+
+void WriteMap::set(std::string_view key, std::string_view value) {
+  PointWrite& w = points_[std::string(key)];
+  w.kind = PointWrite::Kind::set;
+  w.value.assign(value);
+  w.ops.clear();
+}
+
+void WriteMap::clear(std::string_view key) {
+  PointWrite& w = points_[std::string(key)];
+  w.kind = PointWrite::Kind::clear;
+  w.value.clear();
+  w.ops.clear();
+}
+
+void WriteMap::clear_range(std::string_view begin, std::string_view end) {
+  if (begin >= end) return;
+  points_.erase(points_.lower_bound(begin), points_.lower_bound(end));
+  cleared_.insert(begin, end);
+}
+
+void WriteMap::atomic(std::string_view key, MutationType type, std::string_view param) {
+  auto it = points_.find(key);
+  if (it == points_.end()) {
+    if (cleared_.contains(key)) {
+      // The value is known (absent): compute now.
+      std::optional<std::string> v = kv::apply_atomic(type, std::nullopt, param);
+      v ? set(key, *v) : clear(key);
+      return;
+    }
+    PointWrite& w = points_[std::string(key)];
+    w.kind = PointWrite::Kind::dependent;
+    w.ops.push_back({type, std::string(param)});
+    return;
+  }
+  PointWrite& w = it->second;
+  switch (w.kind) {
+    case PointWrite::Kind::set:
+    case PointWrite::Kind::clear: {
+      std::optional<std::string_view> existing;
+      if (w.kind == PointWrite::Kind::set) existing = w.value;
+      std::optional<std::string> v = kv::apply_atomic(type, existing, param);
+      w.kind = v ? PointWrite::Kind::set : PointWrite::Kind::clear;
+      w.value = v ? std::move(*v) : std::string();
+      return;
+    }
+    case PointWrite::Kind::dependent:
+      w.ops.push_back({type, std::string(param)});
+      return;
+    case PointWrite::Kind::stamped:
+      // The value is unknown until commit; FoundationDB's behaviour here (an atomic op
+      // on a key whose value is being versionstamped) is to replace it.
+      w.kind = PointWrite::Kind::dependent;
+      w.value.clear();
+      w.ops.assign(1, {type, std::string(param)});
+      return;
+  }
+}
+
+void WriteMap::set_stamped_value(std::string_view key, std::string_view value_template,
+                                 std::uint32_t offset) {
+  PointWrite& w = points_[std::string(key)];
+  w.kind = PointWrite::Kind::stamped;
+  w.value.assign(value_template);
+  w.stamp_offset = offset;
+  w.ops.clear();
+  has_stamped_values_ = true;
+}
+
+const PointWrite* WriteMap::find(std::string_view key) const {
+  auto it = points_.find(key);
+  return it == points_.end() ? nullptr : &it->second;
+}
+
+bool WriteMap::overwrites(std::string_view key) const {
+  if (const PointWrite* w = find(key)) {
+    return w->kind == PointWrite::Kind::set || w->kind == PointWrite::Kind::clear;
+  }
+  return cleared_.contains(key);
+}
+
+void WriteMap::reset() {
+  points_.clear();
+  cleared_.clear();
+  stamped_keys_.clear();
+  has_stamped_values_ = false;
+}
+
+void WriteMap::append_unwritten(std::string_view begin, std::string_view end,
+                                std::vector<KeyRange>& out) const {
+  if (begin >= end) return;
+  if (points_.empty() && cleared_.empty()) {
+    out.push_back({std::string(begin), std::string(end)});
+    return;
+  }
+  // Walk the overwritten pieces inside [begin, end) in key order: cleared ranges and
+  // set/cleared point keys, each [k, k+00). Emit the gaps between them.
+  std::string cursor(begin);
+  auto range_it = cleared_.lower_bound_end(begin);
+  auto point_it = points_.lower_bound(begin);
+  auto emit_until = [&](std::string_view stop) {
+    if (std::string_view(cursor) < stop) out.push_back({cursor, std::string(stop)});
+  };
+  for (;;) {
+    while (point_it != points_.end() && (point_it->second.kind == PointWrite::Kind::dependent ||
+                                         point_it->second.kind == PointWrite::Kind::stamped)) {
+      ++point_it;  // dependent reads still conflict
+    }
+    bool have_range = range_it != cleared_.end() && std::string_view(range_it->first) < end;
+    bool have_point = point_it != points_.end() && std::string_view(point_it->first) < end;
+    if (!have_range && !have_point) break;
+    std::string_view piece_begin, piece_end;
+    std::string point_end;
+    if (have_range && (!have_point || range_it->first <= point_it->first)) {
+      piece_begin = range_it->first;
+      piece_end = range_it->second;
+      ++range_it;
+    } else {
+      piece_begin = point_it->first;
+      point_end = base::key_after(point_it->first);
+      piece_end = point_end;
+      ++point_it;
+    }
+    emit_until(std::min(piece_begin, end));
+    if (std::string_view(cursor) < piece_end) cursor.assign(std::min(piece_end, end));
+    if (std::string_view(cursor) >= end) return;
+  }
+  emit_until(end);
+}
+
+std::optional<std::string> resolve_dependent(const PointWrite& entry,
+                                             std::optional<std::string_view> stored) {
+  std::optional<std::string> value;
+  if (stored) value.emplace(*stored);
+  for (const AtomicOp& op : entry.ops) {
+    std::optional<std::string_view> existing;
+    if (value) existing = *value;
+    value = kv::apply_atomic(op.type, existing, op.param);
+  }
+  return value;
+}
+
+}  // namespace strata::engine

@@ -1,0 +1,89 @@
+// engine/write_map.hpp: a transaction's buffered writes (read-your-writes).
+//
+// Each written key is in one of these states (FoundationDB's WriteMap):
+//   set          the value is known
+//   clear        reads as absent
+//   dependent    atomic operations waiting for the stored value, applied in order
+//   stamped      set_versionstamped_value: the value is known only at commit (unreadable)
+// plus a set of cleared ranges. A point entry always overrides the cleared ranges; a
+// clear_range erases the point entries inside it. The net effect of the transaction is
+// "clear the ranges, then apply the point entries", which is what commit applies.
+//
+// Thread safety: none (owned by one transaction).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/range_set.hpp"
+#include "strata/transaction.hpp"
+
+namespace strata::engine {
+
+struct AtomicOp {
+  MutationType type;
+  std::string param;
+};
+
+struct PointWrite {
+  enum class Kind : std::uint8_t { set, clear, dependent, stamped };
+  Kind kind = Kind::set;
+  std::string value;           // set: the value; stamped: the value template
+  std::vector<AtomicOp> ops;   // dependent: in the order issued
+  std::uint32_t stamp_offset = 0;  // stamped: where the 10 stamp bytes go
+};
+
+// set_versionstamped_key: the key is known only at commit.
+struct StampedKeyWrite {
+  std::string key;     // template, offset bytes already removed
+  std::uint32_t offset;
+  std::string value;
+};
+
+class WriteMap {
+ public:
+  using Points = std::map<std::string, PointWrite, std::less<>>;
+
+  void set(std::string_view key, std::string_view value);
+  void clear(std::string_view key);
+  void clear_range(std::string_view begin, std::string_view end);
+  void atomic(std::string_view key, MutationType type, std::string_view param);
+  void set_stamped_value(std::string_view key, std::string_view value_template,
+                         std::uint32_t offset);
+  void add_stamped_key(StampedKeyWrite write) { stamped_keys_.push_back(std::move(write)); }
+
+  // The entry for `key`, or nullptr when only the cleared ranges (or nothing) apply.
+  const PointWrite* find(std::string_view key) const;
+  bool cleared(std::string_view key) const { return cleared_.contains(key); }
+  // True when this transaction fixed the key's value (set or clear, point or range):
+  // reads of it add no conflict.
+  bool overwrites(std::string_view key) const;
+
+  const Points& points() const { return points_; }
+  const RangeSet& cleared_ranges() const { return cleared_; }
+  const std::vector<StampedKeyWrite>& stamped_keys() const { return stamped_keys_; }
+  bool empty() const { return points_.empty() && cleared_.empty() && stamped_keys_.empty(); }
+  bool has_stamped_values() const { return has_stamped_values_; }
+  void reset();
+
+  // Removes from [begin, end) the parts this transaction overwrote and appends the rest
+  // to `out` (FoundationDB reduces read conflict ranges this way).
+  void append_unwritten(std::string_view begin, std::string_view end,
+                        std::vector<KeyRange>& out) const;
+
+ private:
+  Points points_;
+  RangeSet cleared_;
+  std::vector<StampedKeyWrite> stamped_keys_;
+  bool has_stamped_values_ = false;
+};
+
+// The value a read sees for a key with a dependent entry, given the stored value.
+std::optional<std::string> resolve_dependent(const PointWrite& entry,
+                                             std::optional<std::string_view> stored);
+
+}  // namespace strata::engine

@@ -1,0 +1,24 @@
+// kv/atomic_op.hpp: the value arithmetic of every atomic operation, as pure functions.
+//
+// FoundationDB's rules (reference/FDB-SEMANTICS.md section 4): integers are unsigned
+// little-endian; "fit" truncates the existing value to the operand's length or pads it
+// with zero bytes; an absent key is distinct from an empty value.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "strata/transaction.hpp"
+
+namespace strata::kv {
+
+// The value after applying `type` with operand `param` to `existing` (nullopt: absent).
+// Returns nullopt when the result is "absent" (compare_and_clear on a match, or an op
+// that leaves an absent key absent).
+// REQUIRES: type is not a versionstamp operation.
+std::optional<std::string> apply_atomic(MutationType type,
+                                        std::optional<std::string_view> existing,
+                                        std::string_view param);
+
+}  // namespace strata::kv

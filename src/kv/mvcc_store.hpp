@@ -1,0 +1,106 @@
+// kv/mvcc_store.hpp: the multi-version ordered store.
+//
+// One skiplist node per key; each node heads a newest-first chain of VersionRecords.
+// A read at version v sees, for each key, the newest record at or below v.
+//
+// Garbage collection (the reason queue heads do not rot): every write schedules its key;
+// once the write's version is at or below the oldest version any live reader holds
+// (ReaderRegistry::oldest), records older than the newest visible one are cut, and a
+// key whose only remaining record is a tombstone is unlinked. Cut and unlinked memory is
+// freed once no reader that might hold it remains.
+//
+// Thread safety:
+//   - Writer methods (set, clear, clear_range, publish, collect_garbage, latest) need
+//     external synchronisation: the commit pipeline calls them under its lock.
+//   - Reader methods (seek_*, next, visible_at, get) are lock-free; the caller must hold
+//     an announced ReaderRegistry slot at a version <= the version it reads at, for the
+//     whole time it uses returned pointers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string_view>
+
+#include "kv/reader_registry.hpp"
+#include "kv/skiplist.hpp"
+#include "kv/version_chain.hpp"
+#include "strata/types.hpp"
+
+namespace strata::kv {
+
+class MvccStore {
+ public:
+  using List = SkipList<std::atomic<VersionRecord*>>;
+  using Node = List::Node;
+
+  MvccStore() = default;
+  ~MvccStore();
+  MvccStore(const MvccStore&) = delete;
+  MvccStore& operator=(const MvccStore&) = delete;
+
+  // --- Visibility -------------------------------------------------------------------
+  // The newest published version. Reads at or below it see complete commits only.
+  Version committed() const { return committed_.load(std::memory_order_acquire); }
+  const std::atomic<Version>& committed_atomic() const { return committed_; }
+  ReaderRegistry& registry() { return registry_; }
+
+  // --- Readers (pinned) -------------------------------------------------------------
+  Node* seek_ge(std::string_view key) const { return list_.find_greater_or_equal(key); }
+  Node* seek_lt(std::string_view key) const { return list_.find_less_than(key); }
+  Node* last() const { return list_.find_last(); }
+  static Node* next(const Node* n) { return n->next(0); }
+  // The record of `n` visible at `version`, or nullptr when the key is absent then.
+  static const VersionRecord* visible(const Node* n, Version version) {
+    const VersionRecord* r =
+        kv::visible_at(n->payload().load(std::memory_order_acquire), version);
+    return (r == nullptr || r->is_tombstone()) ? nullptr : r;
+  }
+  const VersionRecord* get(std::string_view key, Version version) const;
+
+  // --- Writer -----------------------------------------------------------------------
+  // Record changes at `version`, which must be newer than committed(). They become
+  // visible at publish(version).
+  void set(std::string_view key, std::string_view value, Version version);
+  void clear(std::string_view key, Version version);
+  void clear_range(std::string_view begin, std::string_view end, Version version);
+  // The newest value of `key`, published or not (for atomic operations at apply time).
+  std::optional<std::string_view> latest(std::string_view key) const;
+  void publish(Version version) { committed_.store(version, std::memory_order_seq_cst); }
+
+  // Does up to `budget` units of collection and frees what no reader can still hold.
+  // `oldest` is registry().oldest(committed_atomic()), taken after the last publish.
+  void collect_garbage(std::size_t budget, Version oldest);
+
+  // Statistics (writer, or quiescent).
+  std::size_t pending_gc() const { return gc_queue_.size() + retired_.size(); }
+
+ private:
+  struct GcEntry {
+    Node* node;
+    Version version;
+  };
+  struct Retired {
+    Version tag;  // committed() when it was unlinked
+    void* ptr;
+    bool is_node;
+  };
+
+  void push(Node* node, std::optional<std::string_view> value, Version version);
+  Node* find_or_insert(std::string_view key);
+  void collect_key(const GcEntry& entry, Version oldest);
+  void retire_chain(VersionRecord* r);
+  void reclaim(Version oldest);
+  std::uint64_t next_random();
+
+  List list_;
+  ReaderRegistry registry_;
+  std::atomic<Version> committed_{0};
+  // Writer-only state.
+  std::deque<GcEntry> gc_queue_;
+  std::deque<Retired> retired_;
+  std::uint64_t rng_ = 0x9E3779B97F4A7C15ull;
+};
+
+}  // namespace strata::kv

@@ -1,0 +1,125 @@
+#include "kv/reader_registry.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace strata::kv {
+namespace {
+
+std::atomic<std::uint64_t> next_registry_id{1};
+
+// Registries that still exist, so a thread that exits returns its cached slots only to
+// live ones. Touched only when a registry is made or destroyed and when a thread exits.
+std::mutex live_mu;
+std::unordered_set<std::uint64_t>& live_ids() {
+  static auto* ids = new std::unordered_set<std::uint64_t>;
+  return *ids;
+}
+
+}  // namespace
+
+// Per-thread free slots, per registry. Entries of destroyed registries are never
+// dereferenced: lookups match on the id of a live registry, and ids are never reused.
+struct ReaderRegistry::ThreadCache {
+  struct Entry {
+    std::uint64_t id;
+    ReaderRegistry* registry;
+    std::vector<Slot*> free;
+  };
+  std::vector<Entry> entries;
+
+  Entry& entry_for(ReaderRegistry* r) {
+    for (Entry& e : entries) {
+      if (e.id == r->id_) return e;
+    }
+    if (entries.size() >= 16) prune();
+    entries.push_back(Entry{r->id_, r, {}});
+    return entries.back();
+  }
+  void prune() {
+    std::lock_guard lock(live_mu);
+    std::erase_if(entries, [](const Entry& e) { return !live_ids().contains(e.id); });
+  }
+  ~ThreadCache() {
+    std::lock_guard lock(live_mu);
+    for (Entry& e : entries) {
+      if (!live_ids().contains(e.id)) continue;
+      std::lock_guard registry_lock(e.registry->mu_);
+      e.registry->free_.insert(e.registry->free_.end(), e.free.begin(), e.free.end());
+    }
+  }
+};
+
+namespace {
+thread_local ReaderRegistry::ThreadCache* tls_cache = nullptr;
+}  // namespace
+
+ReaderRegistry::ReaderRegistry()
+    : id_(next_registry_id.fetch_add(1)), chunks_(new std::atomic<Slot*>[kMaxChunks]) {
+  for (std::size_t i = 0; i < kMaxChunks; ++i) chunks_[i].store(nullptr);
+  std::lock_guard lock(live_mu);
+  live_ids().insert(id_);
+}
+
+ReaderRegistry::~ReaderRegistry() {
+  {
+    std::lock_guard lock(live_mu);
+    live_ids().erase(id_);
+  }
+  for (std::size_t i = 0; i < kMaxChunks; ++i) delete[] chunks_[i].load();
+}
+
+ReaderRegistry::Slot* ReaderRegistry::acquire() {
+  static thread_local ThreadCache cache;  // destroyed at thread exit, returning slots
+  tls_cache = &cache;
+  auto& entry = cache.entry_for(this);
+  if (!entry.free.empty()) {
+    Slot* s = entry.free.back();
+    entry.free.pop_back();
+    return s;
+  }
+  return allocate_slot();
+}
+
+void ReaderRegistry::release(Slot* slot) {
+  withdraw(slot);
+  if (tls_cache == nullptr) {
+    std::lock_guard lock(mu_);
+    free_.push_back(slot);
+    return;
+  }
+  tls_cache->entry_for(this).free.push_back(slot);
+}
+
+ReaderRegistry::Slot* ReaderRegistry::allocate_slot() {
+  std::lock_guard lock(mu_);
+  if (!free_.empty()) {
+    Slot* s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  std::size_t index = slot_count_.load(std::memory_order_relaxed);
+  std::size_t chunk = index / kChunkSlots;
+  if (chunk >= kMaxChunks) std::terminate();  // 262,144 concurrent readers
+  if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
+    chunks_[chunk].store(new Slot[kChunkSlots], std::memory_order_release);
+  }
+  Slot* s = &chunks_[chunk].load(std::memory_order_relaxed)[index % kChunkSlots];
+  // seq_cst, like announce(): oldest() that misses this slot loaded the committed version
+  // before the slot's reader did.
+  slot_count_.store(index + 1, std::memory_order_seq_cst);
+  return s;
+}
+
+Version ReaderRegistry::oldest(const std::atomic<Version>& committed) const {
+  // Load the committed version before scanning (both seq_cst), pairing with announce().
+  Version result = committed.load(std::memory_order_seq_cst);
+  std::size_t n = slot_count_.load(std::memory_order_seq_cst);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Slot* chunk = chunks_[i / kChunkSlots].load(std::memory_order_acquire);
+    result = std::min(result, chunk[i % kChunkSlots].version.load(std::memory_order_seq_cst));
+  }
+  return result;
+}
+
+}  // namespace strata::kv

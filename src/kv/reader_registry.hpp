@@ -1,0 +1,75 @@
+// kv/reader_registry.hpp: which read versions live transactions hold.
+//
+// Each transaction that reads holds a Slot announcing its read version. The writer asks
+// for the oldest announced version (`oldest`), which is both
+//   - the garbage-collection watermark: versions older than it can never be read, and
+//   - the reclamation bound: memory unlinked while the committed version was T may be
+//     freed once oldest() > T, because every reader that might still hold it announced
+//     a version <= T.
+// Slots sit on their own cache lines and are handed out from a per-thread cache, so a
+// read-only transaction writes no cache line that other threads write.
+//
+// Thread safety: acquire/release/announce from any thread; oldest() from any thread.
+// Invariant: a slot's announced version never exceeds the version its reader reads at.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "strata/types.hpp"
+
+namespace strata::kv {
+
+class ReaderRegistry {
+ public:
+  static constexpr Version kIdle = std::numeric_limits<Version>::max();
+
+  struct alignas(64) Slot {
+    std::atomic<Version> version{kIdle};
+  };
+
+  ReaderRegistry();
+  ~ReaderRegistry();
+  ReaderRegistry(const ReaderRegistry&) = delete;
+  ReaderRegistry& operator=(const ReaderRegistry&) = delete;
+
+  // An idle slot for one reader; give it back with release().
+  Slot* acquire();
+  void release(Slot* slot);
+
+  // Announces a read version in `slot` and returns it: the newest value of `committed`,
+  // ordered so that a concurrent oldest() either sees the slot or returns a version no
+  // newer than the one returned here.
+  static Version announce(Slot* slot, const std::atomic<Version>& committed) {
+    Version guess = committed.load(std::memory_order_acquire);
+    slot->version.store(guess, std::memory_order_seq_cst);
+    Version v = committed.load(std::memory_order_seq_cst);
+    if (v != guess) slot->version.store(v, std::memory_order_release);
+    return v;
+  }
+  // Withdraws the announcement (the slot stays owned).
+  static void withdraw(Slot* slot) { slot->version.store(kIdle, std::memory_order_release); }
+
+  // The oldest announced version, or committed.load() when no reader is active.
+  Version oldest(const std::atomic<Version>& committed) const;
+
+  struct ThreadCache;  // per-thread free slots (reader_registry.cpp)
+
+ private:
+  static constexpr std::size_t kChunkSlots = 64;
+  static constexpr std::size_t kMaxChunks = 4096;
+
+  Slot* allocate_slot();
+
+  const std::uint64_t id_;
+  std::atomic<std::size_t> slot_count_{0};
+  std::unique_ptr<std::atomic<Slot*>[]> chunks_;
+  std::mutex mu_;                 // guards free_ and allocation of new chunks
+  std::vector<Slot*> free_;       // slots given back by threads that exited
+};
+
+}  // namespace strata::kv

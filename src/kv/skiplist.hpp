@@ -1,0 +1,162 @@
+// kv/skiplist.hpp: an ordered map from byte-string keys to a small payload, with one
+// writer and lock-free readers. It knows nothing about versions.
+//
+// Thread safety:
+//   - Writes (insert, unlink) need external synchronisation: one writer at a time.
+//   - Reads (find_*, Node::next) need none, but a reader must hold a reclamation pin
+//     (kv::ReaderRegistry) so that unlinked nodes it may still reach are not freed.
+// Invariants:
+//   - A node's key, height and payload address never change once it is linked.
+//   - next pointers are published with release stores, read with acquire loads, so a
+//     reader that reaches a node sees it fully initialised.
+//   - An unlinked node keeps its next pointers, which still lead forward into the list
+//     (or to nodes unlinked later), so a reader standing on it can carry on.
+//   - Nodes are freed only by the owner, after unlink, once no reader can hold them.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string_view>
+
+namespace strata::kv {
+
+template <class Payload>
+class SkipList {
+ public:
+  static constexpr int kMaxHeight = 20;
+
+  class Node {
+   public:
+    std::string_view key() const { return {key_data(), key_size_}; }
+    Payload& payload() { return payload_; }
+    const Payload& payload() const { return payload_; }
+    int height() const { return height_; }
+
+    // Acquire: the node we reach is fully built before we look at it.
+    Node* next(int level) const { return next_[level].load(std::memory_order_acquire); }
+
+   private:
+    friend class SkipList;
+    Node(std::string_view key, int height) : key_size_(static_cast<std::uint32_t>(key.size())),
+                                              height_(static_cast<std::uint8_t>(height)) {
+      for (int i = 0; i < height; ++i) new (&next_[i]) std::atomic<Node*>(nullptr);
+      std::memcpy(key_data(), key.data(), key.size());
+    }
+    // Release: publishes everything written to the node before this link.
+    void set_next(int level, Node* n) { next_[level].store(n, std::memory_order_release); }
+    char* key_data() { return reinterpret_cast<char*>(&next_[height_]); }
+    const char* key_data() const { return reinterpret_cast<const char*>(&next_[height_]); }
+
+    Payload payload_{};
+    std::uint32_t key_size_;
+    std::uint8_t height_;
+    std::atomic<Node*> next_[1];  // really next_[height_], followed by the key bytes
+  };
+
+  SkipList() : head_(make_node({}, kMaxHeight)) {}
+  SkipList(const SkipList&) = delete;
+  SkipList& operator=(const SkipList&) = delete;
+  ~SkipList() {
+    Node* n = head_;
+    while (n != nullptr) {
+      Node* next = n->next(0);
+      destroy_node(n);
+      n = next;
+    }
+  }
+
+  // First node with key >= `key`, or nullptr.
+  Node* find_greater_or_equal(std::string_view key) const {
+    Node* x = head_;
+    for (int level = max_height() - 1; level >= 0; --level) {
+      for (Node* n = x->next(level); n != nullptr && n->key() < key; n = x->next(level)) x = n;
+    }
+    return x->next(0);
+  }
+  // Last node with key < `key`, or nullptr.
+  Node* find_less_than(std::string_view key) const {
+    Node* x = head_;
+    for (int level = max_height() - 1; level >= 0; --level) {
+      for (Node* n = x->next(level); n != nullptr && n->key() < key; n = x->next(level)) x = n;
+    }
+    return x == head_ ? nullptr : x;
+  }
+  // Last node in the list, or nullptr.
+  Node* find_last() const {
+    Node* x = head_;
+    for (int level = max_height() - 1; level >= 0; --level) {
+      for (Node* n = x->next(level); n != nullptr; n = x->next(level)) x = n;
+    }
+    return x == head_ ? nullptr : x;
+  }
+  Node* first() const { return head_->next(0); }
+
+  // REQUIRES: writer; no node with `key` is linked. Returns the new, linked node.
+  Node* insert(std::string_view key, std::uint64_t random_bits) {
+    Node* prev[kMaxHeight];
+    find_predecessors(key, prev);
+    int height = random_height(random_bits);
+    if (height > max_height()) {
+      for (int i = max_height(); i < height; ++i) prev[i] = head_;
+      // Relaxed: a reader that sees the new height before the links just finds nullptr
+      // at the new levels of head_ and drops down.
+      max_height_.store(height, std::memory_order_relaxed);
+    }
+    Node* n = make_node(key, height);
+    for (int i = 0; i < height; ++i) {
+      n->set_next(i, prev[i]->next(i));
+      prev[i]->set_next(i, n);
+    }
+    return n;
+  }
+
+  // REQUIRES: writer; `node` is linked. Afterwards the node is unreachable for new
+  // readers; the caller frees it with destroy_node once no reader can hold it.
+  void unlink(Node* node) {
+    Node* prev[kMaxHeight];
+    find_predecessors(node->key(), prev);
+    for (int i = 0; i < node->height(); ++i) {
+      if (prev[i]->next(i) == node) prev[i]->set_next(i, node->next(i));
+    }
+  }
+
+  static void destroy_node(Node* n) {
+    n->~Node();
+    ::operator delete(n);
+  }
+
+ private:
+  int max_height() const { return max_height_.load(std::memory_order_relaxed); }
+
+  void find_predecessors(std::string_view key, Node** prev) const {
+    Node* x = head_;
+    for (int level = max_height() - 1; level >= 0; --level) {
+      for (Node* n = x->next(level); n != nullptr && n->key() < key; n = x->next(level)) x = n;
+      prev[level] = x;
+    }
+  }
+
+  // Geometric heights with p = 1/4, from two bits per level.
+  static int random_height(std::uint64_t bits) {
+    int height = 1;
+    while (height < kMaxHeight && (bits & 3) == 0) {
+      ++height;
+      bits >>= 2;
+    }
+    return height;
+  }
+
+  static Node* make_node(std::string_view key, int height) {
+    std::size_t size = offsetof(Node, next_) + sizeof(std::atomic<Node*>) * height + key.size();
+    void* mem = ::operator new(size);
+    return new (mem) Node(key, height);
+  }
+
+  Node* const head_;
+  std::atomic<int> max_height_{1};
+};
+
+}  // namespace strata::kv

@@ -1,0 +1,65 @@
+// kv/version_chain.hpp: the versions of one key, newest first.
+//
+// A VersionRecord is immutable once published except for `older`, which garbage
+// collection may cut (to nullptr) below the oldest version any reader can ask for.
+//
+// Thread safety: one writer pushes and cuts; readers walk with acquire loads and need a
+// reclamation pin (kv::ReaderRegistry) for records cut while they walk.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <string_view>
+
+#include "strata/types.hpp"
+
+namespace strata::kv {
+
+class VersionRecord {
+ public:
+  // A record holding `value`, or a tombstone (the key is absent) when value is nullopt.
+  static VersionRecord* make(Version version, std::optional<std::string_view> value,
+                             VersionRecord* older) {
+    std::size_t n = value ? value->size() : 0;
+    void* mem = ::operator new(sizeof(VersionRecord) + n);
+    auto* r = new (mem) VersionRecord(version, value.has_value(), static_cast<std::uint32_t>(n),
+                                      older);
+    if (n != 0) std::memcpy(r->data(), value->data(), n);
+    return r;
+  }
+  static void destroy(VersionRecord* r) {
+    r->~VersionRecord();
+    ::operator delete(r);
+  }
+
+  Version version() const { return version_; }
+  bool is_tombstone() const { return !present_; }
+  std::string_view value() const { return {data(), size_}; }
+
+  // Acquire: pairs with the release in cut_older (and with construction).
+  VersionRecord* older() const { return older_.load(std::memory_order_acquire); }
+  // Writer only. Release is enough: a reader that loads nullptr simply stops.
+  void cut_older() { older_.store(nullptr, std::memory_order_release); }
+
+ private:
+  VersionRecord(Version v, bool present, std::uint32_t size, VersionRecord* older)
+      : version_(v), older_(older), size_(size), present_(present) {}
+  char* data() { return reinterpret_cast<char*>(this + 1); }
+  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+
+  Version version_;
+  std::atomic<VersionRecord*> older_;
+  std::uint32_t size_;
+  bool present_;
+};
+
+// The newest record at or below `version` in a chain starting at `head`, or nullptr.
+inline const VersionRecord* visible_at(const VersionRecord* head, Version version) {
+  while (head != nullptr && head->version() > version) head = head->older();
+  return head;
+}
+
+}  // namespace strata::kv

@@ -1,0 +1,109 @@
+#include "engine/resolver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+
+namespace strata::engine {
+namespace {
+
+// Model: the newest version written at each single-byte key position 'a'..'z' (keys
+// in the tests are one letter, and a range [b, e) covers the letters b <= x < e).
+struct Model {
+  std::map<char, Version> v;
+  Version newest(char b, char e) const {
+    Version best = 0;
+    for (char c = b; c < e; ++c) {
+      auto it = v.find(c);
+      if (it != v.end()) best = std::max(best, it->second);
+    }
+    return best;
+  }
+};
+
+TEST(Resolver, EmptyHistoryHasNoWrites) {
+  Resolver r;
+  EXPECT_EQ(r.newest_write("a", "z"), 0);
+}
+
+TEST(Resolver, TouchingRangesDoNotOverlap) {
+  Resolver r;
+  r.record_write("c", "e", 5);
+  EXPECT_EQ(r.newest_write("a", "c"), 0);
+  EXPECT_EQ(r.newest_write("e", "g"), 0);
+  EXPECT_EQ(r.newest_write("d", std::string("d\0", 2)), 5);
+  EXPECT_EQ(r.newest_write("a", "z"), 5);
+}
+
+TEST(Resolver, NewerWriteInsideOlderKeepsTheOuterParts) {
+  Resolver r;
+  r.record_write("a", "z", 3);
+  r.record_write("m", "n", 7);
+  EXPECT_EQ(r.newest_write("b", "c"), 3);
+  EXPECT_EQ(r.newest_write("m", "n"), 7);
+  EXPECT_EQ(r.newest_write("n", "y"), 3);
+  EXPECT_EQ(r.newest_write("l", "o"), 7);
+}
+
+TEST(Resolver, MatchesModelOnRandomWritesAndQueries) {
+  Resolver r;
+  Model m;
+  std::mt19937 rng(1);
+  Version version = 0;
+  for (int step = 0; step < 5000; ++step) {
+    char b = static_cast<char>('a' + rng() % 26);
+    char e = static_cast<char>('a' + rng() % 27);
+    if (b >= e) continue;
+    if (rng() % 2 == 0) {
+      ++version;
+      r.record_write(std::string(1, b), std::string(1, e), version);
+      for (char c = b; c < e; ++c) m.v[c] = version;
+    } else {
+      ASSERT_EQ(r.newest_write(std::string(1, b), std::string(1, e)), m.newest(b, e))
+          << "[" << b << ", " << e << ") at step " << step;
+    }
+  }
+}
+
+// Pruning may forget anything at or below `oldest`, but must keep every answer above it.
+TEST(Resolver, PruningKeepsEveryAnswerAboveTheWatermark) {
+  Resolver r;
+  Model m;
+  std::mt19937 rng(2);
+  Version version = 0;
+  for (int step = 0; step < 3000; ++step) {
+    char b = static_cast<char>('a' + rng() % 26);
+    char e = static_cast<char>(b + 1 + rng() % 3);
+    if (e > 'z' + 1) e = 'z' + 1;
+    ++version;
+    r.record_write(std::string(1, b), std::string(1, e), version);
+    for (char c = b; c < e; ++c) m.v[c] = version;
+    Version oldest = version - 20;
+    r.prune(oldest, 8);
+    char qb = static_cast<char>('a' + rng() % 26);
+    char qe = static_cast<char>(qb + 1 + rng() % 5);
+    Version expect = m.newest(qb, qe);
+    Version got = r.newest_write(std::string(1, qb), std::string(1, qe));
+    if (expect > oldest) {
+      ASSERT_EQ(got, expect) << "step " << step;
+    } else {
+      ASSERT_LE(got, oldest) << "step " << step;
+    }
+  }
+  // Old history is really forgotten: the boundary count stays bounded.
+  EXPECT_LT(r.boundary_count(), 200u);
+}
+
+TEST(Resolver, PruningEverythingEmptiesTheHistory) {
+  Resolver r;
+  for (int i = 0; i < 100; ++i) r.record_write("k" + std::to_string(i), "k" + std::to_string(i) + "x", i + 1);
+  r.prune(1000, 1);
+  EXPECT_EQ(r.boundary_count(), 0u);
+  EXPECT_EQ(r.newest_write("", "\xff"), 0);
+}
+
+}  // namespace
+}  // namespace strata::engine

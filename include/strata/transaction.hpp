@@ -26,6 +26,7 @@ namespace strata {
 
 namespace engine {
 class TransactionImpl;
+class WatchState;
 }  // namespace engine
 
 struct RangeOptions {
@@ -51,6 +52,27 @@ enum class MutationType {
 };
 
 class Transaction;
+
+// Fires once the watched key's value differs from the value seen by the transaction that
+// made the watch. Armed when that transaction commits. Only "some change happened" is
+// promised: a change and change back may be missed.
+// Thread safety: a Watch is a handle; copies share one watch; any thread may wait or
+// cancel. It outlives its transaction.
+class Watch {
+ public:
+  explicit Watch(std::shared_ptr<engine::WatchState> state);
+  // Blocks until the watch fires or is cancelled. Throws transaction_cancelled (1025) if
+  // its transaction was reset or destroyed before committing, the commit's error if the
+  // commit failed, or too_many_watches (1032) past 10,000 armed watches.
+  void wait();
+  // As wait(), up to `timeout`. True: fired; false: timed out or cancelled.
+  bool wait_for(std::chrono::milliseconds timeout);
+  // Wakes waiters, which return without a change, and disarms the watch.
+  void cancel();
+
+ private:
+  std::shared_ptr<engine::WatchState> state_;
+};
 
 // Reads through a transaction that add no read conflict ranges. They still see the
 // transaction's own writes. A ReadView borrows its transaction: it must not outlive it.
@@ -102,6 +124,10 @@ class Transaction {
   // commit's versionstamp; an offset that leaves no room throws client_invalid_operation
   // (2000); reading a key they may write throws accessed_unreadable (1036).
   void atomic_op(MutationType type, std::string_view key, std::string_view param);
+
+  // A watch on `key` (see Watch), armed when this transaction commits. Reads the key
+  // serializably, so it adds a read conflict on it.
+  Watch watch(std::string_view key);
 
   // Explicit conflict ranges. A read conflict range behaves as if the range were read
   // (minus keys this transaction wrote); a write conflict range as if it were cleared,

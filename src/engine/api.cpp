@@ -21,6 +21,20 @@ Transaction Database::create_transaction() {
 
 Version Database::committed_version() const { return impl_->store().committed(); }
 
+// ---- Watch ------------------------------------------------------------------------
+
+Watch::Watch(std::shared_ptr<engine::WatchState> state) : state_(std::move(state)) {}
+
+void Watch::wait() { state_->wait_until(std::nullopt); }
+
+bool Watch::wait_for(std::chrono::milliseconds timeout) {
+  return state_->wait_until(std::chrono::steady_clock::now() + timeout);
+}
+
+// The registry drops cancelled watches lazily (it may be gone by now: a Watch can
+// outlive its database).
+void Watch::cancel() { state_->finish(engine::WatchState::Status::cancelled); }
+
 // ---- ReadView ---------------------------------------------------------------------
 
 std::optional<std::string> ReadView::get(std::string_view key) {
@@ -65,6 +79,8 @@ void Transaction::clear_range(const KeyRange& range) { impl_->clear_range(range.
 void Transaction::atomic_op(MutationType type, std::string_view key, std::string_view param) {
   impl_->atomic_op(type, key, param);
 }
+
+Watch Transaction::watch(std::string_view key) { return Watch(impl_->watch(key)); }
 
 void Transaction::add_read_conflict_range(std::string_view begin, std::string_view end) {
   impl_->add_read_conflict_range(begin, end);

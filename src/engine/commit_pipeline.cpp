@@ -68,13 +68,23 @@ void CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept {
     record_writes(*r, version);
     r->version = version;
   }
+  std::vector<std::string> stamped;
   for (CommitRequest* r : batch) {
     if (r->error != ErrorCode::success) continue;
-    apply(*r, version);
+    apply(*r, version, stamped);
     writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
               r->writes->stamped_keys().size();
   }
   store_.publish(version);
+  if (watches_.size() != 0) {
+    auto value_of = [this](std::string_view key) -> std::optional<std::string> {
+      auto v = store_.latest(key);
+      return v ? std::optional<std::string>(*v) : std::nullopt;
+    };
+    for (CommitRequest* r : batch) {
+      if (r->error == ErrorCode::success) watches_.on_commit(*r->writes, stamped, value_of);
+    }
+  }
   // Collection keeps pace with writing: each write earns a few units of work.
   Version oldest = store_.registry().oldest(store_.committed_atomic());
   store_.collect_garbage(2 * writes + 16, oldest);
@@ -102,7 +112,8 @@ void CommitPipeline::record_writes(CommitRequest& r, Version version) {
 }
 
 // The transaction's net effect: its cleared ranges, then its point writes.
-void CommitPipeline::apply(const CommitRequest& r, Version version) {
+void CommitPipeline::apply(const CommitRequest& r, Version version,
+                           std::vector<std::string>& stamped) {
   const WriteMap& w = *r.writes;
   for (const auto& [begin, end] : w.cleared_ranges()) store_.clear_range(begin, end, version);
   std::string stamp;
@@ -128,7 +139,8 @@ void CommitPipeline::apply(const CommitRequest& r, Version version) {
     }
   }
   for (const StampedKeyWrite& s : w.stamped_keys()) {
-    store_.set(apply_stamp(s.key, s.offset, stamp), s.value, version);
+    stamped.push_back(apply_stamp(s.key, s.offset, stamp));
+    store_.set(stamped.back(), s.value, version);
   }
 }
 

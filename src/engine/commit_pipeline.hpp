@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/resolver.hpp"
+#include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"
 #include "kv/mvcc_store.hpp"
 #include "strata/error.hpp"
@@ -45,13 +46,17 @@ class CommitPipeline {
   // Resolves and (if no conflict) applies `request`; fills its output fields.
   void commit(CommitRequest& request);
 
+  WatchRegistry& watches() { return watches_; }
+
  private:
   void process(std::vector<CommitRequest*>& batch) noexcept;
   bool resolve(const CommitRequest& request) const;
   void record_writes(CommitRequest& request, Version version);
-  void apply(const CommitRequest& request, Version version);
+  // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
+  void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped);
 
   kv::MvccStore& store_;
+  WatchRegistry watches_;
   std::mutex queue_mu_;
   std::vector<CommitRequest*> queue_;  // guarded by queue_mu_
   bool leader_active_ = false;         // guarded by queue_mu_

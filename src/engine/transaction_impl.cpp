@@ -15,6 +15,7 @@ using base::key_after;
 TransactionImpl::TransactionImpl(std::shared_ptr<DatabaseImpl> db) : db_(std::move(db)) {}
 
 TransactionImpl::~TransactionImpl() {
+  finish_watches(false, ErrorCode::transaction_cancelled);
   if (slot_ != nullptr) db_->store().registry().release(slot_);
 }
 
@@ -242,6 +243,41 @@ std::vector<KeyValue> TransactionImpl::read_reverse(std::string_view begin,
   return rows;
 }
 
+// ---- Watches ----------------------------------------------------------------------
+
+std::shared_ptr<WatchState> TransactionImpl::watch(std::string_view key) {
+  // A watch reads the key serializably (and so conflicts on it), as FoundationDB's does.
+  std::optional<std::string> seen = get(key, ReadMode::serializable);
+  if (key.size() > base::kKeySizeLimit) {
+    throw Error(ErrorCode::key_too_large, "cannot watch " + base::describe_key(key));
+  }
+  watches_.push_back(std::make_shared<WatchState>(std::string(key), std::move(seen)));
+  return watches_.back();
+}
+
+std::optional<std::string> TransactionImpl::read_committed(std::string_view key) {
+  kv::MvccStore& store = db_->store();
+  if (slot_ == nullptr) slot_ = store.registry().acquire();
+  Version v = kv::ReaderRegistry::announce(slot_, store.committed_atomic());
+  std::optional<std::string> value;
+  if (const kv::VersionRecord* r = store.get(key, v)) value.emplace(r->value());
+  kv::ReaderRegistry::withdraw(slot_);
+  return value;
+}
+
+void TransactionImpl::finish_watches(bool committed, ErrorCode error) {
+  if (watches_.empty()) return;
+  if (committed) {
+    WatchRegistry& registry = db_->pipeline().watches();
+    for (auto& w : watches_) {
+      registry.arm(w, [this](std::string_view key) { return read_committed(key); });
+    }
+  } else {
+    for (auto& w : watches_) w->finish(WatchState::Status::failed, error);
+  }
+  watches_.clear();
+}
+
 // ---- Writes -----------------------------------------------------------------------
 
 void TransactionImpl::set(std::string_view key, std::string_view value) {
@@ -327,6 +363,7 @@ void TransactionImpl::commit() {
     commit_succeeded_ = true;
     committed_version_ = -1;
     release_read_version();
+    finish_watches(true, ErrorCode::success);
     return;
   }
   if (!read_conflicts_.empty()) check_not_too_old();
@@ -349,6 +386,7 @@ void TransactionImpl::commit() {
   db_->pipeline().commit(request);
   state_ = State::committed;
   release_read_version();
+  finish_watches(request.error == ErrorCode::success, request.error);
   if (request.error != ErrorCode::success) {
     throw Error(request.error, "a transaction committed after read version " +
                                    std::to_string(request.read_version) +
@@ -400,6 +438,7 @@ void TransactionImpl::on_error(const Error& e) {
 }
 
 void TransactionImpl::soft_reset() {
+  finish_watches(false, ErrorCode::transaction_cancelled);
   release_read_version();
   writes_.reset();
   unreadable_.clear();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/range_set.hpp"
+#include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"
 #include "kv/reader_registry.hpp"
 #include "strata/transaction.hpp"
@@ -43,6 +44,8 @@ class TransactionImpl {
   void add_read_conflict_range(std::string_view begin, std::string_view end);
   void add_write_conflict_range(std::string_view begin, std::string_view end);
 
+  std::shared_ptr<WatchState> watch(std::string_view key);
+
   Version read_version();
   void commit();
   Version committed_version() const;
@@ -67,6 +70,8 @@ class TransactionImpl {
   std::size_t size_bytes() const;
   void release_read_version();
   void soft_reset();
+  void finish_watches(bool committed, ErrorCode error);
+  std::optional<std::string> read_committed(std::string_view key);
 
   // Range reads merge the store at the read version with the write map.
   std::vector<KeyValue> read_forward(std::string_view begin, std::string_view end, int limit);
@@ -82,6 +87,7 @@ class TransactionImpl {
   std::vector<KeyRange> read_conflicts_;
   std::vector<KeyRange> write_conflicts_;  // explicit ones only
   std::size_t conflict_bytes_ = 0;
+  std::vector<std::shared_ptr<WatchState>> watches_;  // armed at commit
 
   State state_ = State::active;
   Version committed_version_ = -1;

@@ -1,0 +1,73 @@
+#include "engine/watch_registry.hpp"
+
+#include "base/limits.hpp"
+
+namespace strata::engine {
+
+void WatchState::finish(Status status, ErrorCode error) {
+  {
+    std::lock_guard lock(mu_);
+    if (status_ != Status::pending && status_ != Status::armed) return;
+    status_ = status;
+    error_ = error;
+  }
+  cv_.notify_all();
+}
+
+bool WatchState::mark_armed() {
+  std::lock_guard lock(mu_);
+  if (status_ != Status::pending) return false;
+  status_ = Status::armed;
+  return true;
+}
+
+WatchState::Status WatchState::status() const {
+  std::lock_guard lock(mu_);
+  return status_;
+}
+
+bool WatchState::wait_until(std::optional<std::chrono::steady_clock::time_point> deadline) {
+  std::unique_lock lock(mu_);
+  auto final = [&] { return status_ != Status::pending && status_ != Status::armed; };
+  if (deadline) {
+    if (!cv_.wait_until(lock, *deadline, final)) return false;
+  } else {
+    cv_.wait(lock, final);
+  }
+  if (status_ == Status::failed) throw Error(error_, "watch of " + base::describe_key(key_) + " failed");
+  return status_ == Status::fired;
+}
+
+void WatchRegistry::remove(const std::shared_ptr<WatchState>& watch) {
+  std::lock_guard lock(mu_);
+  auto [first, last] = watches_.equal_range(watch->key());
+  for (auto it = first; it != last; ++it) {
+    if (it->second == watch) {
+      watches_.erase(it);
+      count_.fetch_sub(1, std::memory_order_relaxed);
+      return;
+    }
+  }
+}
+
+WatchRegistry::~WatchRegistry() {
+  for (auto& [key, w] : watches_) w->finish(WatchState::Status::cancelled);
+}
+
+void WatchRegistry::purge_finished() {
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    if (it->second->status() != WatchState::Status::armed) {
+      it = watches_.erase(it);
+      count_.fetch_sub(1, std::memory_order_relaxed);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void WatchRegistry::fire(const std::shared_ptr<WatchState>& watch) {
+  remove(watch);
+  watch->finish(WatchState::Status::fired);
+}
+
+}  // namespace strata::engine

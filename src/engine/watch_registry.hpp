@@ -1,0 +1,135 @@
+// engine/watch_registry.hpp: watches armed by committed transactions, fired by later
+// commits that change the watched key.
+//
+// A watch remembers the value its transaction saw. It is armed when that transaction
+// commits; from then on, any commit that writes the key (set, clear, clear_range, atomic
+// op) and leaves a different value fires it. Commits pay nothing when no watch is armed:
+// the pipeline checks one counter before looking anything up.
+//
+// Thread safety: all methods from any thread. WatchState is shared by the public Watch
+// handle, the transaction that made it and the registry.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/write_map.hpp"
+#include "strata/error.hpp"
+
+namespace strata::engine {
+
+class WatchState {
+ public:
+  enum class Status { pending, armed, fired, cancelled, failed };
+
+  WatchState(std::string key, std::optional<std::string> seen)
+      : key_(std::move(key)), seen_(std::move(seen)) {}
+
+  const std::string& key() const { return key_; }
+  const std::optional<std::string>& seen() const { return seen_; }
+
+  // Moves a pending or armed watch to a final status and wakes waiters; no-op otherwise.
+  void finish(Status status, ErrorCode error = ErrorCode::success);
+  bool mark_armed();  // false when it already finished (e.g. cancelled)
+  Status status() const;
+
+  // Blocks until final. Returns true when fired; throws the failure's error.
+  bool wait_until(std::optional<std::chrono::steady_clock::time_point> deadline);
+
+ private:
+  const std::string key_;
+  const std::optional<std::string> seen_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  Status status_ = Status::pending;  // guarded by mu_
+  ErrorCode error_ = ErrorCode::success;
+};
+
+class WatchRegistry {
+ public:
+  static constexpr std::size_t kMaxWatches = 10'000;
+
+  // Arms `watch`; `current` reads the key's committed value now. Fires at once if that
+  // differs from what the transaction saw. Fails the watch with too_many_watches (1032)
+  // past kMaxWatches.
+  template <class ReadCurrent>
+  void arm(const std::shared_ptr<WatchState>& watch, ReadCurrent current) {
+    {
+      std::lock_guard lock(mu_);
+      if (count_.load(std::memory_order_relaxed) >= kMaxWatches) purge_finished();
+      if (count_.load(std::memory_order_relaxed) >= kMaxWatches) {
+        watch->finish(WatchState::Status::failed, ErrorCode::too_many_watches);
+        return;
+      }
+      if (!watch->mark_armed()) return;
+      watches_.emplace(watch->key(), watch);
+      count_.fetch_add(1, std::memory_order_release);
+    }
+    // Commits published before the insert above were not checked against this watch:
+    // compare with the value now, which includes them.
+    if (current(watch->key()) != watch->seen()) fire(watch);
+  }
+
+  // Called by the commit pipeline after publishing a batch. `value_of` gives a key's
+  // current value (writer side).
+  template <class ValueOf>
+  void on_commit(const WriteMap& writes, const std::vector<std::string>& stamped_keys,
+                 ValueOf value_of) {
+    if (count_.load(std::memory_order_acquire) == 0) return;
+    std::vector<std::shared_ptr<WatchState>> to_fire;
+    {
+      std::lock_guard lock(mu_);
+      auto check = [&](Map::iterator first, Map::iterator last) {
+        for (auto it = first; it != last;) {
+          bool done = it->second->status() != WatchState::Status::armed;  // cancelled
+          if (done || value_of(it->first) != it->second->seen()) {
+            to_fire.push_back(it->second);
+            it = watches_.erase(it);
+            count_.fetch_sub(1, std::memory_order_relaxed);
+          } else {
+            ++it;
+          }
+        }
+      };
+      for (const auto& [key, w] : writes.points()) {
+        auto [first, last] = watches_.equal_range(key);
+        check(first, last);
+      }
+      for (const auto& [begin, end] : writes.cleared_ranges()) {
+        check(watches_.lower_bound(begin), watches_.lower_bound(end));
+      }
+      for (const std::string& key : stamped_keys) {
+        auto [first, last] = watches_.equal_range(key);
+        check(first, last);
+      }
+    }
+    for (auto& w : to_fire) w->finish(WatchState::Status::fired);
+  }
+
+  WatchRegistry() = default;
+  // Armed watches end as cancelled: their waiters return.
+  ~WatchRegistry();
+  WatchRegistry(const WatchRegistry&) = delete;
+  WatchRegistry& operator=(const WatchRegistry&) = delete;
+
+  void remove(const std::shared_ptr<WatchState>& watch);
+  std::size_t size() const { return count_.load(std::memory_order_relaxed); }
+
+ private:
+  using Map = std::multimap<std::string, std::shared_ptr<WatchState>, std::less<>>;
+  void fire(const std::shared_ptr<WatchState>& watch);
+  void purge_finished();  // REQUIRES: mu_ held
+
+  std::mutex mu_;
+  Map watches_;  // guarded by mu_
+  std::atomic<std::size_t> count_{0};
+};
+
+}  // namespace strata::engine

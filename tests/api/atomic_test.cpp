@@ -1,0 +1,227 @@
+// Atomic operations and versionstamps through the public API (issue 4).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "strata/strata.hpp"
+#include "support/error_matchers.hpp"
+
+namespace strata {
+namespace {
+
+using testing::ThrowsCode;
+using testing::ThrowsCodeWith;
+
+std::string le64(std::uint64_t v) {
+  std::string s(8, '\0');
+  std::memcpy(s.data(), &v, 8);
+  return s;
+}
+std::uint64_t from_le(std::string_view s) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, s.data(), std::min<std::size_t>(8, s.size()));
+  return v;
+}
+
+TEST(AtomicOps, ReadAfterAtomicOpAppliesItToTheStoredValue) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.set("n", le64(5)); });
+  db.run([](Transaction& tr) {
+    tr.atomic_op(MutationType::add, "n", le64(2));
+    tr.atomic_op(MutationType::add, "n", le64(3));
+    EXPECT_EQ(from_le(*tr.get("n")), 10u);
+  });
+  EXPECT_EQ(from_le(*db.run([](Transaction& tr) { return tr.get("n"); })), 10u);
+}
+
+TEST(AtomicOps, ReadOfAPendingAtomicOpAddsAReadConflict) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::add, "n", le64(1));
+  tr.get("n");  // depends on the stored value
+  db.run([](Transaction& other) { other.set("n", le64(100)); });
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::not_committed));
+}
+
+TEST(AtomicOps, BlindAtomicOpsNeverConflict) {
+  Database db = Database::open();
+  Transaction a = db.create_transaction();
+  Transaction b = db.create_transaction();
+  a.read_version();
+  b.read_version();
+  a.atomic_op(MutationType::add, "n", le64(1));
+  b.atomic_op(MutationType::add, "n", le64(1));
+  a.commit();
+  EXPECT_NO_THROW(b.commit());
+  EXPECT_EQ(from_le(*db.run([](Transaction& tr) { return tr.get("n"); })), 2u);
+}
+
+TEST(AtomicOps, AtomicOpAfterSetFoldsIntoTheKnownValue) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) {
+    tr.set("k", "ab");
+    tr.atomic_op(MutationType::append_if_fits, "k", "cd");
+    EXPECT_EQ(tr.get("k"), "abcd");
+  });
+  EXPECT_EQ(db.run([](Transaction& tr) { return tr.get("k"); }), "abcd");
+}
+
+TEST(AtomicOps, CompareAndClearRemovesTheKeyOnMatch) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.set("c", le64(0)); });
+  db.run([](Transaction& tr) { tr.atomic_op(MutationType::compare_and_clear, "c", le64(0)); });
+  EXPECT_EQ(db.run([](Transaction& tr) { return tr.get("c"); }), std::nullopt);
+}
+
+TEST(AtomicOps, OversizeOperandIsRejected) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.atomic_op(MutationType::add, "k", std::string(100'001, 'x')); },
+              ThrowsCode(ErrorCode::value_too_large));
+}
+
+// FoundationDB's Increment workload: two blind adds per transaction, one in each half of
+// the key space. The halves' sums stay equal, and no transaction ever conflicts.
+TEST(AtomicOps, IncrementWorkloadBalancesAndNeverConflicts) {
+  Database db = Database::open();
+  constexpr int kThreads = 8, kTxns = 1000, kKeys = 20;
+  std::atomic<int> conflicts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(t);
+      Transaction tr = db.create_transaction();
+      for (int i = 0; i < kTxns; ++i) {
+        for (;;) {
+          try {
+            tr.atomic_op(MutationType::add, "a" + std::to_string(rng() % kKeys), le64(1));
+            tr.atomic_op(MutationType::add, "b" + std::to_string(rng() % kKeys), le64(1));
+            tr.commit();
+            tr.reset();
+            break;
+          } catch (const Error& e) {
+            if (e.code() == 1020) conflicts.fetch_add(1);
+            tr.on_error(e);
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  auto sum = [&](std::string_view prefix) {
+    std::uint64_t s = 0;
+    std::string end(prefix);
+    end.back()++;
+    for (const auto& kv : db.run([&](Transaction& tr) { return tr.get_range(prefix, end); })) {
+      s += from_le(kv.value);
+    }
+    return s;
+  };
+  EXPECT_EQ(sum("a"), std::uint64_t{kThreads} * kTxns);
+  EXPECT_EQ(sum("b"), sum("a"));
+  EXPECT_EQ(conflicts.load(), 0);
+}
+
+// ---- Versionstamps ------------------------------------------------------------------
+
+std::string stamped_key(std::string_view prefix) {
+  std::string k(prefix);
+  std::uint32_t offset = static_cast<std::uint32_t>(k.size());
+  k.append(10, '\0');
+  for (int i = 0; i < 4; ++i) k.push_back(static_cast<char>((offset >> (8 * i)) & 0xff));
+  return k;
+}
+
+TEST(Versionstamp, KeyGetsTheCommitsStamp) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("log/"), "v");
+  tr.commit();
+  std::string stamp = tr.versionstamp();
+  ASSERT_EQ(stamp.size(), 10u);
+  std::uint64_t version = 0;
+  for (int i = 0; i < 8; ++i) version = (version << 8) | static_cast<unsigned char>(stamp[i]);
+  EXPECT_EQ(static_cast<Version>(version), tr.committed_version());
+  EXPECT_EQ(db.run([&](Transaction& r) { return r.get("log/" + stamp); }), "v");
+}
+
+TEST(Versionstamp, ValueGetsTheCommitsStamp) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  std::string param = "id:" + std::string(10, '\0') + std::string("\x03\x00\x00\x00", 4);
+  tr.atomic_op(MutationType::set_versionstamped_value, "k", param);
+  tr.commit();
+  EXPECT_EQ(db.run([](Transaction& r) { return r.get("k"); }), "id:" + tr.versionstamp());
+}
+
+TEST(Versionstamp, StampedKeysFromConcurrentCommitsSortInCommitOrder) {
+  Database db = Database::open();
+  constexpr int kThreads = 8, kEach = 300;
+  std::vector<std::vector<std::pair<std::string, std::string>>> stamps(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        Transaction tr = db.create_transaction();
+        std::string value = std::to_string(t) + "/" + std::to_string(i);
+        tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), value);
+        tr.commit();
+        stamps[t].emplace_back(tr.versionstamp(), value);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<std::pair<std::string, std::string>> all;
+  for (auto& v : stamps) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(std::adjacent_find(all.begin(), all.end(),
+                               [](auto& a, auto& b) { return a.first == b.first; }),
+            all.end())
+      << "two commits got the same versionstamp";
+  auto rows = db.run([](Transaction& tr) { return tr.get_range("s/", "s0"); });
+  ASSERT_EQ(rows.size(), all.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].key, "s/" + all[i].first);
+    EXPECT_EQ(rows[i].value, all[i].second);
+  }
+}
+
+TEST(Versionstamp, OffsetThatLeavesNoRoomIsRejected) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  std::string bad = "abc" + std::string("\x00\x00\x00\x00", 4);  // 10 bytes at 0 don't fit
+  EXPECT_THAT([&] { tr.atomic_op(MutationType::set_versionstamped_key, bad, "v"); },
+              ThrowsCodeWith(ErrorCode::client_invalid_operation, "no room"));
+  EXPECT_THAT([&] { tr.atomic_op(MutationType::set_versionstamped_value, "k", "ab"); },
+              ThrowsCodeWith(ErrorCode::client_invalid_operation, "no 4-byte offset"));
+}
+
+TEST(Versionstamp, PendingStampedKeysAndValuesAreUnreadable) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "v");
+  EXPECT_THAT([&] { tr.get_range("s/", "s0"); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  EXPECT_NO_THROW(tr.get("a"));
+  tr.atomic_op(MutationType::set_versionstamped_value, "k",
+               std::string(10, '\0') + std::string("\x00\x00\x00\x00", 4));
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::accessed_unreadable));
+}
+
+TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  tr.get("x");
+  tr.commit();
+  EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::no_commit_version));
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,158 @@
+// Watches through the public API (issue 4).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "strata/strata.hpp"
+#include "support/error_matchers.hpp"
+
+namespace strata {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ThrowsCode;
+
+Watch watch_committed(Database& db, std::string_view key) {
+  Transaction tr = db.create_transaction();
+  Watch w = tr.watch(key);
+  tr.commit();
+  return w;
+}
+
+TEST(Watch, FiresWhenAnotherThreadChangesTheKey) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.set("k", "1"); });
+  Watch w = watch_committed(db, "k");
+  std::thread writer([&] { db.run([](Transaction& tr) { tr.set("k", "2"); }); });
+  w.wait();  // returns only once fired
+  writer.join();
+  EXPECT_TRUE(w.wait_for(0ms));
+}
+
+TEST(Watch, FiresOnClearAndOnClearRangeAndOnAtomicOp) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) {
+    tr.set("a", "1");
+    tr.set("b", "1");
+    tr.set("c", std::string(1, '\1'));
+  });
+  Watch wa = watch_committed(db, "a");
+  Watch wb = watch_committed(db, "b");
+  Watch wc = watch_committed(db, "c");
+  db.run([](Transaction& tr) { tr.clear("a"); });
+  db.run([](Transaction& tr) { tr.clear_range("b", "bz"); });
+  db.run([](Transaction& tr) { tr.atomic_op(MutationType::add, "c", std::string(1, '\1')); });
+  EXPECT_TRUE(wa.wait_for(10s));
+  EXPECT_TRUE(wb.wait_for(10s));
+  EXPECT_TRUE(wc.wait_for(10s));
+}
+
+TEST(Watch, FiresWhenTheKeyAppears) {
+  Database db = Database::open();
+  Watch w = watch_committed(db, "new");
+  db.run([](Transaction& tr) { tr.set("new", ""); });
+  EXPECT_TRUE(w.wait_for(10s));
+}
+
+TEST(Watch, DoesNotFireWhenTheValueIsRewrittenUnchanged) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.set("k", "same"); });
+  Watch w = watch_committed(db, "k");
+  db.run([](Transaction& tr) { tr.set("k", "same"); });
+  db.run([](Transaction& tr) { tr.set("other", "x"); });
+  EXPECT_FALSE(w.wait_for(50ms));
+  db.run([](Transaction& tr) { tr.set("k", "different"); });
+  EXPECT_TRUE(w.wait_for(10s));
+}
+
+TEST(Watch, FiresAtOnceWhenTheKeyChangedBeforeArming) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  Watch w = tr.watch("k");  // sees absent
+  db.run([](Transaction& other) { other.set("k", "v"); });
+  tr.commit();  // read-only apart from the watch: arms, sees the change
+  EXPECT_TRUE(w.wait_for(10s));
+}
+
+TEST(Watch, WaitForTimesOutWithoutAChange) {
+  Database db = Database::open();
+  Watch w = watch_committed(db, "k");
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(w.wait_for(20ms));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 20ms);
+}
+
+TEST(Watch, CancelWakesWaitersWithoutAChange) {
+  Database db = Database::open();
+  Watch w = watch_committed(db, "k");
+  std::atomic<bool> returned{false};
+  std::thread waiter([&] {
+    w.wait();
+    returned = true;
+  });
+  w.cancel();
+  waiter.join();
+  EXPECT_TRUE(returned.load());
+  EXPECT_FALSE(w.wait_for(0ms));
+}
+
+TEST(Watch, ManyWatchesOnOneKeyAllFire) {
+  Database db = Database::open();
+  std::vector<Watch> watches;
+  for (int i = 0; i < 200; ++i) watches.push_back(watch_committed(db, "hot"));
+  db.run([](Transaction& tr) { tr.set("hot", "x"); });
+  for (Watch& w : watches) EXPECT_TRUE(w.wait_for(10s));
+}
+
+TEST(Watch, ResetBeforeCommitCancelsTheWatch) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  Watch w = tr.watch("k");
+  tr.reset();
+  EXPECT_THAT([&] { w.wait(); }, ThrowsCode(ErrorCode::transaction_cancelled));
+}
+
+TEST(Watch, DestroyingTheTransactionBeforeCommitCancelsTheWatch) {
+  Database db = Database::open();
+  std::optional<Watch> w;
+  {
+    Transaction tr = db.create_transaction();
+    w = tr.watch("k");
+  }
+  EXPECT_THAT([&] { w->wait(); }, ThrowsCode(ErrorCode::transaction_cancelled));
+}
+
+TEST(Watch, FailedCommitFailsTheWatchWithItsError) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  Watch w = tr.watch("k");
+  tr.set("other", "x");
+  db.run([](Transaction& o) { o.set("k", "changed"); });
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::not_committed));
+  EXPECT_THAT([&] { w.wait(); }, ThrowsCode(ErrorCode::not_committed));
+}
+
+TEST(Watch, AddsAReadConflictOnItsKey) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.watch("k");
+  tr.set("x", "1");
+  db.run([](Transaction& o) { o.set("k", "v"); });
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::not_committed));
+}
+
+TEST(Watch, OutlivesItsDatabaseAndEndsCancelled) {
+  std::optional<Watch> w;
+  {
+    Database db = Database::open();
+    w = watch_committed(db, "k");
+  }
+  EXPECT_FALSE(w->wait_for(10s));
+}
+
+}  // namespace
+}  // namespace strata

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -24,7 +25,7 @@ class VersionRecord {
   static VersionRecord* make(Version version, std::optional<std::string_view> value,
                              VersionRecord* older) {
     std::size_t n = value ? value->size() : 0;
-    void* mem = ::operator new(sizeof(VersionRecord) + n);
+    void* mem = ::operator new(kHeaderSize + n);
     auto* r = new (mem) VersionRecord(version, value.has_value(), static_cast<std::uint32_t>(n),
                                       older);
     if (n != 0) std::memcpy(r->data(), value->data(), n);
@@ -36,8 +37,8 @@ class VersionRecord {
   }
 
   Version version() const { return version_; }
-  bool is_tombstone() const { return !present_; }
-  std::string_view value() const { return {data(), size_}; }
+  bool is_tombstone() const { return (size_ & kTombstone) != 0; }
+  std::string_view value() const { return {data(), size_ & ~kTombstone}; }
 
   // Acquire: pairs with the release in cut_older (and with construction).
   VersionRecord* older() const { return older_.load(std::memory_order_acquire); }
@@ -45,16 +46,22 @@ class VersionRecord {
   void cut_older() { older_.store(nullptr, std::memory_order_release); }
 
  private:
+  static constexpr std::uint32_t kTombstone = 0x80000000u;
+
   VersionRecord(Version v, bool present, std::uint32_t size, VersionRecord* older)
-      : version_(v), older_(older), size_(size), present_(present) {}
-  char* data() { return reinterpret_cast<char*>(this + 1); }
-  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+      : version_(v), older_(older), size_(present ? size : kTombstone) {}
+  // The value bytes follow the last field directly, not sizeof(*this) (which pads to 24):
+  // a 100-byte value then fits a 128-byte allocation instead of a 144-byte one.
+  char* data() { return reinterpret_cast<char*>(this) + kHeaderSize; }
+  const char* data() const { return reinterpret_cast<const char*>(this) + kHeaderSize; }
 
   Version version_;
   std::atomic<VersionRecord*> older_;
-  std::uint32_t size_;
-  bool present_;
+  std::uint32_t size_;  // value size; the top bit marks a tombstone
+  static const std::size_t kHeaderSize;
 };
+
+inline constexpr std::size_t VersionRecord::kHeaderSize = offsetof(VersionRecord, size_) + sizeof(std::uint32_t);
 
 // The newest record at or below `version` in a chain starting at `head`, or nullptr.
 inline const VersionRecord* visible_at(const VersionRecord* head, Version version) {

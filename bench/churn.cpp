@@ -1,0 +1,102 @@
+// strata-churn: memory per live key, and a long insert-at-tail / delete-at-head churn with
+// a constant live set, sampling throughput and RSS so that "flat" can be checked.
+//
+//   strata-churn [--keys N] [--ops N] [--live N]
+// Exits 1 when the last tenth of the churn is more than 10 % off the first tenth in rate
+// or in RSS.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+#include <chrono>
+
+#include "strata/strata.hpp"
+
+namespace {
+
+long rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  }
+  return 0;
+}
+
+std::string key_of(std::uint64_t i) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "k%015llu", static_cast<unsigned long long>(i));
+  return std::string(buf, 16);
+}
+
+long arg(int argc, char** argv, const char* name, long fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) return std::atol(argv[i + 1]);
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long keys = arg(argc, argv, "--keys", 1'000'000);
+  const long ops = arg(argc, argv, "--ops", 10'000'000);
+  const long live = arg(argc, argv, "--live", 100'000);
+  const std::string value(100, 'v');
+
+  // 1. Memory per live key.
+  {
+    strata::Database db = strata::Database::open();
+    long before = rss_kib();
+    for (long i = 0; i < keys; i += 1000) {
+      db.run([&](strata::Transaction& tr) {
+        for (long j = i; j < std::min(keys, i + 1000); ++j) tr.set(key_of(j), value);
+      });
+    }
+    long after = rss_kib();
+    double per_key = (after - before) * 1024.0 / keys;
+    std::printf("memory: %ld keys of 16 B + 100 B values: %.1f B per key, %.1f B beyond key+value\n",
+                keys, per_key, per_key - 116);
+  }
+
+  // 2. Churn: each op is one transaction that inserts at the tail and one that deletes at
+  // the head.
+  strata::Database db = strata::Database::open();
+  for (long i = 0; i < live; i += 1000) {
+    db.run([&](strata::Transaction& tr) {
+      for (long j = i; j < std::min(live, i + 1000); ++j) tr.set(key_of(j), value);
+    });
+  }
+  const long samples = 10;
+  std::vector<double> rate(samples);
+  std::vector<long> rss(samples);
+  std::uint64_t head = 0, tail = static_cast<std::uint64_t>(live);
+  std::printf("churn: %ld ops (insert at tail + delete at head), live set %ld\n", ops, live);
+  std::printf("%8s %14s %10s\n", "sample", "ops/s", "RSS MiB");
+  for (long s = 0; s < samples; ++s) {
+    auto start = std::chrono::steady_clock::now();
+    for (long i = 0; i < ops / samples; ++i) {
+      db.run([&](strata::Transaction& tr) { tr.set(key_of(tail), value); });
+      db.run([&](strata::Transaction& tr) {
+        auto first = tr.get_range(key_of(0), "l", {.limit = 1});
+        if (first.empty() || first[0].key != key_of(head)) std::abort();
+        tr.clear(first[0].key);
+      });
+      ++tail;
+      ++head;
+    }
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rate[s] = (ops / samples) / secs;
+    rss[s] = rss_kib();
+    std::printf("%8ld %14.0f %10.1f\n", s + 1, rate[s], rss[s] / 1024.0);
+    std::fflush(stdout);
+  }
+  double rate_drift = rate[samples - 1] / rate[0] - 1;
+  double rss_drift = static_cast<double>(rss[samples - 1]) / rss[0] - 1;
+  bool flat = std::abs(rate_drift) <= 0.10 && std::abs(rss_drift) <= 0.10;
+  std::printf("last vs first tenth: ops/s %+.1f %%, RSS %+.1f %%: %s\n", rate_drift * 100,
+              rss_drift * 100, flat ? "flat" : "NOT FLAT");
+  return flat ? 0 : 1;
+}

@@ -107,7 +107,11 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
   check_not_too_old();
   std::optional<std::string> value;
   if (const kv::VersionRecord* r = db_->store().get(key, rv)) value.emplace(r->value());
-  if (mode == ReadMode::serializable) add_read_conflict(key, key_after(key));
+  if (mode == ReadMode::serializable) {
+    // Keys this transaction set or cleared returned above, so nothing to subtract.
+    point_reads_.emplace_back(key);
+    conflict_bytes_ += 2 * key.size() + 1;
+  }
   if (w != nullptr) return resolve_dependent(*w, value);
   return value;
 }
@@ -366,7 +370,7 @@ void TransactionImpl::commit() {
     finish_watches(true, ErrorCode::success);
     return;
   }
-  if (!read_conflicts_.empty()) check_not_too_old();
+  if (has_read_conflicts()) check_not_too_old();
   if (std::size_t size = size_bytes(); size > base::kTransactionSizeLimit) {
     throw Error(ErrorCode::transaction_too_large,
                 "transaction of " + std::to_string(size) + " bytes exceeds the limit of " +
@@ -375,6 +379,10 @@ void TransactionImpl::commit() {
   CommitRequest request;
   request.read_version = read_version_;
   request.read_ranges = std::move(read_conflicts_);
+  for (std::string& key : point_reads_) {
+    std::string end = key_after(key);
+    request.read_ranges.push_back({std::move(key), std::move(end)});
+  }
   coalesce(request.read_ranges);
   request.write_ranges = std::move(write_conflicts_);
   for (const auto& [key, w] : writes_.points()) request.write_ranges.push_back({key, key_after(key)});
@@ -443,6 +451,7 @@ void TransactionImpl::soft_reset() {
   writes_.reset();
   unreadable_.clear();
   read_conflicts_.clear();
+  point_reads_.clear();
   write_conflicts_.clear();
   conflict_bytes_ = 0;
   state_ = State::active;

@@ -65,6 +65,7 @@ class TransactionImpl {
   void check_usable();  // throws 1025, 2017 or 1031
   Version ensure_read_version();
   void check_not_too_old() const;
+  bool has_read_conflicts() const { return !read_conflicts_.empty() || !point_reads_.empty(); }
   void check_readable(std::string_view begin, std::string_view end) const;  // 1036
   void add_read_conflict(std::string_view begin, std::string_view end);
   std::size_t size_bytes() const;
@@ -85,6 +86,9 @@ class TransactionImpl {
   WriteMap writes_;
   RangeSet unreadable_;  // keys a versionstamped key may become
   std::vector<KeyRange> read_conflicts_;
+  // Keys read with get(), each a [k, k+00) conflict range; kept as keys (one allocation)
+  // and turned into ranges only by a commit that needs them.
+  std::vector<std::string> point_reads_;
   std::vector<KeyRange> write_conflicts_;  // explicit ones only
   std::size_t conflict_bytes_ = 0;
   std::vector<std::shared_ptr<WatchState>> watches_;  // armed at commit

@@ -56,10 +56,9 @@ std::uint32_t extend_software(std::uint32_t crc, const void* data, std::size_t n
   std::uint32_t c = ~crc;
   while (n >= 8) {
     const std::uint64_t word = load_le64(p) ^ c;
-    c = tables[7][word & 0xFF] ^ tables[6][(word >> 8) & 0xFF] ^
-        tables[5][(word >> 16) & 0xFF] ^ tables[4][(word >> 24) & 0xFF] ^
-        tables[3][(word >> 32) & 0xFF] ^ tables[2][(word >> 40) & 0xFF] ^
-        tables[1][(word >> 48) & 0xFF] ^ tables[0][word >> 56];
+    c = tables[7][word & 0xFF] ^ tables[6][(word >> 8) & 0xFF] ^ tables[5][(word >> 16) & 0xFF] ^
+        tables[4][(word >> 24) & 0xFF] ^ tables[3][(word >> 32) & 0xFF] ^
+        tables[2][(word >> 40) & 0xFF] ^ tables[1][(word >> 48) & 0xFF] ^ tables[0][word >> 56];
     p += 8;
     n -= 8;
   }
@@ -71,9 +70,8 @@ std::uint32_t extend_software(std::uint32_t crc, const void* data, std::size_t n
 
 bool hardware_available() noexcept { return __builtin_cpu_supports("sse4.2"); }
 
-__attribute__((target("sse4.2"))) std::uint32_t extend_hardware(std::uint32_t crc,
-                                                                 const void* data,
-                                                                 std::size_t n) noexcept {
+__attribute__((target("sse4.2"))) std::uint32_t extend_hardware(std::uint32_t crc, const void* data,
+                                                                std::size_t n) noexcept {
   const auto* p = static_cast<const unsigned char*>(data);
   std::uint32_t c = ~crc;
   while (n > 0 && (reinterpret_cast<std::uintptr_t>(p) & 7u) != 0) {

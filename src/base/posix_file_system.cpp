@@ -4,20 +4,20 @@
 // lock() combines flock() on the lock file (against other processes) with a registry of
 // the canonical paths this process holds, so a second lock() in the same process fails
 // with a message that says so, also on file systems where flock is not enforced.
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <mutex>
 #include <set>
 #include <system_error>
 
-#include "base/file_system.hpp"
 #include "strata/error.hpp"
+
+#include "base/file_system.hpp"
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace strata::base {
 namespace fs = std::filesystem;
@@ -89,8 +89,8 @@ class PosixReadableFile final : public ReadableFile {
     std::string out(n, '\0');
     std::size_t done = 0;
     while (done < n) {
-      const ssize_t r = ::pread(fd_, out.data() + done, n - done,
-                                static_cast<off_t>(offset + done));
+      const ssize_t r =
+          ::pread(fd_, out.data() + done, n - done, static_cast<off_t>(offset + done));
       if (r < 0) {
         if (errno == EINTR) continue;
         throw_io_error("read", path_, errno);
@@ -156,8 +156,8 @@ struct stat stat_or_throw(const fs::path& path) {
 class PosixFileSystem final : public FileSystem {
  public:
   std::unique_ptr<WritableFile> open_writable(const fs::path& path, OpenMode mode) override {
-    const int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
-                      (mode == OpenMode::truncate ? O_TRUNC : O_APPEND);
+    const int flags =
+        O_WRONLY | O_CREAT | O_CLOEXEC | (mode == OpenMode::truncate ? O_TRUNC : O_APPEND);
     const int fd = ::open(path.c_str(), flags, 0644);
     if (fd < 0) throw_io_error("open", path, errno);
     struct stat st {};

@@ -1,0 +1,57 @@
+// durability/wal_format.hpp: constants and encoders of the write-ahead log format.
+// The specification is docs/format/wal.md; this is its grammar (all integers little-endian):
+//
+//   segment      := file_header record*
+//   file_header  := file_magic[8] = "STRATAWL"
+//                   format_version : u32 = 1
+//                   first_version  : i64        version of the segment's first record
+//                   header_crc     : u32        mask(crc32c(bytes 0..19 of the header))
+//   record       := record_magic   : u32 = 0xE1A75743   (bytes 43 57 A7 E1)
+//                   record_crc     : u32        mask(crc32c(magic, length, version,
+//                                                          prev_version, payload))
+//                   length         : u32        payload bytes, <= max_payload_bytes
+//                   version        : i64        the batch's commit version
+//                   prev_version   : i64        version of the previous record in the log
+//                   payload[length]             opaque to this layer
+//
+// Invariants a valid log satisfies: prev_version < version; each record's prev_version is
+// the version of the record before it (across segments); a segment's name, its
+// first_version and its first record's version agree.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "strata/types.hpp"
+
+namespace strata::durability::wal {
+
+inline constexpr std::string_view file_magic{"STRATAWL", 8};
+inline constexpr std::uint32_t format_version = 1;
+inline constexpr std::size_t file_header_size = 24;
+inline constexpr std::uint32_t record_magic = 0xE1A75743u;
+inline constexpr std::size_t record_header_size = 28;
+inline constexpr std::uint32_t max_payload_bytes = 1u << 30;  // 1 GiB
+
+// Offsets of the record header fields.
+inline constexpr std::size_t record_crc_offset = 4;
+inline constexpr std::size_t record_length_offset = 8;
+inline constexpr std::size_t record_version_offset = 12;
+inline constexpr std::size_t record_prev_offset = 20;
+
+// Appends a file header for a segment whose first record has `first_version`.
+void append_file_header(std::string& dst, Version first_version);
+
+// Appends one framed record. REQUIRES: payload.size() <= max_payload_bytes.
+void append_record(std::string& dst, Version version, Version prev_version,
+                   std::string_view payload);
+
+// The masked checksum stored in a record header, computed from the header bytes
+// (record_header_size of them, the crc field is skipped) and the payload.
+std::uint32_t record_checksum(const char* header, std::string_view payload);
+
+}  // namespace strata::durability::wal

@@ -1,0 +1,201 @@
+// durability/wal_reader.cpp: verifies log segments and tells a torn tail from corruption.
+//
+// The rule (docs/format/wal.md, "Torn tails"): damage at offset p of the newest segment is
+// a torn tail if no valid record (magic, length within the file, checksum) starts anywhere
+// after p; then the segment is cut at p. Damage followed by a valid record, or damage in
+// an older segment, cannot be the result of a crash during an append and is corruption.
+#include "durability/wal_reader.hpp"
+
+#include <algorithm>
+
+#include "strata/error.hpp"
+
+#include "base/coding.hpp"
+#include "base/crc32c.hpp"
+#include "durability/file_names.hpp"
+#include "durability/wal_format.hpp"
+
+namespace strata::durability {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Damage {
+  std::uint64_t offset;
+  std::string what;
+};
+
+[[noreturn]] void throw_corrupt(const std::string& name, std::uint64_t offset,
+                                const std::string& what) {
+  throw Error(ErrorCode::corrupt_data, name + " at offset " + std::to_string(offset) + ": " + what);
+}
+
+// The payload length of a whole, checksum-valid record at `pos`, or nothing.
+std::optional<std::uint32_t> valid_record_length(std::string_view data, std::size_t pos) {
+  if (data.size() - pos < wal::record_header_size) return std::nullopt;
+  const char* h = data.data() + pos;
+  if (base::decode_fixed32(h) != wal::record_magic) return std::nullopt;
+  const std::uint32_t length = base::decode_fixed32(h + wal::record_length_offset);
+  if (length > wal::max_payload_bytes) return std::nullopt;
+  if (data.size() - pos - wal::record_header_size < length) return std::nullopt;
+  const std::string_view payload = data.substr(pos + wal::record_header_size, length);
+  if (base::decode_fixed32(h + wal::record_crc_offset) != wal::record_checksum(h, payload)) {
+    return std::nullopt;
+  }
+  return length;
+}
+
+std::optional<std::uint64_t> find_valid_record(std::string_view data, std::uint64_t from) {
+  for (std::uint64_t q = from; q + wal::record_header_size <= data.size(); ++q) {
+    if (valid_record_length(data, q)) return q;
+  }
+  return std::nullopt;
+}
+
+// Checks the file header; returns the damage (a torn tail candidate) or nothing. Throws
+// for a checksum-valid header that is wrong (version, name).
+std::optional<Damage> check_file_header(std::string_view data, const std::string& name,
+                                        Version name_version) {
+  if (data.size() < wal::file_header_size) {
+    return Damage{0, "truncated file header (" + std::to_string(data.size()) + " bytes)"};
+  }
+  if (data.substr(0, wal::file_magic.size()) != wal::file_magic) {
+    return Damage{0, "bad file magic"};
+  }
+  const std::size_t crc_at = wal::file_header_size - 4;
+  const std::uint32_t crc = base::crc32c::value(data.data(), crc_at);
+  if (base::crc32c::unmask(base::decode_fixed32(data.data() + crc_at)) != crc) {
+    return Damage{0, "file header checksum mismatch"};
+  }
+  const std::uint32_t version = base::decode_fixed32(data.data() + 8);
+  if (version != wal::format_version) {
+    throw_corrupt(name, 8, "unsupported WAL format version " + std::to_string(version));
+  }
+  const auto first = static_cast<Version>(base::decode_fixed64(data.data() + 12));
+  if (first != name_version) {
+    throw_corrupt(
+        name, 12,
+        "header first_version " + std::to_string(first) + " disagrees with the file name");
+  }
+  return std::nullopt;
+}
+
+// The damage at `pos` (a record that is not whole and valid), described.
+Damage describe_damage(std::string_view data, std::uint64_t pos) {
+  const std::uint64_t left = data.size() - pos;
+  if (left < wal::record_header_size) {
+    return {pos, "truncated record header (" + std::to_string(left) + " bytes left)"};
+  }
+  const char* h = data.data() + pos;
+  if (base::decode_fixed32(h) != wal::record_magic) return {pos, "bad record magic"};
+  const std::uint32_t length = base::decode_fixed32(h + wal::record_length_offset);
+  if (length > wal::max_payload_bytes) {
+    return {pos, "record length " + std::to_string(length) + " exceeds the limit"};
+  }
+  if (left - wal::record_header_size < length) {
+    return {pos, "record of " + std::to_string(length) + " bytes runs past the end of file"};
+  }
+  return {pos, "record checksum mismatch"};
+}
+
+}  // namespace
+
+SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Version name_version,
+                             bool is_last, std::optional<Version> expected_prev,
+                             const WalRecordFn& on_record) {
+  SegmentScan scan;
+  std::optional<Damage> damage = check_file_header(data, name, name_version);
+  std::uint64_t pos = wal::file_header_size;
+  while (!damage && pos < data.size()) {
+    const auto length = valid_record_length(data, pos);
+    if (!length) {
+      damage = describe_damage(data, pos);
+      break;
+    }
+    const char* h = data.data() + pos;
+    WalRecord record;
+    record.version = static_cast<Version>(base::decode_fixed64(h + wal::record_version_offset));
+    record.prev_version = static_cast<Version>(base::decode_fixed64(h + wal::record_prev_offset));
+    record.payload = data.substr(pos + wal::record_header_size, *length);
+    record.offset = pos;
+    if (record.prev_version >= record.version) {
+      throw_corrupt(name, pos,
+                    "version " + std::to_string(record.version) +
+                        " does not increase over prev_version " +
+                        std::to_string(record.prev_version));
+    }
+    if (expected_prev && record.prev_version != *expected_prev) {
+      throw_corrupt(name, pos,
+                    "version gap: record " + std::to_string(record.version) + " follows version " +
+                        std::to_string(record.prev_version) +
+                        " but the previous record is version " + std::to_string(*expected_prev));
+    }
+    if (scan.records == 0 && record.version != name_version) {
+      throw_corrupt(name, pos,
+                    "first record version " + std::to_string(record.version) +
+                        " disagrees with the file name");
+    }
+    on_record(record);
+    expected_prev = record.version;
+    scan.last_version = record.version;
+    ++scan.records;
+    pos += wal::record_header_size + *length;
+  }
+  if (!damage) {
+    scan.valid_bytes = pos;
+    return scan;
+  }
+  if (!is_last)
+    throw_corrupt(name, damage->offset, damage->what + " in a segment that is not the newest");
+  if (const auto next = find_valid_record(data, damage->offset + 1)) {
+    throw_corrupt(name, damage->offset,
+                  damage->what + ", followed by a valid record at offset " + std::to_string(*next));
+  }
+  scan.end = WalEnd::torn_tail;
+  scan.valid_bytes = damage->offset;
+  return scan;
+}
+
+WalReader::WalReader(base::FileSystem& fs, fs::path dir) : fs_(fs), dir_(std::move(dir)) {}
+
+WalReadResult WalReader::read(Version after, const WalRecordFn& on_record) {
+  WalReadResult result;
+  std::vector<std::pair<Version, fs::path>> segments;
+  for (const std::string& name : fs_.list(dir_)) {
+    const ParsedFileName parsed = parse_file_name(name);
+    if (parsed.kind == FileKind::wal_segment) segments.emplace_back(parsed.version, dir_ / name);
+  }
+  std::sort(segments.begin(), segments.end());
+  std::optional<Version> previous;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const auto& [name_version, path] = segments[i];
+    const std::string name = path.string();
+    const std::string data = fs_.open_readable(path)->read_all();
+    const auto deliver = [&](const WalRecord& record) {
+      if (record.version <= after) return;
+      if (result.records_delivered == 0 && record.prev_version > after) {
+        throw_corrupt(name, record.offset,
+                      "version gap: the log continues from version " +
+                          std::to_string(record.prev_version) + " but recovery starts at " +
+                          std::to_string(after) + "; records in between are missing");
+      }
+      ++result.records_delivered;
+      on_record(record);
+    };
+    const bool is_last = i + 1 == segments.size();
+    const SegmentScan scan = scan_wal_segment(data, name, name_version, is_last, previous, deliver);
+    result.segments.push_back(path);
+    result.bytes_read += data.size();
+    if (scan.last_version) previous = scan.last_version;
+    if (is_last) {
+      result.end = scan.end;
+      result.newest_segment = path;
+      result.newest_segment_records = scan.records;
+      result.newest_valid_bytes = scan.valid_bytes;
+    }
+  }
+  result.last_version = previous;
+  return result;
+}
+
+}  // namespace strata::durability

@@ -1,0 +1,235 @@
+// durability/wal_writer.cpp: buffered, group-committed appends to log segments.
+//
+// Encoded with wal::append_file_header / wal::append_record (grammar in wal_format.hpp):
+//   segment := file_header record*
+//   record  := magic crc length version prev_version payload
+#include "durability/wal_writer.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "strata/error.hpp"
+
+#include "durability/file_names.hpp"
+#include "durability/wal_format.hpp"
+
+namespace strata::durability {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::uint64_t mark_interval_bytes = 64 << 10;
+constexpr std::size_t max_idle_buffer_capacity = 16 << 20;
+}  // namespace
+
+WalWriter::WalWriter(base::FileSystem& fs, fs::path dir, Version last_version, Options options)
+    : fs_(fs), dir_(std::move(dir)), options_(options), last_version_(last_version) {
+  adopt_existing_segments();
+}
+
+WalWriter::~WalWriter() {
+  if (active_ == nullptr) return;
+  try {
+    active_->close();
+  } catch (const Error&) {
+    // Destructors never throw; unflushed records were never acknowledged.
+  }
+}
+
+void WalWriter::adopt_existing_segments() {
+  for (const std::string& name : fs_.list(dir_)) {
+    const ParsedFileName parsed = parse_file_name(name);
+    if (parsed.kind != FileKind::wal_segment) continue;
+    if (parsed.version > last_version_) {
+      throw Error(ErrorCode::invalid_argument,
+                  "WAL segment " + (dir_ / name).string() + " starts after version " +
+                      std::to_string(last_version_) + "; run recover() before writing");
+    }
+    const std::uint64_t bytes = fs_.file_size(dir_ / name);
+    segments_.push_back(Segment{dir_ / name, parsed.version, bytes});
+  }
+  // list() is sorted and names are zero-padded, so segments_ is in version order.
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    total_bytes_ += segments_[i].bytes;
+    const Version upper =
+        i + 1 < segments_.size() ? segments_[i + 1].first_version - 1 : last_version_;
+    marks_.push_back(Mark{upper, total_bytes_});
+  }
+}
+
+void WalWriter::throw_if_failed() const {
+  if (failed_) {
+    throw Error(ErrorCode::database_failed,
+                "the write-ahead log in " + dir_.string() + " failed earlier (" + failure_ + ")");
+  }
+  if (closed_) {
+    throw Error(ErrorCode::client_invalid_operation, "WAL writer used after close()");
+  }
+}
+
+void WalWriter::fail_locked() {
+  failed_ = true;
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    failure_ = e.what();
+    throw;
+  }
+}
+
+void WalWriter::append(Version version, std::string_view payload) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  throw_if_failed();
+  if (version <= last_version_) {
+    throw Error(ErrorCode::invalid_argument, "WAL append of version " + std::to_string(version) +
+                                                 " after version " + std::to_string(last_version_));
+  }
+  if (payload.size() > wal::max_payload_bytes) {
+    throw Error(ErrorCode::invalid_argument, "WAL record of " + std::to_string(payload.size()) +
+                                                 " bytes (limit " +
+                                                 std::to_string(wal::max_payload_bytes) + ")");
+  }
+  if (buffer_.empty()) {
+    // A new group: start a new segment if the active one is full (never split a group).
+    if (active_ != nullptr && active_->size() >= options_.segment_bytes) close_active_locked();
+    if (active_ == nullptr && !segment_pending_) {
+      segment_pending_ = true;
+      pending_first_version_ = version;
+      wal::append_file_header(buffer_, version);
+    }
+  }
+  wal::append_record(buffer_, version, last_version_, payload);
+  last_version_ = version;
+}
+
+void WalWriter::flush(bool sync) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  throw_if_failed();
+  flush_locked(sync);
+}
+
+void WalWriter::flush_locked(bool sync) {
+  try {
+    if (!buffer_.empty()) {
+      if (segment_pending_) {
+        const fs::path path = dir_ / wal_file_name(pending_first_version_);
+        active_ = fs_.open_writable(path, base::OpenMode::truncate);
+        segments_.push_back(Segment{path, pending_first_version_, 0});
+        segment_pending_ = false;
+        dir_sync_pending_ = true;
+      }
+      unsynced_ = true;
+      active_->append(buffer_);
+      segments_.back().bytes += buffer_.size();
+      total_bytes_ += buffer_.size();
+      buffer_.clear();
+      if (buffer_.capacity() > max_idle_buffer_capacity) buffer_.shrink_to_fit();
+      add_mark_locked(/*force=*/false);
+    }
+    if (sync && unsynced_) {
+      active_->sync();
+      unsynced_ = false;
+    }
+    if (sync && dir_sync_pending_) {
+      fs_.sync_dir(dir_);
+      dir_sync_pending_ = false;
+    }
+  } catch (...) {
+    fail_locked();
+  }
+}
+
+void WalWriter::close_active_locked() {
+  if (active_ == nullptr) return;
+  try {
+    if (unsynced_) active_->sync();
+    unsynced_ = false;
+    if (dir_sync_pending_) fs_.sync_dir(dir_);
+    dir_sync_pending_ = false;
+    active_->close();
+    active_.reset();
+    add_mark_locked(/*force=*/true);
+  } catch (...) {
+    fail_locked();
+  }
+}
+
+void WalWriter::add_mark_locked(bool force) {
+  if (!force && !marks_.empty() && total_bytes_ - marks_.back().bytes < mark_interval_bytes) {
+    return;
+  }
+  // Everything written so far belongs to records <= last_version_: flush writes all of the
+  // buffer, and a segment is closed only with an empty buffer.
+  if (!marks_.empty() && marks_.back().bytes == total_bytes_) {
+    marks_.back().version = std::max(marks_.back().version, last_version_);
+    return;
+  }
+  marks_.push_back(Mark{last_version_, total_bytes_});
+}
+
+void WalWriter::roll() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  throw_if_failed();
+  if (!buffer_.empty()) flush_locked(/*sync=*/false);
+  close_active_locked();
+}
+
+void WalWriter::close() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  throw_if_failed();
+  flush_locked(/*sync=*/true);
+  close_active_locked();
+  closed_ = true;
+}
+
+std::uint64_t WalWriter::bytes_since(Version v) const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  std::uint64_t base = removed_bytes_;
+  // Marks are in increasing version and byte order: take the last one at or below v.
+  auto it = std::upper_bound(marks_.begin(), marks_.end(), v,
+                             [](Version value, const Mark& m) { return value < m.version; });
+  if (it != marks_.begin()) base = std::max(base, std::prev(it)->bytes);
+  return total_bytes_ - base;
+}
+
+std::vector<fs::path> WalWriter::segments_before_locked(Version v) const {
+  std::vector<fs::path> result;
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    const bool is_active = active_ != nullptr && i + 1 == segments_.size();
+    if (is_active) break;
+    // Records of segment i are below the next segment's first version; the newest closed
+    // segment holds nothing after last_version_.
+    const Version upper =
+        i + 1 < segments_.size() ? segments_[i + 1].first_version - 1 : last_version_;
+    if (upper > v) break;
+    result.push_back(segments_[i].path);
+  }
+  return result;
+}
+
+std::vector<fs::path> WalWriter::segments_before(Version v) const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return segments_before_locked(v);
+}
+
+void WalWriter::remove_segments_before(Version checkpoint_version) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  for (const fs::path& path : segments_before_locked(checkpoint_version)) {
+    fs_.remove(path);
+    removed_bytes_ += segments_.front().bytes;
+    segments_.pop_front();
+    fs_.sync_dir(dir_);
+  }
+  while (!marks_.empty() && marks_.front().bytes <= removed_bytes_) marks_.pop_front();
+}
+
+Version WalWriter::last_version() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return last_version_;
+}
+
+bool WalWriter::failed() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return failed_;
+}
+
+}  // namespace strata::durability

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <type_traits>
@@ -30,12 +31,17 @@ struct Options {
   std::filesystem::path path;             // empty: in memory only
   Durability durability = Durability::fsync;  // ignored when path is empty
   std::chrono::milliseconds mvcc_window{5000};  // older read versions: error 1007
+  // On disk: write a checkpoint (and drop older log) each time the log grows by this much.
+  std::uint64_t checkpoint_log_bytes = 64ull << 20;
 };
 
 class Database {
  public:
   // Opens a database. With an empty path the store lives in memory and is gone when the
-  // last handle (and transaction) is destroyed.
+  // last handle (and transaction) is destroyed. With a path, the directory is created if
+  // needed, locked (database_locked if another handle or process has it open), and its
+  // checkpoint and log are recovered; corrupt_data or io_error name the damaged file. The
+  // directory is closed, with a final checkpoint, when the last handle and transaction go.
   static Database open(Options options = {});
 
   // A new transaction. It keeps the store alive while it exists.

@@ -1,6 +1,7 @@
 #include "engine/commit_pipeline.hpp"
 
 #include "base/limits.hpp"
+#include "engine/persistence.hpp"
 #include "engine/versionstamp.hpp"
 
 namespace strata::engine {
@@ -18,6 +19,11 @@ void set_state(CommitRequest& r, int state) {
 }  // namespace
 
 void CommitPipeline::commit(CommitRequest& request) {
+  if (failed_.load(std::memory_order_acquire)) {
+    throw Error(ErrorCode::database_failed,
+                "an earlier write to the log failed, so the database accepts no more commits; "
+                "reopen it to recover");
+  }
   {
     std::lock_guard lock(queue_mu_);
     queue_.push_back(&request);
@@ -36,8 +42,12 @@ void CommitPipeline::commit(CommitRequest& request) {
   }
   process(batch_);
   CommitRequest* next_leader = nullptr;
+  // Take the batch back under the lock: once leader_active_ is false a new leader may
+  // swap its queue into batch_ at once.
+  std::vector<CommitRequest*> done;
   {
     std::lock_guard lock(queue_mu_);
+    done.swap(batch_);
     if (queue_.empty()) {
       leader_active_ = false;
     } else {
@@ -46,8 +56,6 @@ void CommitPipeline::commit(CommitRequest& request) {
   }
   // Wake the batch; our own request is in it. Read everything first: a woken committer
   // may destroy its request at once.
-  std::vector<CommitRequest*> done;
-  done.swap(batch_);
   if (next_leader != nullptr) set_state(*next_leader, kLeader);
   for (CommitRequest* r : done) {
     if (r != &request) set_state(*r, kDone);
@@ -75,7 +83,9 @@ void CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept {
     writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
               r->writes->stamped_keys().size();
   }
+  if (persistence_ != nullptr && !log_batch(batch, version)) return;  // never published
   store_.publish(version);
+  if (persistence_ != nullptr) persistence_->maybe_checkpoint();
   if (watches_.size() != 0) {
     auto value_of = [this](std::string_view key) -> std::optional<std::string> {
       auto v = store_.latest(key);
@@ -89,6 +99,24 @@ void CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept {
   Version oldest = store_.registry().oldest(store_.committed_atomic());
   store_.collect_garbage(2 * writes + 16, oldest);
   resolver_.prune(oldest, 2 * writes + 16);
+}
+
+bool CommitPipeline::log_batch(std::vector<CommitRequest*>& batch, Version version) noexcept {
+  try {
+    if (!log_.empty()) persistence_->log(version, log_.bytes());
+    log_.reset();
+    return true;
+  } catch (const std::exception&) {
+    // The batch may or may not be in the log. Its writes stay unpublished, and nothing is
+    // appended after an unknown tail: every later commit fails until the database is
+    // reopened (and recovery decides).
+    log_.reset();
+    failed_.store(true, std::memory_order_release);
+    for (CommitRequest* r : batch) {
+      if (r->error == ErrorCode::success) r->error = ErrorCode::commit_unknown_result;
+    }
+    return false;
+  }
 }
 
 bool CommitPipeline::resolve(const CommitRequest& r) const {
@@ -115,7 +143,19 @@ void CommitPipeline::record_writes(CommitRequest& r, Version version) {
 void CommitPipeline::apply(const CommitRequest& r, Version version,
                            std::vector<std::string>& stamped) {
   const WriteMap& w = *r.writes;
-  for (const auto& [begin, end] : w.cleared_ranges()) store_.clear_range(begin, end, version);
+  const bool logging = persistence_ != nullptr && persistence_->logging();
+  for (const auto& [begin, end] : w.cleared_ranges()) {
+    store_.clear_range(begin, end, version);
+    if (logging) log_.clear_range(begin, end);
+  }
+  auto set = [&](std::string_view key, std::string_view value) {
+    store_.set(key, value, version);
+    if (logging) log_.set(key, value);
+  };
+  auto clear = [&](std::string_view key) {
+    store_.clear(key, version);
+    if (logging) log_.clear(key);
+  };
   std::string stamp;
   if (!w.stamped_keys().empty() || w.has_stamped_values()) {
     stamp = make_versionstamp(version, r.batch_index);
@@ -123,24 +163,24 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
   for (const auto& [key, entry] : w.points()) {
     switch (entry.kind) {
       case PointWrite::Kind::set:
-        store_.set(key, entry.value, version);
+        set(key, entry.value);
         break;
       case PointWrite::Kind::clear:
-        store_.clear(key, version);
+        clear(key);
         break;
       case PointWrite::Kind::dependent: {
         std::optional<std::string> v = resolve_dependent(entry, store_.latest(key));
-        v ? store_.set(key, *v, version) : store_.clear(key, version);
+        v ? set(key, *v) : clear(key);
         break;
       }
       case PointWrite::Kind::stamped:
-        store_.set(key, apply_stamp(entry.value, entry.stamp_offset, stamp), version);
+        set(key, apply_stamp(entry.value, entry.stamp_offset, stamp));
         break;
     }
   }
   for (const StampedKeyWrite& s : w.stamped_keys()) {
     stamped.push_back(apply_stamp(s.key, s.offset, stamp));
-    store_.set(stamped.back(), s.value, version);
+    set(stamped.back(), s.value);
   }
 }
 

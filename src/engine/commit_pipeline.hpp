@@ -16,6 +16,7 @@
 #include <mutex>
 #include <vector>
 
+#include "durability/mutation_batch.hpp"
 #include "engine/resolver.hpp"
 #include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"
@@ -43,6 +44,9 @@ class CommitPipeline {
  public:
   explicit CommitPipeline(kv::MvccStore& store) : store_(store) {}
 
+  // Log batches here before publishing them (a durable database). Set before any commit.
+  void set_persistence(class Persistence* persistence) { persistence_ = persistence; }
+
   // Resolves and (if no conflict) applies `request`; fills its output fields.
   void commit(CommitRequest& request);
 
@@ -54,15 +58,20 @@ class CommitPipeline {
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
   void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped);
+  // Logs the batch; false when the log failed (the pipeline is then failed for good).
+  bool log_batch(std::vector<CommitRequest*>& batch, Version version) noexcept;
 
   kv::MvccStore& store_;
   WatchRegistry watches_;
+  class Persistence* persistence_ = nullptr;
+  std::atomic<bool> failed_{false};  // a log write failed: no further commits
   std::mutex queue_mu_;
   std::vector<CommitRequest*> queue_;  // guarded by queue_mu_
   bool leader_active_ = false;         // guarded by queue_mu_
   // Owned by the current leader only.
   Resolver resolver_;
   std::vector<CommitRequest*> batch_;
+  durability::MutationBatchEncoder log_;  // the batch's net effect, for the log
 };
 
 }  // namespace strata::engine

@@ -4,7 +4,10 @@
 // Thread safety: all members are safe to use from many threads as documented on each.
 #pragma once
 
+#include <memory>
+
 #include "engine/commit_pipeline.hpp"
+#include "engine/persistence.hpp"
 #include "kv/mvcc_store.hpp"
 #include "strata/database.hpp"
 
@@ -21,6 +24,7 @@ class DatabaseImpl {
  private:
   Options options_;
   kv::MvccStore store_;
+  std::unique_ptr<Persistence> persistence_;  // null in memory; closed before store_ goes
   CommitPipeline pipeline_{store_};
 };
 

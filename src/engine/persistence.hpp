@@ -1,0 +1,69 @@
+// engine/persistence.hpp: what makes a database durable: its directory, lock, write-ahead
+// log and checkpoints (Options::path set).
+//
+// On open it locks the directory, recovers the newest checkpoint and the log after it into
+// the store, and opens a log writer. The commit pipeline calls log() once per batch (one
+// write, and one fdatasync under Durability::fsync) before publishing. A background thread
+// writes a checkpoint from an MVCC snapshot whenever the log has grown by
+// checkpoint_log_bytes since the last one (no committer waits for it), then removes the
+// log segments and checkpoints it makes unnecessary. Closing writes a final checkpoint.
+//
+// Thread safety: log() and maybe_checkpoint() are called by the pipeline leader only; the
+// checkpoint thread reads the store through a reader slot like any transaction.
+#pragma once
+
+#include <condition_variable>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <thread>
+
+#include "base/file_system.hpp"
+#include "durability/wal_writer.hpp"
+#include "kv/mvcc_store.hpp"
+#include "strata/database.hpp"
+
+namespace strata::engine {
+
+class Persistence {
+ public:
+  // Creates the directory if needed, locks it (database_locked if another handle holds
+  // it), and recovers into `store`, publishing the recovered version. Throws corrupt_data
+  // or io_error naming the file.
+  Persistence(const Options& options, kv::MvccStore& store,
+              base::FileSystem& fs = base::default_file_system());
+  ~Persistence();
+  Persistence(const Persistence&) = delete;
+  Persistence& operator=(const Persistence&) = delete;
+
+  // Makes the batch at `version` as durable as the mode promises. Throws io_error or
+  // database_failed: the batch's fate is then unknown (commit_unknown_result).
+  void log(Version version, std::string_view payload);
+  // Wakes the checkpoint thread when the log has grown enough since the last checkpoint.
+  void maybe_checkpoint();
+
+  bool logging() const { return wal_ != nullptr; }
+
+ private:
+  void checkpoint_loop();
+  void write_checkpoint();
+
+  base::FileSystem& fs_;
+  const std::filesystem::path dir_;
+  const Durability mode_;
+  const std::uint64_t checkpoint_log_bytes_;
+  kv::MvccStore& store_;
+  std::unique_ptr<base::FileLock> lock_;
+  std::unique_ptr<durability::WalWriter> wal_;  // null under Durability::none
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;         // guarded by mu_
+  bool requested_ = false;    // guarded by mu_
+  Version last_checkpoint_ = 0;  // checkpoint thread (and the constructor) only
+  std::atomic<Version> checkpoint_floor_{0};  // last_checkpoint_, for maybe_checkpoint
+  std::thread thread_;
+};
+
+}  // namespace strata::engine

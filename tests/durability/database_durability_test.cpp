@@ -1,0 +1,189 @@
+// A durable Database end to end: reopen, modes, the lock, damage, and the crash loop.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+
+#include "durability/temp_dir.hpp"
+#include "strata/strata.hpp"
+#include "support/error_matchers.hpp"
+
+namespace strata {
+namespace {
+
+using testing::TempDir;
+using testing::ThrowsCode;
+
+std::map<std::string, std::string> contents(Database& db) {
+  std::map<std::string, std::string> out;
+  for (auto& kv : db.run([](Transaction& tr) { return tr.get_range("", "\xff"); })) {
+    out.emplace(kv.key, kv.value);
+  }
+  return out;
+}
+
+Options on_disk(const std::filesystem::path& dir, Durability mode = Durability::fsync) {
+  Options o;
+  o.path = dir;
+  o.durability = mode;
+  return o;
+}
+
+class DurableModes : public ::testing::TestWithParam<Durability> {};
+
+TEST_P(DurableModes, CommittedDataSurvivesReopen) {
+  TempDir dir;
+  std::map<std::string, std::string> model;
+  {
+    Database db = Database::open(on_disk(dir.path(), GetParam()));
+    for (int i = 0; i < 200; ++i) {
+      db.run([&](Transaction& tr) {
+        tr.set("k" + std::to_string(i), "v" + std::to_string(i));
+        if (i % 10 == 9) tr.clear_range("k1", "k2");
+        tr.atomic_op(MutationType::add, "counter", std::string(1, '\1'));
+      });
+    }
+    model = contents(db);
+  }
+  Database again = Database::open(on_disk(dir.path(), GetParam()));
+  EXPECT_EQ(contents(again), model);
+  // Versions continue from where they stopped.
+  Version before = again.committed_version();
+  again.run([](Transaction& tr) { tr.set("after", "reopen"); });
+  EXPECT_GT(again.committed_version(), before);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, DurableModes,
+                         ::testing::Values(Durability::none, Durability::buffered,
+                                           Durability::fsync));
+
+TEST(DurableDatabase, CheckpointsReplaceTheLogAndRecoveryUsesThem) {
+  TempDir dir;
+  Options o = on_disk(dir.path(), Durability::buffered);
+  o.checkpoint_log_bytes = 4096;  // a checkpoint every few commits
+  std::map<std::string, std::string> model;
+  {
+    Database db = Database::open(o);
+    std::string value(300, 'x');
+    for (int i = 0; i < 500; ++i) {
+      db.run([&](Transaction& tr) { tr.set("key" + std::to_string(i % 97), value + std::to_string(i)); });
+    }
+    model = contents(db);
+  }
+  int checkpoints = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir.path())) {
+    if (e.path().extension() == ".ckpt") ++checkpoints;
+  }
+  EXPECT_EQ(checkpoints, 1) << "older checkpoints are removed once a newer one is durable";
+  Database again = Database::open(o);
+  EXPECT_EQ(contents(again), model);
+}
+
+TEST(DurableDatabase, SecondOpenOfTheSameDirectoryIsRefused) {
+  TempDir dir;
+  Database db = Database::open(on_disk(dir.path()));
+  EXPECT_THAT([&] { Database::open(on_disk(dir.path())); }, ThrowsCode(ErrorCode::database_locked));
+}
+
+TEST(DurableDatabase, DamagedLogIsAClearErrorNamingTheFile) {
+  TempDir dir;
+  {
+    Options o = on_disk(dir.path());
+    o.checkpoint_log_bytes = 1ull << 40;
+    Database db = Database::open(o);
+    for (int i = 0; i < 50; ++i) db.run([&](Transaction& tr) { tr.set("k" + std::to_string(i), "v"); });
+  }
+  // The clean close wrote a checkpoint; damage it in the middle.
+  std::filesystem::path ckpt;
+  for (auto& e : std::filesystem::directory_iterator(dir.path())) {
+    if (e.path().extension() == ".ckpt") ckpt = e.path();
+  }
+  ASSERT_FALSE(ckpt.empty());
+  {
+    std::fstream f(ckpt, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(ckpt) / 2));
+    f.put('\x5a');
+  }
+  EXPECT_THAT([&] { Database::open(on_disk(dir.path())); },
+              testing::ThrowsCodeWith(ErrorCode::corrupt_data, ckpt.filename().string()));
+}
+
+#if !defined(__SANITIZE_THREAD__)
+// The crash test: a child commits in a loop and reports each acknowledged commit through a
+// pipe; the parent kills it with SIGKILL at a random moment, reopens, and checks that every
+// acknowledged commit is there and the contents are exactly those of the last commit that
+// made it (nothing half-applied). Commit n sets item/n and last=n, and clears item/(n-20).
+void child_loop(const std::filesystem::path& dir, int fd) {
+  Options o = on_disk(dir, Durability::fsync);
+  o.checkpoint_log_bytes = 16 * 1024;  // checkpoints happen during the run
+  Database db = Database::open(o);
+  auto last = db.run([](Transaction& tr) { return tr.get("last"); });
+  std::uint32_t n = last ? static_cast<std::uint32_t>(std::stoul(*last)) : 0;
+  for (;;) {
+    ++n;
+    db.run([&](Transaction& tr) {
+      tr.set("item/" + std::to_string(100000 + n), std::string(100, 'a' + n % 26));
+      if (n > 20) tr.clear("item/" + std::to_string(100000 + n - 20));
+      tr.set("last", std::to_string(n));
+    });
+    if (write(fd, &n, sizeof n) != sizeof n) _exit(1);
+  }
+}
+
+std::map<std::string, std::string> expected_after(std::uint32_t n) {
+  std::map<std::string, std::string> m;
+  if (n == 0) return m;
+  for (std::uint32_t i = (n > 20 ? n - 19 : 1); i <= n; ++i) {
+    m["item/" + std::to_string(100000 + i)] = std::string(100, 'a' + i % 26);
+  }
+  m["last"] = std::to_string(n);
+  return m;
+}
+
+TEST(DurableDatabase, SigkillNeverLosesAnAcknowledgedCommit) {
+  TempDir dir;
+  std::mt19937 rng(12345);
+  std::uint32_t acknowledged = 0;
+  for (int round = 0; round < 12; ++round) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(fds[0]);
+      child_loop(dir.path(), fds[1]);
+      _exit(0);
+    }
+    close(fds[1]);
+    // Let it acknowledge a random number of commits, then kill it mid-flight.
+    std::uint32_t target = acknowledged + 20 + rng() % 300, n = 0;
+    while (acknowledged < target && read(fds[0], &n, sizeof n) == sizeof n) acknowledged = n;
+    kill(pid, SIGKILL);
+    while (read(fds[0], &n, sizeof n) == sizeof n) acknowledged = n;  // drain what it sent
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+
+    Database db = Database::open(on_disk(dir.path()));
+    auto state = contents(db);
+    ASSERT_TRUE(state.count("last")) << "round " << round;
+    std::uint32_t last = static_cast<std::uint32_t>(std::stoul(state["last"]));
+    ASSERT_GE(last, acknowledged) << "an acknowledged commit was lost in round " << round;
+    ASSERT_LE(last, acknowledged + 1) << "more commits than were ever attempted";
+    ASSERT_EQ(state, expected_after(last)) << "half-applied state in round " << round;
+    acknowledged = last;
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace strata

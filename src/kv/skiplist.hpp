@@ -88,10 +88,12 @@ class SkipList {
   }
 
   // First node with key >= `key`, or nullptr.
-  Node* find_greater_or_equal(std::string_view key) const { return descend(key, nullptr)->next(0); }
+  Node* find_greater_or_equal(std::string_view key) const {
+    return descend(key, nullptr).at_or_after;
+  }
   // Last node with key < `key`, or nullptr.
   Node* find_less_than(std::string_view key) const {
-    Node* x = descend(key, nullptr);
+    Node* x = descend(key, nullptr).before;
     return x == head_ ? nullptr : x;
   }
   // Last node in the list, or nullptr.
@@ -143,10 +145,17 @@ class SkipList {
 
   void find_predecessors(std::string_view key, Node** prev) const { descend(key, prev); }
 
-  // The last node with key < `key` (head_ if none), recording the predecessor at each
-  // level in `prev` when given. A node found larger at one level is not compared again
-  // at the levels below (leveldb's trick): it is the most common next node there.
-  Node* descend(std::string_view key, Node** prev) const {
+  struct Position {
+    Node* before;       // the last node with key < `key` (head_ if none)
+    Node* at_or_after;  // the node that followed it when compared: key >= `key`, or nullptr
+  };
+
+  // Finds `key`'s position, recording the predecessor at each level in `prev` when given.
+  // at_or_after is the very pointer that was compared, never a reload of before->next(0):
+  // a concurrent insert between the two loads could put a smaller key there.
+  // A node found larger at one level is not compared again at the levels below
+  // (leveldb's trick): it is the most common next node there.
+  Position descend(std::string_view key, Node** prev) const {
     Node* x = head_;
     Node* known_bigger = nullptr;
     for (int level = max_height() - 1; level >= 0; --level) {
@@ -160,7 +169,7 @@ class SkipList {
       }
       if (prev != nullptr) prev[level] = x;
     }
-    return x;
+    return {x, known_bigger};
   }
 
   // Geometric heights with p = 1/4, from two bits per level.

@@ -125,5 +125,38 @@ TEST(SkipList, ConcurrentReadersNeverMissKeysInsertedBeforeTheirScan) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+// Regression: find_greater_or_equal once reloaded before->next(0) after comparing it; a
+// node inserted between the two loads (a smaller key) was returned instead, so a lookup of
+// an existing key transiently failed. Readers look up existing keys while the writer
+// inserts keys just before them.
+TEST(SkipList, LookupOfAnExistingKeyNeverMissesDuringInserts) {
+  constexpr int kKeys = 4000;
+  SkipList<int> list;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < kKeys; ++i) list.insert(key_of(2 * i + 1), rng());  // odd keys exist
+  std::atomic<bool> done{false};
+  std::atomic<long> misses{0}, lookups{0};
+  auto reader = [&] {
+    std::mt19937 r(11);
+    while (!done.load(std::memory_order_acquire)) {
+      std::string k = key_of(2 * static_cast<int>(r() % kKeys) + 1);
+      auto* n = list.find_greater_or_equal(k);
+      if (n == nullptr || n->key() != k) misses.fetch_add(1);
+      lookups.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  for (int round = 0; round < 40; ++round) {
+    // key_of(2i) + "xx..." sorts between key_of(2i) and key_of(2i + 1): every insert
+    // lands in the gap a lookup of key_of(2i + 1) compares across.
+    for (int i = 0; i < kKeys; ++i) list.insert(key_of(2 * i) + std::string(round, 'x'), rng());
+  }
+  done = true;
+  r1.join();
+  r2.join();
+  EXPECT_GT(lookups.load(), 0);
+  EXPECT_EQ(misses.load(), 0) << "of " << lookups.load() << " lookups";
+}
+
 }  // namespace
 }  // namespace strata::kv

@@ -35,6 +35,14 @@ struct Options {
   std::uint64_t checkpoint_log_bytes = 64ull << 20;
 };
 
+// Counters since open (monotonic; read with relaxed ordering, so a snapshot of several
+// counters may be slightly inconsistent).
+struct DatabaseStats {
+  std::uint64_t commits = 0;    // writing transactions committed
+  std::uint64_t conflicts = 0;  // commits refused with not_committed (1020)
+  std::uint64_t batches = 0;    // commit batches (group commits) published
+};
+
 class Database {
  public:
   // Opens a database. With an empty path the store lives in memory and is gone when the
@@ -72,6 +80,7 @@ class Database {
 
   // The newest committed (and visible) version.
   Version committed_version() const;
+  DatabaseStats stats() const;
 
   // For the engine's own use.
   engine::DatabaseImpl& impl() const { return *impl_; }

@@ -3,5 +3,9 @@
 
 #include "strata/database.hpp"
 #include "strata/error.hpp"
+#include "strata/priority_queue.hpp"
+#include "strata/queue.hpp"
+#include "strata/subspace.hpp"
 #include "strata/transaction.hpp"
+#include "strata/tuple.hpp"
 #include "strata/types.hpp"

@@ -21,6 +21,8 @@ Transaction Database::create_transaction() {
 
 Version Database::committed_version() const { return impl_->store().committed(); }
 
+DatabaseStats Database::stats() const { return impl_->pipeline().stats(); }
+
 // ---- Watch ------------------------------------------------------------------------
 
 Watch::Watch(std::shared_ptr<engine::WatchState> state) : state_(std::move(state)) {}

@@ -85,6 +85,12 @@ void CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept {
   }
   if (persistence_ != nullptr && !log_batch(batch, version)) return;  // never published
   store_.publish(version);
+  std::uint64_t committed = 0;
+  for (CommitRequest* r : batch) committed += r->error == ErrorCode::success ? 1 : 0;
+  commits_.store(commits_.load(std::memory_order_relaxed) + committed, std::memory_order_relaxed);
+  conflicts_.store(conflicts_.load(std::memory_order_relaxed) + (batch.size() - committed),
+                   std::memory_order_relaxed);
+  batches_.store(batches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (persistence_ != nullptr) persistence_->maybe_checkpoint();
   if (watches_.size() != 0) {
     auto value_of = [this](std::string_view key) -> std::optional<std::string> {

@@ -21,6 +21,7 @@
 #include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"
 #include "kv/mvcc_store.hpp"
+#include "strata/database.hpp"
 #include "strata/error.hpp"
 
 namespace strata::engine {
@@ -51,6 +52,10 @@ class CommitPipeline {
   void commit(CommitRequest& request);
 
   WatchRegistry& watches() { return watches_; }
+  DatabaseStats stats() const {
+    return {commits_.load(std::memory_order_relaxed), conflicts_.load(std::memory_order_relaxed),
+            batches_.load(std::memory_order_relaxed)};
+  }
 
  private:
   void process(std::vector<CommitRequest*>& batch) noexcept;
@@ -65,6 +70,8 @@ class CommitPipeline {
   WatchRegistry watches_;
   class Persistence* persistence_ = nullptr;
   std::atomic<bool> failed_{false};  // a log write failed: no further commits
+  // Written by the leader only.
+  std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
   std::mutex queue_mu_;
   std::vector<CommitRequest*> queue_;  // guarded by queue_mu_
   bool leader_active_ = false;         // guarded by queue_mu_

@@ -1,0 +1,50 @@
+// Per-run measurements of strata-stress: latencies, counts, verification outcome.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace stress {
+
+using Clock = std::chrono::steady_clock;
+
+// Latencies of one client, merged into the run's at the end (no shared writes per op).
+class Latencies {
+ public:
+  void add(Clock::duration d) { ns_.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()); }
+  void merge(const Latencies& other) { ns_.insert(ns_.end(), other.ns_.begin(), other.ns_.end()); }
+  // The q-quantile in microseconds (0 when empty).
+  double quantile_us(double q) {
+    if (ns_.empty()) return 0;
+    auto k = static_cast<std::size_t>(q * static_cast<double>(ns_.size() - 1));
+    std::nth_element(ns_.begin(), ns_.begin() + static_cast<std::ptrdiff_t>(k), ns_.end());
+    return static_cast<double>(ns_[k]) / 1000.0;
+  }
+  std::size_t size() const { return ns_.size(); }
+
+ private:
+  std::vector<std::int64_t> ns_;
+};
+
+// Live counters the progress line reads.
+struct LiveCounters {
+  std::atomic<std::uint64_t> ops{0};
+  std::atomic<std::int64_t> in_flight{0};  // queue items enqueued but not yet dequeued
+};
+
+struct RunResult {
+  std::string name;        // e.g. "queue/simple"
+  double seconds = 0;
+  std::uint64_t ops = 0;   // completed operations (items delivered, or transactions)
+  std::uint64_t conflicts = 0;  // commits refused with 1020 during the run
+  double p50_us = 0, p99_us = 0, p999_us = 0;
+  long peak_rss_kib = 0;
+  std::vector<std::string> violations;
+};
+
+}  // namespace stress

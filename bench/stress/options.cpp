@@ -1,0 +1,100 @@
+#include "options.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string_view>
+
+namespace stress {
+namespace {
+
+constexpr const char* kUsage = R"(usage: strata-stress [options]
+
+Runs concurrent clients against a Queue, a PriorityQueue and key-value transactions on one
+strata database, verifies the results (exactly-once delivery, FIFO per producer, priority
+order against the commit log, a Cycle ring), and prints throughput, retries, latency
+percentiles and peak memory. Exits 1 on any violation.
+
+  --workload LIST        comma-separated: queue, pqueue, kv (default: all three)
+  --clients N            concurrent clients per run (default 8; queues split them
+                         between producers and consumers)
+  --seconds S            length of each run (default 4)
+  --ops N                run a fixed amount instead: N items per queue run, N
+                         transactions per kv run
+  --value-size N         bytes per value (default 100)
+  --high-contention M    on, off or both (default both): the recipes' staged-pop mode
+  --path DIR             use a durable database in DIR (default: in memory)
+  --seed N               seed for the clients' random choices (default 1)
+  --json FILE            also write the results as JSON
+  --help                 this text
+)";
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "strata-stress: %s\n\n%s", message.c_str(), kUsage);
+  std::exit(2);
+}
+
+std::uint64_t number(std::string_view flag, const char* text, std::uint64_t min, std::uint64_t max) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || v < min || v > max) {
+    fail(std::string(flag) + " needs a whole number from " + std::to_string(min) + " to " +
+         std::to_string(max) + ", got '" + text + "'");
+  }
+  return v;
+}
+
+}  // namespace
+
+StressOptions parse_options(int argc, char** argv) {
+  StressOptions o;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    if (i + 1 >= argc) fail("missing value for " + std::string(flag));
+    const char* value = argv[++i];
+    if (flag == "--workload") {
+      o.workloads.clear();
+      std::stringstream ss(value);
+      for (std::string w; std::getline(ss, w, ',');) {
+        if (w != "queue" && w != "pqueue" && w != "kv") fail("unknown workload '" + w + "'");
+        o.workloads.push_back(w);
+      }
+      if (o.workloads.empty()) fail("--workload needs at least one workload");
+    } else if (flag == "--clients") {
+      o.clients = static_cast<int>(number(flag, value, 2, 1024));
+    } else if (flag == "--seconds") {
+      char* end = nullptr;
+      o.seconds = std::strtod(value, &end);
+      if (end == value || *end != '\0' || !(o.seconds > 0) || o.seconds > 86400) {
+        fail("--seconds needs a positive number of seconds, got '" + std::string(value) + "'");
+      }
+    } else if (flag == "--ops") {
+      o.ops = number(flag, value, 1, 1'000'000'000);
+    } else if (flag == "--value-size") {
+      o.value_size = number(flag, value, 16, 100'000);
+    } else if (flag == "--high-contention") {
+      std::string_view m = value;
+      if (m == "on") o.contention = Contention::high;
+      else if (m == "off") o.contention = Contention::simple;
+      else if (m == "both") o.contention = Contention::both;
+      else fail("--high-contention takes on, off or both, got '" + std::string(m) + "'");
+    } else if (flag == "--path") {
+      o.path = value;
+    } else if (flag == "--seed") {
+      o.seed = number(flag, value, 0, ~0ull);
+    } else if (flag == "--json") {
+      o.json = value;
+    } else {
+      fail("unknown option '" + std::string(flag) + "'");
+    }
+  }
+  return o;
+}
+
+}  // namespace stress

@@ -1,0 +1,29 @@
+// Command-line options of strata-stress.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stress {
+
+enum class Contention { simple, high, both };
+
+struct StressOptions {
+  std::vector<std::string> workloads{"queue", "pqueue", "kv"};
+  int clients = 8;
+  double seconds = 4.0;            // per workload and mode
+  std::uint64_t ops = 0;           // if set: items per queue run / txns per kv run, not time
+  std::size_t value_size = 100;
+  Contention contention = Contention::both;
+  std::string path;                // empty: in memory
+  std::uint64_t seed = 1;
+  std::string json;                // write the results here too
+};
+
+// Parses argv. On --help prints usage and exits 0; on a bad flag prints the problem and
+// usage to stderr and exits 2.
+StressOptions parse_options(int argc, char** argv);
+
+}  // namespace stress

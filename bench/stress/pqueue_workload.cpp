@@ -1,0 +1,176 @@
+// PriorityQueue: pushers push items with random priorities 0..99, poppers alternate
+// pop_min and pop_max until the pushers are done and the queue is empty. Checks: every
+// item delivered exactly once; in simple mode (versions known), no pop_min returned an item
+// while a smaller one was present throughout its transaction (pushed at or before its read
+// version, popped after its commit), and likewise for pop_max.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "workloads.hpp"
+
+namespace stress {
+namespace {
+
+constexpr int kPriorities = 100;
+
+struct Pop {
+  strata::Version read_version, commit_version;
+  bool min;
+  int priority, producer;
+  std::uint64_t seq;
+};
+
+struct Push {
+  strata::Version version = -1;
+  int priority = 0;
+};
+
+}  // namespace
+
+RunResult run_priority_queue(RunContext& ctx) {
+  const StressOptions& o = ctx.options;
+  strata::PriorityQueue pq(strata::Subspace(strata::Tuple{"stress", "pq", ctx.run_id}),
+                           ctx.high_contention);
+  const int pushers = o.clients / 2, poppers = o.clients - pushers;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(o.seconds));
+  const std::uint64_t quota = o.ops ? (o.ops + pushers - 1) / pushers : ~0ull;
+  std::atomic<int> pushers_running{pushers};
+  std::vector<std::vector<Push>> pushes(pushers);
+  std::vector<std::vector<Pop>> pops(poppers);
+  std::vector<Latencies> latency(o.clients);
+  std::vector<std::thread> threads;
+
+  for (int p = 0; p < pushers; ++p) {
+    threads.emplace_back([&, p] {
+      std::mt19937_64 rng(o.seed * 1000 + static_cast<std::uint64_t>(p));
+      strata::Transaction tr = ctx.db.create_transaction();
+      for (std::uint64_t seq = 0; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
+        int priority = static_cast<int>(rng() % kPriorities);
+        std::string item = make_item(p, seq, o.value_size);
+        item[18] = static_cast<char>('0' + priority / 10);
+        item[19] = static_cast<char>('0' + priority % 10);
+        auto start = Clock::now();
+        tr.reset();
+        commit_with_retry(tr, [&](strata::Transaction& t) {
+          pq.push(t, item, priority);
+          return 0;
+        });
+        latency[p].add(Clock::now() - start);
+        pushes[p].push_back({tr.committed_version(), priority});
+        ctx.live.in_flight.fetch_add(1, std::memory_order_relaxed);
+      }
+      pushers_running.fetch_sub(1);
+    });
+  }
+  for (int c = 0; c < poppers; ++c) {
+    threads.emplace_back([&, c] {
+      strata::Transaction tr = ctx.db.create_transaction();
+      bool min = c % 2 == 0;
+      for (;;) {
+        bool done = pushers_running.load() == 0;
+        auto start = Clock::now();
+        std::optional<std::string> item;
+        Pop pop{-1, -1, min, 0, 0, 0};
+        if (ctx.high_contention) {
+          item = min ? pq.pop_min(ctx.db) : pq.pop_max(ctx.db);
+        } else {
+          tr.reset();
+          item = commit_with_retry(tr, [&](strata::Transaction& t) {
+            auto got = min ? pq.pop_min(t) : pq.pop_max(t);
+            pop.read_version = t.read_version();  // fixed by the pop's read
+            return got;
+          });
+          if (item) pop.commit_version = tr.committed_version();
+        }
+        if (!item) {
+          if (done) break;
+          std::this_thread::yield();
+          continue;
+        }
+        latency[pushers + c].add(Clock::now() - start);
+        if (!parse_item(*item, pop.producer, pop.seq)) pop.producer = -1;
+        pop.priority = (item->size() > 19) ? ((*item)[18] - '0') * 10 + ((*item)[19] - '0') : -1;
+        pops[c].push_back(pop);
+        ctx.live.ops.fetch_add(1, std::memory_order_relaxed);
+        ctx.live.in_flight.fetch_sub(1, std::memory_order_relaxed);
+        min = !min;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+
+  RunResult r;
+  auto left = ctx.db.run([&](strata::Transaction& tr) {
+    return tr.get_range(pq.subspace().range()).size();
+  });
+  if (left != 0) {
+    r.violations.push_back(std::to_string(left) + " items were left in the queue at the end");
+  }
+  // Exactly once; and each item's pop commit version, for the order check.
+  std::vector<std::vector<strata::Version>> popped_at(pushers);
+  for (int p = 0; p < pushers; ++p) popped_at[p].assign(pushes[p].size(), -1);
+  std::vector<Pop> all;
+  for (auto& v : pops) all.insert(all.end(), v.begin(), v.end());
+  for (const Pop& pop : all) {
+    if (pop.producer < 0 || pop.producer >= pushers || pop.seq >= pushes[pop.producer].size()) {
+      r.violations.push_back("a popper received an item nobody pushed");
+      continue;
+    }
+    strata::Version& at = popped_at[pop.producer][pop.seq];
+    if (at != -1) r.violations.push_back("an item was popped twice");
+    at = pop.commit_version >= 0 ? pop.commit_version : std::numeric_limits<strata::Version>::max() - 1;
+    if (pop.priority != pushes[pop.producer][pop.seq].priority) {
+      r.violations.push_back("an item came back with another priority");
+    }
+  }
+  for (int p = 0; p < pushers; ++p) {
+    for (std::size_t s = 0; s < pushes[p].size(); ++s) {
+      if (popped_at[p][s] == -1) r.violations.push_back("an item was lost");
+    }
+  }
+  if (!ctx.high_contention) {
+    // Per priority: items sorted by push version, with the running max of pop versions.
+    std::vector<std::vector<std::pair<strata::Version, strata::Version>>> bucket(kPriorities);
+    for (int p = 0; p < pushers; ++p) {
+      for (std::size_t s = 0; s < pushes[p].size(); ++s) {
+        bucket[pushes[p][s].priority].push_back({pushes[p][s].version, popped_at[p][s]});
+      }
+    }
+    for (auto& b : bucket) {
+      std::sort(b.begin(), b.end());
+      for (std::size_t i = 1; i < b.size(); ++i) b[i].second = std::max(b[i].second, b[i - 1].second);
+    }
+    // Was some item of priority q present from rv through cv?
+    auto present = [&](int q, strata::Version rv, strata::Version cv) {
+      auto& b = bucket[q];
+      auto it = std::upper_bound(b.begin(), b.end(), std::pair(rv, std::numeric_limits<strata::Version>::max()));
+      return it != b.begin() && std::prev(it)->second > cv;
+    };
+    for (const Pop& pop : all) {
+      if (pop.commit_version < 0) continue;
+      int lo = pop.min ? 0 : pop.priority + 1, hi = pop.min ? pop.priority : kPriorities;
+      for (int q = lo; q < hi; ++q) {
+        if (present(q, pop.read_version, pop.commit_version)) {
+          r.violations.push_back(std::string(pop.min ? "pop_min" : "pop_max") + " returned priority " +
+                                 std::to_string(pop.priority) + " while priority " +
+                                 std::to_string(q) + " was present throughout");
+          break;
+        }
+      }
+    }
+  }
+  Latencies merged;
+  for (auto& l : latency) merged.merge(l);
+  r.ops = all.size();
+  r.p50_us = merged.quantile_us(0.50);
+  r.p99_us = merged.quantile_us(0.99);
+  r.p999_us = merged.quantile_us(0.999);
+  if (r.violations.size() > 10) r.violations.resize(10);
+  return r;
+}
+
+}  // namespace stress

@@ -1,0 +1,157 @@
+// Queue: producers enqueue numbered items, consumers dequeue until the producers are done
+// and the queue is empty. Checks: every item delivered exactly once; FIFO per producer in
+// commit order (simple mode: every dequeue's commit order is known) or per consumer
+// (high-contention mode: delivery is staged through pop requests).
+#include <map>
+#include <thread>
+
+#include "workloads.hpp"
+
+namespace stress {
+namespace {
+
+struct Delivery {
+  CommitOrder order;  // version -1 when unknown
+  int consumer;
+  int producer;
+  std::uint64_t seq;
+};
+
+}  // namespace
+
+RunResult run_queue(RunContext& ctx) {
+  const StressOptions& o = ctx.options;
+  strata::Queue queue(strata::Subspace(strata::Tuple{"stress", "queue", ctx.run_id}),
+                      ctx.high_contention);
+  const int producers = o.clients / 2, consumers = o.clients - producers;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(o.seconds));
+  const std::uint64_t quota = o.ops ? (o.ops + producers - 1) / producers : ~0ull;
+  std::atomic<int> producers_running{producers};
+  std::vector<std::uint64_t> produced(producers, 0);
+  std::vector<std::vector<Delivery>> delivered(consumers);
+  std::vector<Latencies> latency(o.clients);
+  std::vector<std::thread> threads;
+
+  for (int p = 0; p < producers; ++p) {
+    threads.emplace_back([&, p] {
+      std::uint64_t seq = 0;
+      for (; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
+        auto start = Clock::now();
+        queue.enqueue(ctx.db, make_item(p, seq, o.value_size));
+        latency[p].add(Clock::now() - start);
+        ctx.live.in_flight.fetch_add(1, std::memory_order_relaxed);
+      }
+      produced[p] = seq;
+      producers_running.fetch_sub(1);
+    });
+  }
+  for (int c = 0; c < consumers; ++c) {
+    threads.emplace_back([&, c] {
+      strata::Transaction tr = ctx.db.create_transaction();
+      for (;;) {
+        bool done = producers_running.load() == 0;
+        auto start = Clock::now();
+        std::optional<std::string> item;
+        CommitOrder order;
+        if (ctx.high_contention) {
+          item = queue.dequeue(ctx.db);
+        } else {
+          tr.reset();
+          item = commit_with_retry(tr, [&](strata::Transaction& t) { return queue.dequeue(t); });
+          if (item) order = commit_order(tr);
+        }
+        if (item) latency[producers + c].add(Clock::now() - start);  // waits not counted
+        if (!item && !done) item = queue.dequeue_wait(ctx.db, std::chrono::milliseconds(20));
+        if (!item) {
+          if (done) break;
+          continue;
+        }
+        Delivery d{order, c, -1, 0};
+        if (!parse_item(*item, d.producer, d.seq)) d.producer = -2;
+        delivered[c].push_back(d);
+        ctx.live.ops.fetch_add(1, std::memory_order_relaxed);
+        ctx.live.in_flight.fetch_sub(1, std::memory_order_relaxed);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+
+  RunResult r;
+  // The run ends only when the queue is empty.
+  auto left = ctx.db.run([&](strata::Transaction& tr) {
+    return tr.get_range(queue.subspace().range()).size();
+  });
+  if (left != 0) {
+    r.violations.push_back(std::to_string(left) + " items were left in the queue at the end");
+  }
+  // High-contention bookkeeping (requests and results) must be gone too.
+  std::string book = queue.subspace().key() + "\xff";
+  auto stale = ctx.db.run([&](strata::Transaction& tr) { return tr.get_range(book, strata::strinc(book)); });
+  for (const auto& kv : stale) {
+    r.violations.push_back("pop bookkeeping left behind: key of " + std::to_string(kv.key.size()) +
+                           " bytes, value of " + std::to_string(kv.value.size()) + " bytes" +
+                           (kv.value.size() >= 18 ? " (" + kv.value.substr(0, 17) + ")" : ""));
+  }
+  // Exactly once.
+  std::vector<std::vector<int>> seen(producers);
+  for (int p = 0; p < producers; ++p) seen[p].assign(produced[p], 0);
+  std::vector<Delivery> all;
+  for (auto& v : delivered) all.insert(all.end(), v.begin(), v.end());
+  for (const Delivery& d : all) {
+    if (d.producer < 0 || d.producer >= producers || d.seq >= produced[d.producer]) {
+      r.violations.push_back("a consumer received an item nobody enqueued");
+      continue;
+    }
+    if (++seen[d.producer][d.seq] == 2) {
+      r.violations.push_back("item " + std::to_string(d.producer) + ":" + std::to_string(d.seq) +
+                             " was delivered twice");
+    }
+  }
+  for (int p = 0; p < producers; ++p) {
+    for (std::uint64_t s = 0; s < produced[p]; ++s) {
+      if (seen[p][s] == 0) {
+        r.violations.push_back("item " + std::to_string(p) + ":" + std::to_string(s) + " was lost");
+      }
+    }
+  }
+  // FIFO per producer: in commit order when known, else per consumer.
+  std::vector<Delivery> ordered;
+  for (const Delivery& d : all) {
+    if (d.order.version >= 0 && d.producer >= 0) ordered.push_back(d);
+  }
+  std::sort(ordered.begin(), ordered.end(),
+            [](const Delivery& a, const Delivery& b) { return a.order < b.order; });
+  std::map<int, std::uint64_t> next;
+  for (const Delivery& d : ordered) {
+    auto it = next.find(d.producer);
+    if (it != next.end() && d.seq < it->second) {
+      r.violations.push_back("FIFO: producer " + std::to_string(d.producer) + "'s item " +
+                             std::to_string(d.seq) + " was dequeued after a later one");
+      break;
+    }
+    next[d.producer] = d.seq + 1;
+  }
+  for (auto& v : delivered) {
+    std::map<int, std::uint64_t> last;
+    for (const Delivery& d : v) {
+      auto it = last.find(d.producer);
+      if (it != last.end() && d.seq < it->second) {
+        r.violations.push_back("FIFO: a consumer got producer " + std::to_string(d.producer) +
+                               "'s items out of order");
+        break;
+      }
+      last[d.producer] = d.seq;
+    }
+  }
+  Latencies merged;
+  for (auto& l : latency) merged.merge(l);
+  r.ops = all.size();
+  r.p50_us = merged.quantile_us(0.50);
+  r.p99_us = merged.quantile_us(0.99);
+  r.p999_us = merged.quantile_us(0.999);
+  if (r.violations.size() > 10) r.violations.resize(10);
+  return r;
+}
+
+}  // namespace stress

@@ -1,0 +1,59 @@
+// strata/priority_queue.hpp: the PriorityQueue recipe (FoundationDB's priority-queues.rst),
+// with the high-contention extension for pop_min and pop_max.
+//
+// Layout (docs/recipes.md): an item is stored at subspace.pack((priority, count, Bytes{20
+// random bytes})) -> value; keys sort by priority (tuple order, any Element), then push
+// order, then at random. push takes the next count for its priority with a snapshot reverse
+// limit-1 read of subspace[priority].range() (0 for a new priority), so it never conflicts.
+// pop_min / peek_min read the first item, pop_max / peek_max the last, serializably.
+// High-contention bookkeeping lives under key() + "\xff", outside range(), with separate
+// request lines for pop_min and pop_max.
+//
+// Thread safety: a PriorityQueue is immutable configuration; one object may be shared by
+// any number of threads. Transaction& overloads follow the Transaction's rules.
+// Errors: strata::Error as thrown by the transaction; Database& overloads retry retryable
+// errors.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "strata/database.hpp"
+#include "strata/subspace.hpp"
+#include "strata/transaction.hpp"
+#include "strata/tuple.hpp"
+
+namespace strata {
+
+class PriorityQueue {
+ public:
+  // high_contention = true requires a non-empty subspace prefix (else invalid_argument).
+  explicit PriorityQueue(Subspace subspace = Subspace(Tuple{"P"}), bool high_contention = false);
+
+  // Composable forms (the simple recipe).
+  void push(Transaction& tr, std::string_view value, const Element& priority) const;
+  std::optional<std::string> pop_min(Transaction& tr) const;
+  std::optional<std::string> pop_max(Transaction& tr) const;
+  std::optional<std::string> peek_min(Transaction& tr) const;
+  std::optional<std::string> peek_max(Transaction& tr) const;
+
+  // Whole transactions with the retry loop; pops take the staged path when high_contention.
+  void push(Database& db, std::string_view value, const Element& priority) const;
+  std::optional<std::string> pop_min(Database& db) const;
+  std::optional<std::string> pop_max(Database& db) const;
+  std::optional<std::string> peek_min(Database& db) const;
+  std::optional<std::string> peek_max(Database& db) const;
+
+  const Subspace& subspace() const { return subspace_; }
+  bool high_contention() const { return high_contention_; }
+
+ private:
+  Subspace subspace_;
+  bool high_contention_;
+  Subspace min_requests_;  // pop_min requests: (index, Bytes id) -> ""
+  Subspace max_requests_;  // pop_max requests
+  Subspace results_;       // delivered items: (Bytes id,) -> value
+};
+
+}  // namespace strata

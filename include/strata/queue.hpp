@@ -1,0 +1,65 @@
+// strata/queue.hpp: the Queue recipe (FoundationDB's queues.rst), with the high-contention
+// extension and a blocking dequeue.
+//
+// Layout (docs/recipes.md): an item is stored at subspace.pack((index, Bytes{20 random
+// bytes})) -> value. enqueue takes the last index with a snapshot reverse limit-1 read of
+// subspace.range() and writes index + 1 (1 for an empty queue), so it never conflicts;
+// dequeue reads the first item serializably (limit 1), clears it and returns its value.
+// Outside range(): the bare subspace.key() is a signal key every enqueue bumps with an
+// atomic add (for dequeue_wait); key() + "\xff" + ... holds the high-contention pop
+// requests and results.
+//
+// High-contention mode (Database& dequeue only): a dequeue that finds other pops waiting, or
+// loses a race, registers a pop request and helps fulfil all outstanding requests in order
+// (FDB-SEMANTICS 7.3), then collects its own result.
+//
+// Thread safety: a Queue is immutable configuration; one object may be shared by any
+// number of threads. Transaction& overloads follow the Transaction's rules.
+// Errors: strata::Error as thrown by the transaction; Database& overloads retry retryable
+// errors. Unpacking foreign keys inside range() throws invalid_tuple / invalid_argument.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "strata/database.hpp"
+#include "strata/subspace.hpp"
+#include "strata/transaction.hpp"
+#include "strata/tuple.hpp"
+
+namespace strata {
+
+class Queue {
+ public:
+  // high_contention = true requires a non-empty subspace prefix (else invalid_argument),
+  // since the bookkeeping lives under key() + "\xff".
+  explicit Queue(Subspace subspace = Subspace(Tuple{"Q"}), bool high_contention = false);
+
+  // Composable forms: they read and write through `tr` only (the simple recipe).
+  void enqueue(Transaction& tr, std::string_view value) const;
+  std::optional<std::string> dequeue(Transaction& tr) const;
+  std::optional<std::string> peek(Transaction& tr) const;
+  bool empty(Transaction& tr) const;
+
+  // Whole transactions with the retry loop; dequeue takes the staged pop-request path when
+  // high_contention is set.
+  void enqueue(Database& db, std::string_view value) const;
+  std::optional<std::string> dequeue(Database& db) const;
+  std::optional<std::string> peek(Database& db) const;
+  // An item as soon as one is there, or nullopt once `timeout` has passed. Sleeps on a
+  // watch of the signal key between attempts; never polls.
+  std::optional<std::string> dequeue_wait(Database& db, std::chrono::milliseconds timeout) const;
+
+  const Subspace& subspace() const { return subspace_; }
+  bool high_contention() const { return high_contention_; }
+
+ private:
+  Subspace subspace_;
+  bool high_contention_;
+  Subspace requests_;  // pop requests: (index, Bytes id) -> ""
+  Subspace results_;   // delivered items: (Bytes id,) -> value
+};
+
+}  // namespace strata

@@ -1,0 +1,67 @@
+// recipes/high_contention.hpp: the pop machinery shared by Queue and PriorityQueue.
+//
+// pop_simple is the documented recipe's pop inside one transaction. pop_staged is
+// FoundationDB's high-contention queue layer (FDB-SEMANTICS 7.3): a fast path when no pop is
+// waiting, else a pop request (index, random id) that every waiting popper helps fulfil, in
+// request order, with the items in item order. Each fulfilment writes the result and does
+// serializable point reads of exactly the item key and request key it consumes, so two
+// fulfillers that consume the same item or request conflict (1020) instead of losing or
+// duplicating it. Requests left over when items run out are cleared without a result,
+// which their owners read as "empty".
+//
+// Thread safety: free functions; StagedLayout is an immutable value; PopCounters are
+// per thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "strata/database.hpp"
+#include "strata/subspace.hpp"
+#include "strata/transaction.hpp"
+
+namespace strata::recipes_detail {
+
+// Which end of the items a pop takes: the first key (Queue, pop_min) or the last (pop_max).
+enum class End { first, last };
+
+struct StagedLayout {
+  KeyRange items;     // the items: every key in it is an item
+  Subspace requests;  // (index, Bytes id) -> ""
+  Subspace results;   // (Bytes id,) -> the delivered value
+  End end = End::first;
+};
+
+// Backoff between checks of an unserved request. The layer used 10 ms doubling to 1 s, sized
+// for a networked cluster; strata commits in microseconds, and each round fulfils outstanding
+// requests itself before sleeping, so a sleep only waits out a concurrent fulfiller.
+inline constexpr std::chrono::microseconds kFirstBackoff{100};
+inline constexpr std::chrono::microseconds kMaxBackoff{10000};
+// Requests and items taken per fulfilment transaction.
+inline constexpr int kFulfilBatch = 100;
+
+// This thread's counters, for tests and benchmarks: pops finished, failed transaction
+// attempts (conflicts and other retried errors) and backoff sleeps.
+struct PopCounters {
+  std::uint64_t pops = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t sleeps = 0;
+};
+PopCounters& pop_counters();
+
+// Builds the bookkeeping subspaces under key() + "\xff" (outside items.range()).
+// Throws Error(invalid_argument) for an empty prefix.
+Subspace bookkeeping(const Subspace& items, const Tuple& name);
+
+// Reads the first (or last) item serializably; when `take`, clears it. Returns its value.
+std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, End end, bool take);
+
+// pop_simple in Database::run, counting retries in pop_counters().
+std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End end);
+
+// The staged high-contention pop.
+std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout);
+
+}  // namespace strata::recipes_detail

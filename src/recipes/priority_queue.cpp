@@ -1,0 +1,73 @@
+#include "strata/priority_queue.hpp"
+
+#include <cstdint>
+#include <utility>
+
+#include "recipes/high_contention.hpp"
+#include "recipes/random_id.hpp"
+
+namespace strata {
+namespace {
+
+using recipes_detail::End;
+
+}  // namespace
+
+PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
+    : subspace_(std::move(subspace)), high_contention_(high_contention) {
+  if (high_contention_) {
+    min_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "min"});
+    max_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "max"});
+    results_ = recipes_detail::bookkeeping(subspace_, Tuple{"result"});
+  }
+}
+
+void PriorityQueue::push(Transaction& tr, std::string_view value, const Element& priority) const {
+  Subspace level = subspace_[priority];
+  auto last = tr.snapshot().get_range(level.range(), {.limit = 1, .reverse = true});
+  std::int64_t count = 0;
+  if (!last.empty()) count = level.unpack(last[0].key)[0].get<std::int64_t>() + 1;
+  tr.set(level.pack(Tuple{count, recipes_detail::random_id()}), value);
+}
+
+std::optional<std::string> PriorityQueue::pop_min(Transaction& tr) const {
+  return recipes_detail::pop_simple(tr, subspace_.range(), End::first, true);
+}
+
+std::optional<std::string> PriorityQueue::pop_max(Transaction& tr) const {
+  return recipes_detail::pop_simple(tr, subspace_.range(), End::last, true);
+}
+
+std::optional<std::string> PriorityQueue::peek_min(Transaction& tr) const {
+  return recipes_detail::pop_simple(tr, subspace_.range(), End::first, false);
+}
+
+std::optional<std::string> PriorityQueue::peek_max(Transaction& tr) const {
+  return recipes_detail::pop_simple(tr, subspace_.range(), End::last, false);
+}
+
+void PriorityQueue::push(Database& db, std::string_view value, const Element& priority) const {
+  db.run([&](Transaction& tr) { push(tr, value, priority); });
+}
+
+std::optional<std::string> PriorityQueue::pop_min(Database& db) const {
+  if (!high_contention_) return recipes_detail::pop_simple(db, subspace_.range(), End::first);
+  return recipes_detail::pop_staged(
+      db, recipes_detail::StagedLayout{subspace_.range(), min_requests_, results_, End::first});
+}
+
+std::optional<std::string> PriorityQueue::pop_max(Database& db) const {
+  if (!high_contention_) return recipes_detail::pop_simple(db, subspace_.range(), End::last);
+  return recipes_detail::pop_staged(
+      db, recipes_detail::StagedLayout{subspace_.range(), max_requests_, results_, End::last});
+}
+
+std::optional<std::string> PriorityQueue::peek_min(Database& db) const {
+  return db.run([&](Transaction& tr) { return peek_min(tr); });
+}
+
+std::optional<std::string> PriorityQueue::peek_max(Database& db) const {
+  return db.run([&](Transaction& tr) { return peek_max(tr); });
+}
+
+}  // namespace strata

@@ -1,0 +1,19 @@
+// recipes/random_id.hpp: the 20 random bytes that make recipe keys unique.
+//
+// Uniqueness, not secrecy: each thread owns a 64-bit Mersenne Twister seeded once from
+// std::random_device, so an id costs no system call.
+// Thread safety: safe from any thread (the generator is thread_local).
+#pragma once
+
+#include <cstddef>
+
+#include "strata/tuple.hpp"
+
+namespace strata::recipes_detail {
+
+inline constexpr std::size_t kRandomIdSize = 20;
+
+// kRandomIdSize random bytes.
+Bytes random_id();
+
+}  // namespace strata::recipes_detail

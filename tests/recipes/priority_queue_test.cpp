@@ -1,0 +1,241 @@
+// PriorityQueue recipe: exact key layout, order (equal priorities in push order), both ends,
+// and concurrent producers/consumers checked against a log of commit versions.
+#include "strata/priority_queue.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "strata/database.hpp"
+#include "strata/error.hpp"
+
+#include "recipes_test_util.hpp"
+
+namespace strata {
+namespace {
+
+using recipestest::read_all;
+using recipestest::scaled;
+
+TEST(PriorityQueueLayout, KeysArePriorityCountAndTwentyRandomBytes) {
+  Database db = Database::open();
+  PriorityQueue pq;
+  pq.push(db, "a", 5);
+  pq.push(db, "b", 5);
+  pq.push(db, "c", 3);
+
+  Subspace space(Tuple{"P"});
+  EXPECT_EQ(space.key(), std::string("\x02P\x00", 3));
+  auto rows = read_all(db, space.range());
+  ASSERT_EQ(rows.size(), 3u);
+  std::vector<std::pair<std::int64_t, std::int64_t>> seen;
+  for (const KeyValue& kv : rows) {
+    EXPECT_EQ(kv.key.substr(0, 3), std::string("\x02P\x00", 3));
+    Tuple t = space.unpack(kv.key);
+    ASSERT_EQ(t.size(), 3u);
+    ASSERT_TRUE(t[2].is<Bytes>());
+    EXPECT_EQ(t[2].get<Bytes>().data.size(), 20u);
+    seen.emplace_back(t[0].get<std::int64_t>(), t[1].get<std::int64_t>());
+  }
+  // Sorted by priority then count; the first count of each priority is 0.
+  EXPECT_EQ(seen, (std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 0}, {5, 0}, {5, 1}}));
+  EXPECT_EQ(rows[0].value, "c");
+  // (5, 1, ...): 02 50 00 | 15 05 | 15 01 | 01 ...
+  EXPECT_EQ(rows[2].key.substr(0, 8), std::string("\x02P\x00\x15\x05\x15\x01\x01", 8));
+  // A push writes only its item (no signal key, no bookkeeping).
+  EXPECT_EQ(recipestest::read_prefix(db, space.key()).size(), 3u);
+}
+
+class PriorityQueueModes : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(Modes, PriorityQueueModes, ::testing::Values(false, true),
+                         [](const auto& param_info) {
+                           return param_info.param ? "HighContention" : "Simple";
+                         });
+
+TEST_P(PriorityQueueModes, OrderAndBothEnds) {
+  Database db = Database::open();
+  PriorityQueue pq(Subspace(Tuple{"P"}), GetParam());
+  EXPECT_EQ(pq.pop_min(db), std::nullopt);
+  EXPECT_EQ(pq.pop_max(db), std::nullopt);
+  EXPECT_EQ(pq.peek_min(db), std::nullopt);
+  EXPECT_EQ(pq.peek_max(db), std::nullopt);
+  pq.push(db, "m1", 5);
+  pq.push(db, "lo1", 1);
+  pq.push(db, "hi1", 9);
+  pq.push(db, "m2", 5);
+  pq.push(db, "lo2", 1);
+  pq.push(db, "hi2", 9);
+  pq.push(db, "m3", 5);
+  EXPECT_EQ(pq.peek_min(db), "lo1");
+  EXPECT_EQ(pq.peek_max(db), "hi2");  // the last item: highest priority, latest push
+  EXPECT_EQ(pq.peek_min(db), "lo1");  // peeks remove nothing
+  EXPECT_EQ(pq.pop_min(db), "lo1");
+  EXPECT_EQ(pq.pop_min(db), "lo2");
+  EXPECT_EQ(pq.pop_max(db), "hi2");
+  EXPECT_EQ(pq.pop_max(db), "hi1");
+  EXPECT_EQ(pq.pop_min(db), "m1");  // equal priorities in push order
+  EXPECT_EQ(pq.pop_min(db), "m2");
+  EXPECT_EQ(pq.pop_max(db), "m3");
+  EXPECT_EQ(pq.pop_min(db), std::nullopt);
+  EXPECT_TRUE(read_all(db, pq.subspace().range()).empty());
+  EXPECT_TRUE(recipestest::read_prefix(db, pq.subspace().key() + "\xff").empty());
+}
+
+TEST(PriorityQueue, AnyElementOrdersByTupleOrder) {
+  Database db = Database::open();
+  PriorityQueue pq;
+  pq.push(db, "s-b", "b");
+  pq.push(db, "n", nullptr);  // null sorts first
+  pq.push(db, "s-a", "a");
+  pq.push(db, "neg", -7);
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(pq.pop_min(tr), "n");
+  EXPECT_EQ(pq.pop_min(tr), "s-a");  // strings (0x02) before integers (0x14)
+  EXPECT_EQ(pq.pop_max(tr), "neg");
+  EXPECT_EQ(pq.peek_max(tr), "s-b");
+  tr.commit();
+  EXPECT_EQ(pq.pop_min(db), "s-b");
+  EXPECT_EQ(pq.pop_min(db), std::nullopt);
+}
+
+// One push or pop as the log saw it. An item is present at version v iff
+// push_version <= v < pop_version.
+struct Logged {
+  int priority = 0;
+  Version push_version = 0;
+  Version pop_version = 0;  // 0: never popped
+  Version pop_read_version = 0;
+};
+
+// 4 producers and 4 consumers through the Transaction& overloads, each commit logged; every
+// pop must return an item no greater than any item present at its read version (hence
+// throughout its transaction), and every item is popped exactly once.
+TEST(PriorityQueueConcurrency, PopMinNeverSkipsASmallerItem) {
+  Database db = Database::open();
+  PriorityQueue pq;
+  const int producers = 4, consumers = 4, per_producer = scaled(2000, 1000);
+  const int total = producers * per_producer;
+  std::vector<Logged> log(total);
+  std::atomic<int> popped{0};
+  std::atomic<long> push_conflicts{0}, pop_conflicts{0};
+  std::vector<std::thread> threads;
+  for (int p = 0; p < producers; ++p) {
+    threads.emplace_back([&, p] {
+      std::mt19937 rng(p);
+      Transaction tr = db.create_transaction();
+      for (int s = 0; s < per_producer; ++s) {
+        int id = p * per_producer + s;
+        int priority = static_cast<int>(rng() % 16);
+        for (;;) {
+          try {
+            pq.push(tr, std::to_string(id), priority);
+            tr.commit();
+            log[id].priority = priority;
+            log[id].push_version = tr.committed_version();
+            tr.reset();
+            break;
+          } catch (const Error& e) {
+            if (e.error_code() == ErrorCode::not_committed) ++push_conflicts;
+            tr.on_error(e);
+          }
+        }
+      }
+    });
+  }
+  std::mutex pops_mu;
+  std::vector<int> pop_order;
+  for (int c = 0; c < consumers; ++c) {
+    threads.emplace_back([&] {
+      Transaction tr = db.create_transaction();
+      while (popped.load() < total) {
+        try {
+          auto v = pq.pop_min(tr);
+          if (!v) {
+            tr.reset();
+            std::this_thread::yield();
+            continue;
+          }
+          Version read_version = tr.read_version();
+          tr.commit();
+          int id = std::stoi(*v);
+          log[id].pop_version = tr.committed_version();
+          log[id].pop_read_version = read_version;
+          {
+            std::lock_guard lock(pops_mu);
+            pop_order.push_back(id);
+          }
+          ++popped;
+          tr.reset();
+        } catch (const Error& e) {
+          if (e.error_code() == ErrorCode::not_committed) ++pop_conflicts;
+          tr.on_error(e);
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(push_conflicts.load(), 0);
+
+  std::vector<int> count(total, 0);
+  for (int id : pop_order) ++count[id];
+  EXPECT_EQ(std::count(count.begin(), count.end(), 1), total);
+
+  int violations = 0;
+  for (const Logged& pop : log) {
+    const Version r = pop.pop_read_version;
+    for (const Logged& other : log) {
+      if (&other == &pop) continue;
+      bool present = other.push_version <= r && r < other.pop_version;
+      if (present && other.priority < pop.priority) ++violations;
+    }
+  }
+  EXPECT_EQ(violations, 0);
+  std::printf("[ stats    ] pop_min: %d items, %ld pop conflicts\n", total, pop_conflicts.load());
+}
+
+// Both modes through the Database& overloads: exactly once, and with the producers done
+// first, each consumer sees non-decreasing priorities (pop_min) or non-increasing (pop_max).
+TEST_P(PriorityQueueModes, FourProducersFourConsumersExactlyOnce) {
+  for (bool max : {false, true}) {
+    Database db = Database::open();
+    PriorityQueue pq(Subspace(Tuple{"P"}), GetParam());
+    const int per_producer = scaled(5000, 1000), total = 4 * per_producer;
+    std::vector<std::thread> threads;
+    for (int p = 0; p < 4; ++p) {
+      threads.emplace_back([&, p] {
+        std::mt19937 rng(p + 100);
+        for (int s = 0; s < per_producer; ++s) {
+          int id = p * per_producer + s;
+          pq.push(db, std::to_string(rng() % 32) + ":" + std::to_string(id),
+                  static_cast<int>(rng() % 32));
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    threads.clear();
+    std::vector<std::vector<int>> seen(4);
+    for (int c = 0; c < 4; ++c) {
+      threads.emplace_back([&, c] {
+        for (;;) {
+          auto v = max ? pq.pop_max(db) : pq.pop_min(db);
+          if (!v) break;
+          seen[c].push_back(std::stoi(v->substr(v->find(':') + 1)));
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    std::vector<int> count(total, 0);
+    for (auto& s : seen)
+      for (int id : s) ++count[id];
+    EXPECT_EQ(std::count(count.begin(), count.end(), 1), total);
+  }
+}
+
+}  // namespace
+}  // namespace strata

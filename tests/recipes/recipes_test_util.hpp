@@ -1,0 +1,51 @@
+// Helpers shared by the recipe tests: sanitizer-aware sizes, item encoding for the
+// producer/consumer tests, and raw reads of a subspace.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/database.hpp"
+#include "strata/subspace.hpp"
+#include "strata/transaction.hpp"
+
+namespace strata::recipestest {
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+// `release` in optimised builds, `sanitized` under ASan or TSan.
+inline int scaled(int release, int sanitized) { return kSanitized ? sanitized : release; }
+
+// An item value naming its producer and sequence number: "p:seq".
+inline std::string item_value(int producer, int seq) {
+  return std::to_string(producer) + ":" + std::to_string(seq);
+}
+inline std::pair<int, int> parse_item(std::string_view v) {
+  auto colon = v.find(':');
+  return {std::stoi(std::string(v.substr(0, colon))), std::stoi(std::string(v.substr(colon + 1)))};
+}
+
+// Every row of [begin, end), read in one transaction.
+inline std::vector<KeyValue> read_all(Database& db, const KeyRange& range) {
+  Transaction tr = db.create_transaction();
+  return tr.get_range(range);
+}
+
+// Every row whose key starts with `prefix`.
+inline std::vector<KeyValue> read_prefix(Database& db, const std::string& prefix) {
+  return read_all(db, KeyRange{prefix, strinc(prefix)});
+}
+
+}  // namespace strata::recipestest

@@ -51,7 +51,7 @@ class Progress {
       auto now = Clock::now();
       double dt = std::chrono::duration<double>(now - last).count();
       std::uint64_t ops = live_.ops.load(), conflicts = db_.stats().conflicts;
-      std::printf("%s%-14s %6.1f s %12.0f ops/s %10.0f retries/s %10lld in flight%s",
+      std::printf("%s%-20s %6.1f s %12.0f ops/s %10.0f retries/s %10lld in flight%s",
                   tty_ ? "\r\033[K" : "", name_.c_str(),
                   std::chrono::duration<double>(now - start).count(), (ops - last_ops) / dt,
                   (conflicts - last_conflicts) / dt,
@@ -94,6 +94,12 @@ void write_json(const std::string& file, const std::vector<RunResult>& results) 
 int main(int argc, char** argv) {
   using namespace stress;
   StressOptions o = parse_options(argc, argv);
+  bool split = false;  // producer/consumer workloads need two clients
+  for (const auto& w : o.workloads) split |= w == "queue" || w == "pqueue";
+  if (split && o.clients < 2) {
+    std::fprintf(stderr, "strata-stress: queue and pqueue need --clients 2 or more\n");
+    return 2;
+  }
   strata::Options db_options;
   db_options.path = o.path;
   strata::Database db = strata::Database::open(db_options);
@@ -116,23 +122,26 @@ int main(int argc, char** argv) {
       RunResult r;
       {
         Progress progress(name, live, db);
-        r = w == "queue" ? run_queue(ctx) : w == "pqueue" ? run_priority_queue(ctx) : run_kv_cycle(ctx);
+        if (w == "queue") r = run_queue(ctx);
+        else if (w == "pqueue") r = run_priority_queue(ctx);
+        else if (w == "kv") r = run_kv_cycle(ctx);
+        else r = run_pairs(ctx, w == "pqueue-pairs");
       }
       r.name = name;
       r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
       r.conflicts = db.stats().conflicts - conflicts_before;
       r.peak_rss_kib = rss_kib("VmRSS:");
-      std::printf("%-14s done: %llu ops, %s\n", name.c_str(), static_cast<unsigned long long>(r.ops),
+      std::printf("%-20s done: %llu ops, %s\n", name.c_str(), static_cast<unsigned long long>(r.ops),
                   r.violations.empty() ? "verified" : "VIOLATIONS");
       results.push_back(std::move(r));
     }
   }
 
-  std::printf("\n%-14s %10s %12s %12s %10s %10s %10s %10s\n", "workload", "ops", "ops/s",
+  std::printf("\n%-20s %10s %12s %12s %10s %10s %10s %10s\n", "workload", "ops", "ops/s",
               "retries/op", "p50 us", "p99 us", "p999 us", "RSS MiB");
   bool ok = true;
   for (const RunResult& r : results) {
-    std::printf("%-14s %10llu %12.0f %12.4f %10.1f %10.1f %10.1f %10.1f\n", r.name.c_str(),
+    std::printf("%-20s %10llu %12.0f %12.4f %10.1f %10.1f %10.1f %10.1f\n", r.name.c_str(),
                 static_cast<unsigned long long>(r.ops), r.ops / r.seconds,
                 r.ops ? static_cast<double>(r.conflicts) / r.ops : 0.0, r.p50_us, r.p99_us,
                 r.p999_us, r.peak_rss_kib / 1024.0);

@@ -16,7 +16,10 @@ strata database, verifies the results (exactly-once delivery, FIFO per producer,
 order against the commit log, a Cycle ring), and prints throughput, retries, latency
 percentiles and peak memory. Exits 1 on any violation.
 
-  --workload LIST        comma-separated: queue, pqueue, kv (default: all three)
+  --workload LIST        comma-separated: queue, pqueue, kv, queue-pairs,
+                         pqueue-pairs (default: queue, pqueue, kv). The pairs
+                         workloads have every client alternate one enqueue and one
+                         dequeue; their ops are pairs
   --clients N            concurrent clients per run (default 8; queues split them
                          between producers and consumers)
   --seconds S            length of each run (default 4)
@@ -62,12 +65,12 @@ StressOptions parse_options(int argc, char** argv) {
       o.workloads.clear();
       std::stringstream ss(value);
       for (std::string w; std::getline(ss, w, ',');) {
-        if (w != "queue" && w != "pqueue" && w != "kv") fail("unknown workload '" + w + "'");
+        if (w != "queue" && w != "pqueue" && w != "kv" && w != "queue-pairs" && w != "pqueue-pairs") fail("unknown workload '" + w + "'");
         o.workloads.push_back(w);
       }
       if (o.workloads.empty()) fail("--workload needs at least one workload");
     } else if (flag == "--clients") {
-      o.clients = static_cast<int>(number(flag, value, 2, 1024));
+      o.clients = static_cast<int>(number(flag, value, 1, 1024));
     } else if (flag == "--seconds") {
       char* end = nullptr;
       o.seconds = std::strtod(value, &end);

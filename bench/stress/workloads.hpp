@@ -21,6 +21,8 @@ struct RunContext {
 RunResult run_queue(RunContext& ctx);
 RunResult run_priority_queue(RunContext& ctx);
 RunResult run_kv_cycle(RunContext& ctx);
+// Each client alternates enqueue and dequeue (priority: push and pop_min); ops are pairs.
+RunResult run_pairs(RunContext& ctx, bool priority);
 
 // "ppppp:sssssssssss:" + padding, to `size` bytes; and its inverse.
 std::string make_item(int producer, std::uint64_t seq, std::size_t size);

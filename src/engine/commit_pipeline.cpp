@@ -32,31 +32,29 @@ void CommitPipeline::commit(CommitRequest& request) {
       request.state.store(kLeader, std::memory_order_relaxed);
     }
   }
-  // Sleep (futex) until done, or until handed the leadership.
+  // Sleep (futex) until done, or until handed the leadership. The leader stores and
+  // notifies under queue_mu_; taking the lock once before going on guarantees it has
+  // finished notifying us, so `request` may be destroyed as soon as we return.
   request.state.wait(kWaiting, std::memory_order_acquire);
-  if (request.state.load(std::memory_order_acquire) == kDone) return;
-
+  if (request.state.load(std::memory_order_acquire) == kDone) {
+    std::lock_guard lock(queue_mu_);
+    return;
+  }
   {
     std::lock_guard lock(queue_mu_);
     batch_.swap(queue_);
   }
   process(batch_);
-  CommitRequest* next_leader = nullptr;
-  // Take the batch back under the lock: once leader_active_ is false a new leader may
-  // swap its queue into batch_ at once.
+  // Take the batch back, hand over leadership and wake the batch, all under the lock:
+  // once leader_active_ is false a new leader may swap its queue into batch_ at once.
+  std::lock_guard lock(queue_mu_);
   std::vector<CommitRequest*> done;
-  {
-    std::lock_guard lock(queue_mu_);
-    done.swap(batch_);
-    if (queue_.empty()) {
-      leader_active_ = false;
-    } else {
-      next_leader = queue_.front();
-    }
+  done.swap(batch_);
+  if (queue_.empty()) {
+    leader_active_ = false;
+  } else {
+    set_state(*queue_.front(), kLeader);
   }
-  // Wake the batch; our own request is in it. Read everything first: a woken committer
-  // may destroy its request at once.
-  if (next_leader != nullptr) set_state(*next_leader, kLeader);
   for (CommitRequest* r : done) {
     if (r != &request) set_state(*r, kDone);
   }

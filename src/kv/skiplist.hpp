@@ -62,7 +62,9 @@ class SkipList {
     Node(std::string_view key, int height) : key_size_(static_cast<std::uint32_t>(key.size())),
                                               height_(static_cast<std::uint8_t>(height)) {
       for (int i = 0; i < height; ++i) new (&next_[i]) std::atomic<Node*>(nullptr);
-      std::memcpy(key_data(), key.data(), key.size());
+      // The head node has an empty key whose data() may be null: memcpy(dst, nullptr, 0)
+      // is undefined behaviour (UBSan reports it), so skip the copy when there is nothing.
+      if (!key.empty()) std::memcpy(key_data(), key.data(), key.size());
     }
     // Release: publishes everything written to the node before this link.
     void set_next(int level, Node* n) { next_[level].store(n, std::memory_order_release); }

@@ -1,0 +1,318 @@
+// One test per conflict-range rule of FDB-SEMANTICS 3.4 (reads) and 3.5 (writes). Each
+// probes both sides of a rule's boundary: a write just inside the range must conflict
+// (the range is not too narrow) and a write just outside must not (not too wide).
+//
+// The race is apitest::reader_conflicts_with: tr1 fixes its read version and reads, tr2
+// writes and commits, tr1 writes a dummy key and commits.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "strata/database.hpp"
+#include "strata/transaction.hpp"
+
+#include "api/api_test_util.hpp"
+
+namespace strata {
+namespace {
+
+using apitest::put_all;
+using apitest::reader_conflicts_with;
+
+// k1..k5 exist. Every probe runs on a fresh copy of that data, so a probe's committed
+// write never changes what the next probe reads.
+Database five_keys() {
+  Database db = Database::open();
+  put_all(db, {{"k1", "1"}, {"k2", "2"}, {"k3", "3"}, {"k4", "4"}, {"k5", "5"}});
+  return db;
+}
+
+class ConflictWidth : public ::testing::Test {
+ protected:
+  // Does a read made by `reader` conflict with another transaction that runs `writer`?
+  static bool conflicts(const std::function<void(Transaction&)>& reader,
+                        const std::function<void(Transaction&)>& writer) {
+    Database db = five_keys();
+    return reader_conflicts_with(db, reader, writer);
+  }
+  static bool read_conflicts_with_set(const std::function<void(Transaction&)>& reader,
+                                      const std::string& key) {
+    return conflicts(reader, [&](Transaction& tr) { tr.set(key, "w"); });
+  }
+  static bool read_conflicts_with_clear(const std::function<void(Transaction&)>& reader,
+                                        const std::string& key) {
+    return conflicts(reader, [&](Transaction& tr) { tr.clear(key); });
+  }
+};
+
+std::string with_nul(std::string key) { return key + std::string(1, '\0'); }
+
+// ---- 3.4: get --------------------------------------------------------------------------
+
+TEST_F(ConflictWidth, GetConflictsOnExactlyTheKey) {
+  auto read_k3 = [](Transaction& tr) { tr.get("k3"); };
+  EXPECT_TRUE(read_conflicts_with_set(read_k3, "k3"));
+  EXPECT_TRUE(read_conflicts_with_clear(read_k3, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(read_k3, with_nul("k3"))) << "k3+\\0 is outside";
+  EXPECT_FALSE(read_conflicts_with_set(read_k3, "k2\xff")) << "just before k3";
+  EXPECT_FALSE(read_conflicts_with_set(read_k3, "k3a"));
+}
+
+TEST_F(ConflictWidth, GetOfAbsentKeyConflictsWithItsInsertion) {
+  auto read_absent = [](Transaction& tr) { EXPECT_EQ(tr.get("k25"), std::nullopt); };
+  EXPECT_TRUE(read_conflicts_with_set(read_absent, "k25"));
+  EXPECT_FALSE(read_conflicts_with_set(read_absent, "k26"));
+}
+
+TEST_F(ConflictWidth, GetOfKeyThisTransactionSetAddsNoConflict) {
+  auto set_then_get = [](Transaction& tr) {
+    tr.set("k3", "mine");
+    EXPECT_EQ(tr.get("k3"), "mine");
+  };
+  EXPECT_FALSE(read_conflicts_with_set(set_then_get, "k3"));
+}
+
+TEST_F(ConflictWidth, GetOfKeyThisTransactionClearedAddsNoConflict) {
+  auto clear_then_get = [](Transaction& tr) {
+    tr.clear("k3");
+    tr.get("k3");
+  };
+  EXPECT_FALSE(read_conflicts_with_set(clear_then_get, "k3"));
+  auto clear_range_then_get = [](Transaction& tr) {
+    tr.clear_range("k2", "k4");
+    tr.get("k3");
+    tr.get("k25");
+  };
+  EXPECT_FALSE(read_conflicts_with_set(clear_range_then_get, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(clear_range_then_get, "k25"));
+}
+
+// 3.2: a read conflict recorded before a later write stays in place.
+TEST_F(ConflictWidth, ReadThenOverwriteStillConflicts) {
+  auto get_then_set = [](Transaction& tr) {
+    tr.get("k3");
+    tr.set("k3", "mine");
+  };
+  EXPECT_TRUE(read_conflicts_with_set(get_then_set, "k3"));
+  auto range_then_clear = [](Transaction& tr) {
+    tr.get_range("k2", "k4");
+    tr.clear_range("k2", "k4");
+  };
+  EXPECT_TRUE(read_conflicts_with_set(range_then_clear, "k35"));
+}
+
+// ---- 3.4: get_range ------------------------------------------------------------------
+
+TEST_F(ConflictWidth, ForwardLimitedReadConflictsOnlyUpToLastReturnedKey) {
+  auto read2 = [](Transaction& tr) {
+    ASSERT_EQ(apitest::keys_of(tr.get_range("k0", "k9", {.limit = 2})),
+              (std::vector<std::string>{"k1", "k2"}));
+  };
+  EXPECT_TRUE(read_conflicts_with_set(read2, "k0")) << "begin is inside";
+  EXPECT_TRUE(read_conflicts_with_set(read2, "k15")) << "a gap before the last row";
+  EXPECT_TRUE(read_conflicts_with_set(read2, "k2")) << "the last returned row";
+  EXPECT_TRUE(read_conflicts_with_clear(read2, "k1"));
+  EXPECT_FALSE(read_conflicts_with_set(read2, with_nul("k2"))) << "just after the last row";
+  EXPECT_FALSE(read_conflicts_with_set(read2, "k25"));
+  EXPECT_FALSE(read_conflicts_with_clear(read2, "k3")) << "the next, unreturned row";
+  EXPECT_FALSE(read_conflicts_with_set(read2, "k8"));
+}
+
+TEST_F(ConflictWidth, ExactlyLimitRowsCountsAsMore) {
+  // Exactly `limit` rows exist in the range; the read still conflicts only up to the
+  // last one, as if more might follow.
+  auto read_all_five = [](Transaction& tr) {
+    ASSERT_EQ(tr.get_range("k0", "k9", {.limit = 5}).size(), 5u);
+  };
+  EXPECT_TRUE(read_conflicts_with_set(read_all_five, "k5"));
+  EXPECT_FALSE(read_conflicts_with_set(read_all_five, "k6"));
+  EXPECT_FALSE(read_conflicts_with_set(read_all_five, "k8"));
+}
+
+TEST_F(ConflictWidth, LimitAboveRowCountConflictsOnWholeRange) {
+  auto read_fewer = [](Transaction& tr) {
+    ASSERT_EQ(tr.get_range("k0", "k9", {.limit = 6}).size(), 5u);
+  };
+  EXPECT_TRUE(read_conflicts_with_set(read_fewer, "k6"));
+  EXPECT_TRUE(read_conflicts_with_set(read_fewer, "k8\xff"));
+  EXPECT_FALSE(read_conflicts_with_set(read_fewer, "k9"));
+}
+
+TEST_F(ConflictWidth, ReverseLimitedReadConflictsFromSmallestReturnedKeyToEnd) {
+  auto read2 = [](Transaction& tr) {
+    ASSERT_EQ(apitest::keys_of(tr.get_range("k0", "k9", {.limit = 2, .reverse = true})),
+              (std::vector<std::string>{"k5", "k4"}));
+  };
+  EXPECT_TRUE(read_conflicts_with_set(read2, "k4")) << "smallest returned key is inside";
+  EXPECT_TRUE(read_conflicts_with_set(read2, "k45"));
+  EXPECT_TRUE(read_conflicts_with_set(read2, "k8")) << "after the last row, before end";
+  EXPECT_TRUE(read_conflicts_with_clear(read2, "k5"));
+  EXPECT_FALSE(read_conflicts_with_set(read2, "k3\xff")) << "just before the smallest row";
+  EXPECT_FALSE(read_conflicts_with_clear(read2, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(read2, "k0"));
+  EXPECT_FALSE(read_conflicts_with_set(read2, "k9")) << "end is exclusive";
+}
+
+TEST_F(ConflictWidth, ReverseExactlyLimitRowsCountsAsMore) {
+  auto read_all_five = [](Transaction& tr) {
+    ASSERT_EQ(tr.get_range("k0", "k9", {.limit = 5, .reverse = true}).size(), 5u);
+  };
+  EXPECT_TRUE(read_conflicts_with_set(read_all_five, "k1"));
+  EXPECT_FALSE(read_conflicts_with_set(read_all_five, "k0"));
+}
+
+TEST_F(ConflictWidth, UnlimitedReadConflictsOnWholeRangeIncludingBeyondLastRow) {
+  for (bool reverse : {false, true}) {
+    auto read_all = [&](Transaction& tr) { tr.get_range("k0", "k9", {.reverse = reverse}); };
+    EXPECT_TRUE(read_conflicts_with_set(read_all, "k0")) << reverse;
+    EXPECT_TRUE(read_conflicts_with_set(read_all, "k8")) << reverse;
+    EXPECT_TRUE(read_conflicts_with_set(read_all, "k3")) << reverse;
+    EXPECT_FALSE(read_conflicts_with_set(read_all, "k9")) << reverse;
+    EXPECT_FALSE(read_conflicts_with_set(read_all, "j")) << reverse;
+  }
+}
+
+TEST_F(ConflictWidth, EmptyRangeReadOfAnEmptyRegionConflictsWithInsertion) {
+  auto read_gap = [](Transaction& tr) { EXPECT_TRUE(tr.get_range("m", "n").empty()); };
+  EXPECT_TRUE(read_conflicts_with_set(read_gap, "m5"));
+  EXPECT_FALSE(read_conflicts_with_set(read_gap, "n"));
+}
+
+TEST_F(ConflictWidth, BeginAtOrAfterEndAddsNoConflict) {
+  auto inverted = [](Transaction& tr) {
+    tr.get_range("k3", "k3");
+    tr.get_range("k4", "k2");
+    tr.get_range("k4", "k2", {.limit = 1, .reverse = true});
+  };
+  EXPECT_FALSE(read_conflicts_with_set(inverted, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(inverted, "k2"));
+}
+
+TEST_F(ConflictWidth, RangeReadConflictExcludesKeysThisTransactionWrote) {
+  auto write_then_read = [](Transaction& tr) {
+    tr.set("k2", "mine");
+    tr.clear_range("k3", "k4");
+    tr.get_range("k0", "k9");
+  };
+  EXPECT_FALSE(read_conflicts_with_set(write_then_read, "k2"));
+  EXPECT_FALSE(read_conflicts_with_set(write_then_read, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(write_then_read, "k35"));
+  EXPECT_TRUE(read_conflicts_with_set(write_then_read, with_nul("k2")));
+  EXPECT_TRUE(read_conflicts_with_set(write_then_read, "k4"));
+  EXPECT_TRUE(read_conflicts_with_set(write_then_read, "k1"));
+}
+
+// A limited read whose last row is the transaction's own write stops there too.
+TEST_F(ConflictWidth, LimitedReadEndingOnOwnWriteStopsAtIt) {
+  auto read = [](Transaction& tr) {
+    tr.set("k15", "mine");
+    ASSERT_EQ(apitest::keys_of(tr.get_range("k0", "k9", {.limit = 2})),
+              (std::vector<std::string>{"k1", "k15"}));
+  };
+  EXPECT_TRUE(read_conflicts_with_set(read, "k1"));
+  EXPECT_FALSE(read_conflicts_with_set(read, "k15"));
+  EXPECT_FALSE(read_conflicts_with_clear(read, "k2"));
+}
+
+TEST_F(ConflictWidth, SnapshotRangeReadAddsNoConflict) {
+  auto snap = [](Transaction& tr) {
+    tr.snapshot().get_range("k0", "k9");
+    tr.snapshot().get("k3");
+  };
+  EXPECT_FALSE(read_conflicts_with_set(snap, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(snap, "k6"));
+}
+
+// ---- 3.4: explicit read conflict ranges ---------------------------------------------
+
+TEST_F(ConflictWidth, AddReadConflictRangeBehavesAsRead) {
+  auto add = [](Transaction& tr) { tr.add_read_conflict_range("m", "p"); };
+  EXPECT_TRUE(read_conflicts_with_set(add, "m"));
+  EXPECT_TRUE(read_conflicts_with_set(add, "o\xff"));
+  EXPECT_FALSE(read_conflicts_with_set(add, "p"));
+  EXPECT_FALSE(read_conflicts_with_set(add, "l\xff"));
+}
+
+TEST_F(ConflictWidth, AddReadConflictKeyCoversExactlyTheKey) {
+  auto add = [](Transaction& tr) { tr.add_read_conflict_key("k3"); };
+  EXPECT_TRUE(read_conflicts_with_set(add, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(add, with_nul("k3")));
+}
+
+TEST_F(ConflictWidth, AddReadConflictRangeExcludesKeysThisTransactionWrote) {
+  auto write_then_add = [](Transaction& tr) {
+    tr.set("n", "mine");
+    tr.clear_range("o", "o5");
+    tr.add_read_conflict_range("m", "p");
+  };
+  EXPECT_FALSE(read_conflicts_with_set(write_then_add, "n"));
+  EXPECT_FALSE(read_conflicts_with_set(write_then_add, "o3"));
+  EXPECT_TRUE(read_conflicts_with_set(write_then_add, with_nul("n")));
+  EXPECT_TRUE(read_conflicts_with_set(write_then_add, "o5"));
+  EXPECT_TRUE(read_conflicts_with_set(write_then_add, "m"));
+}
+
+TEST_F(ConflictWidth, EmptyAddReadConflictRangeAddsNothing) {
+  auto add = [](Transaction& tr) { tr.add_read_conflict_range("k3", "k3"); };
+  EXPECT_FALSE(read_conflicts_with_set(add, "k3"));
+}
+
+// ---- 3.5: write conflict ranges --------------------------------------------------------
+
+TEST_F(ConflictWidth, SetAndClearWriteExactlyTheKey) {
+  auto read_range = [](Transaction& tr) { tr.get_range("k3", "k4"); };
+  EXPECT_TRUE(read_conflicts_with_set(read_range, "k3"));
+  EXPECT_TRUE(read_conflicts_with_clear(read_range, "k3"));
+  EXPECT_TRUE(read_conflicts_with_clear(read_range, "k35")) << "clearing an absent key";
+  EXPECT_FALSE(read_conflicts_with_set(read_range, "k4"));
+  EXPECT_FALSE(read_conflicts_with_clear(read_range, "k2\xff"));
+}
+
+TEST_F(ConflictWidth, ClearRangeWriteConflictCoversWholeHalfOpenRange) {
+  auto read_absent_m5 = [](Transaction& tr) { tr.get("m5"); };
+  auto clear = [&](std::string b, std::string e) {
+    return conflicts(read_absent_m5, [&](Transaction& tr) { tr.clear_range(b, e); });
+  };
+  EXPECT_TRUE(clear("m", "n")) << "no key existed in the range; the range still conflicts";
+  EXPECT_TRUE(clear("m5", with_nul("m5")));
+  EXPECT_FALSE(clear("m", "m5")) << "end is exclusive";
+  EXPECT_FALSE(clear(with_nul("m5"), "n"));
+  EXPECT_FALSE(clear("m5", "m5")) << "an empty clear_range writes nothing";
+}
+
+TEST_F(ConflictWidth, AddWriteConflictRangeMakesReadersConflictWithoutWriting) {
+  auto read_k3 = [](Transaction& tr) { tr.get("k3"); };
+  EXPECT_TRUE(conflicts(read_k3, [](Transaction& tr) { tr.add_write_conflict_range("k2", "k4"); }));
+  EXPECT_FALSE(
+      conflicts(read_k3, [](Transaction& tr) { tr.add_write_conflict_range("k4", "k5"); }));
+  EXPECT_FALSE(
+      conflicts(read_k3, [](Transaction& tr) { tr.add_write_conflict_range("k2", "k3"); }));
+  EXPECT_TRUE(conflicts(read_k3, [](Transaction& tr) { tr.add_write_conflict_key("k3"); }));
+  EXPECT_FALSE(
+      conflicts(read_k3, [](Transaction& tr) { tr.add_write_conflict_key(with_nul("k3")); }));
+
+  Database db = five_keys();
+  Transaction tr = db.create_transaction();
+  tr.add_write_conflict_range("k0", "k9");
+  tr.commit();
+  EXPECT_EQ(apitest::dump(db).size(), 5u) << "a write conflict range changes no data";
+}
+
+TEST_F(ConflictWidth, AddWriteConflictRangeMakesTransactionNotReadOnly) {
+  Database db = five_keys();
+  Transaction tr = db.create_transaction();
+  tr.add_write_conflict_range("x", "y");
+  tr.commit();
+  EXPECT_GT(tr.committed_version(), 0);
+  EXPECT_NO_THROW(tr.versionstamp());
+
+  // ...and so its reads are checked at commit.
+  Transaction reader = db.create_transaction();
+  reader.get("k1");
+  reader.add_write_conflict_key("x");
+  apitest::put(db, "k1", "changed");
+  EXPECT_TRUE(apitest::commit_conflicts(reader));
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,287 @@
+// Every error code and limit of API.md, each with its message checked: what() must name
+// the error and the offending input.
+#include <chrono>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "strata/database.hpp"
+#include "strata/transaction.hpp"
+
+#include "api/api_test_util.hpp"
+#include "support/error_matchers.hpp"
+
+namespace strata {
+namespace {
+
+using apitest::read_key;
+using apitest::spin_for;
+using testing::ThrowsCode;
+using testing::ThrowsCodeWith;
+
+constexpr std::size_t kKeyLimit = 10'000;
+constexpr std::size_t kValueLimit = 100'000;
+
+// ---- 2102 key_too_large, 2103 value_too_large --------------------------------------------
+
+TEST(Limits, KeyOverTenThousandBytesIsKeyTooLarge) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.set(std::string(kKeyLimit + 1, 'k'), "v"); },
+              ThrowsCodeWith(ErrorCode::key_too_large, "10001 bytes"));
+  EXPECT_THAT([&] { tr.set(std::string(kKeyLimit + 1, 'k'), "v"); },
+              ThrowsCodeWith(ErrorCode::key_too_large, "key_too_large"));
+}
+
+TEST(Limits, KeyOfExactlyTenThousandBytesIsAllowed) {
+  Database db = Database::open();
+  std::string key(kKeyLimit, 'k');
+  apitest::put(db, key, "v");
+  EXPECT_EQ(read_key(db, key), "v");
+}
+
+TEST(Limits, ValueOverOneHundredThousandBytesIsValueTooLarge) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.set("k", std::string(kValueLimit + 1, 'v')); },
+              ThrowsCodeWith(ErrorCode::value_too_large, "100001 bytes"));
+}
+
+TEST(Limits, ValueOfExactlyOneHundredThousandBytesIsAllowed) {
+  Database db = Database::open();
+  apitest::put(db, "k", std::string(kValueLimit, 'v'));
+  EXPECT_EQ(read_key(db, "k")->size(), kValueLimit);
+}
+
+// Reading a key no write could have made is not an error: it is absent.
+TEST(Limits, GetOfOversizedKeyIsAbsentNotAnError) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get(std::string(kKeyLimit + 1, 'k')), std::nullopt);
+  EXPECT_EQ(tr.snapshot().get(std::string(kKeyLimit * 3, 'k')), std::nullopt);
+  EXPECT_NO_THROW(tr.clear(std::string(kKeyLimit + 1, 'k')));
+}
+
+// ---- 2101 transaction_too_large ----------------------------------------------------------
+
+TEST(Limits, TransactionOverTenMillionBytesFailsAtCommit) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  std::string value(kValueLimit, 'v');
+  for (int i = 0; i < 101; ++i) tr.set("big/" + std::to_string(i), value);  // no error yet
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCodeWith(ErrorCode::transaction_too_large, "10000000"));
+  EXPECT_EQ(read_key(db, "big/0"), std::nullopt) << "nothing of it was committed";
+}
+
+TEST(Limits, TransactionJustUnderTheLimitCommits) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  std::string value(kValueLimit, 'v');
+  for (int i = 0; i < 99; ++i) tr.set("big/" + std::to_string(i), value);
+  EXPECT_NO_THROW(tr.commit());
+  EXPECT_EQ(read_key(db, "big/98")->size(), kValueLimit);
+}
+
+// Read conflict ranges count toward the size, values read do not (FDB-SEMANTICS 3.6).
+TEST(Limits, ReadConflictRangesCountTowardTransactionSize) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  std::string long_prefix(kKeyLimit - 10, 'r');
+  for (int i = 0; i < 600; ++i) {
+    std::string b = long_prefix + std::to_string(1000 + i);
+    tr.add_read_conflict_range(b, b + "z");
+  }
+  tr.set("k", "v");
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_large));
+}
+
+// ---- 2004 key_outside_legal_range ---------------------------------------------------------
+
+TEST(Limits, KeysStartingWithFFAreOutsideLegalRange) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.set("\xff/conf", "v"); },
+              ThrowsCodeWith(ErrorCode::key_outside_legal_range, "\\xff/conf"));
+  EXPECT_THAT([&] { tr.get("\xff/conf"); },
+              ThrowsCodeWith(ErrorCode::key_outside_legal_range, "\\xff/conf"));
+  EXPECT_THAT([&] { tr.get("\xff"); }, ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { tr.snapshot().get("\xff\xff"); },
+              ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { tr.clear("\xff/conf"); }, ThrowsCode(ErrorCode::key_outside_legal_range));
+}
+
+TEST(Limits, RangeEndBeyondFFIsOutsideLegalRangeButFFItselfIsAllowed) {
+  Database db = Database::open();
+  apitest::put(db, "\xfe", "last legal");
+  Transaction tr = db.create_transaction();
+  std::string beyond("\xff\x00", 2);
+  EXPECT_THAT([&] { tr.get_range("a", beyond); },
+              ThrowsCodeWith(ErrorCode::key_outside_legal_range, "\\xff\\x00"));
+  EXPECT_THAT([&] { tr.get_range("a", "\xff\xff", {.reverse = true}); },
+              ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { tr.clear_range("a", beyond); }, ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { tr.add_read_conflict_range("a", beyond); },
+              ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT(tr.get_range("a", "\xff"), ::testing::ElementsAre(KeyValue{"\xfe", "last legal"}));
+  EXPECT_NO_THROW(tr.clear_range("", "\xff"));
+  EXPECT_NO_THROW(tr.add_read_conflict_range("", "\xff"));
+  EXPECT_NO_THROW(tr.add_write_conflict_range("", "\xff"));
+}
+
+// ---- 2005 inverted_range -----------------------------------------------------------------
+
+TEST(Limits, BeginAfterEndIsInvertedRangeForClearAndConflictRanges) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.clear_range("zz", "aa"); },
+              ThrowsCodeWith(ErrorCode::inverted_range, "'zz'"));
+  EXPECT_THAT([&] { tr.clear_range(KeyRange{"zz", "aa"}); }, ThrowsCode(ErrorCode::inverted_range));
+  EXPECT_THAT([&] { tr.add_read_conflict_range("zz", "aa"); },
+              ThrowsCodeWith(ErrorCode::inverted_range, "'aa'"));
+  EXPECT_THAT([&] { tr.add_write_conflict_range("zz", "aa"); },
+              ThrowsCode(ErrorCode::inverted_range));
+  // A read of an inverted range is simply empty (as FoundationDB).
+  EXPECT_NO_THROW(tr.get_range("zz", "aa"));
+}
+
+// ---- 2012 range_limits_invalid -----------------------------------------------------------
+
+TEST(Limits, NegativeLimitIsRangeLimitsInvalid) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.get_range("a", "b", {.limit = -1}); },
+              ThrowsCodeWith(ErrorCode::range_limits_invalid, "-1"));
+  EXPECT_THAT([&] { tr.snapshot().get_range("a", "b", {.limit = -5, .reverse = true}); },
+              ThrowsCodeWith(ErrorCode::range_limits_invalid, "-5"));
+}
+
+// ---- 1007 transaction_too_old ------------------------------------------------------------
+
+Options short_window() {
+  Options o;
+  o.mvcc_window = std::chrono::milliseconds(2);
+  return o;
+}
+
+TEST(Limits, ReadAfterTheMvccWindowIsTransactionTooOld) {
+  Database db = Database::open(short_window());
+  apitest::put(db, "k", "v");
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get("k"), "v");
+  spin_for(std::chrono::milliseconds(6));
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCodeWith(ErrorCode::transaction_too_old, "mvcc_window"));
+  EXPECT_THAT([&] { tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::transaction_too_old));
+}
+
+TEST(Limits, CommitOfAnAgedReaderIsTransactionTooOld) {
+  Database db = Database::open(short_window());
+  Transaction tr = db.create_transaction();
+  tr.get("k");
+  tr.set("k", "v");
+  spin_for(std::chrono::milliseconds(6));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_EQ(read_key(db, "k"), std::nullopt);
+}
+
+TEST(Limits, AgedWriteOnlyTransactionIsNeverTooOld) {
+  Database db = Database::open(short_window());
+  Transaction tr = db.create_transaction();
+  tr.set("k", "v");
+  spin_for(std::chrono::milliseconds(6));
+  EXPECT_NO_THROW(tr.commit());
+  EXPECT_GT(tr.committed_version(), 0);
+}
+
+// Too-old at commit needs read conflict ranges (FDB-SEMANTICS 3.6): snapshot reads add
+// none, so an aged snapshot reader that writes still commits.
+TEST(Limits, AgedSnapshotReaderWithWritesIsNotTooOld) {
+  Database db = Database::open(short_window());
+  Transaction tr = db.create_transaction();
+  tr.snapshot().get("k");
+  tr.set("k", "v");
+  spin_for(std::chrono::milliseconds(6));
+  EXPECT_NO_THROW(tr.commit());
+  EXPECT_EQ(read_key(db, "k"), "v");
+}
+
+// A read answered entirely from the transaction's own writes needs no store version.
+TEST(Limits, AgedReadOfOwnWriteIsNotTooOld) {
+  Database db = Database::open(short_window());
+  Transaction tr = db.create_transaction();
+  tr.get("other");
+  tr.set("k", "v");
+  spin_for(std::chrono::milliseconds(6));
+  EXPECT_EQ(tr.get("k"), "v");
+}
+
+TEST(Limits, TooOldIsRetriedByRun) {
+  Database db = Database::open(short_window());
+  int attempts = 0;
+  db.run([&](Transaction& tr) {
+    ++attempts;
+    tr.get("k");
+    if (attempts == 1) spin_for(std::chrono::milliseconds(6));
+    tr.set("k", "v");
+  });
+  EXPECT_EQ(attempts, 2);
+  EXPECT_EQ(read_key(db, "k"), "v");
+}
+
+// ---- 1025, 2017, 1031 --------------------------------------------------------------------
+
+TEST(Limits, CancelledTransactionNamesTheCancellation) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.cancel();
+  EXPECT_THAT([&] { tr.get("k"); },
+              ThrowsCodeWith(ErrorCode::transaction_cancelled, "transaction_cancelled"));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCodeWith(ErrorCode::transaction_cancelled, "cancel"));
+}
+
+TEST(Limits, UseAfterCommitIsUsedDuringCommit) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("k", "v");
+  tr.commit();
+  EXPECT_THAT([&] { tr.set("k", "w"); },
+              ThrowsCodeWith(ErrorCode::used_during_commit, "used_during_commit"));
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCodeWith(ErrorCode::used_during_commit, "commit"));
+}
+
+TEST(Limits, TimedOutNamesTheTimeout) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_timeout(std::chrono::milliseconds(1));
+  spin_for(std::chrono::milliseconds(2));
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCodeWith(ErrorCode::transaction_timed_out, "1 ms"));
+}
+
+TEST(Limits, VersionstampErrorsNameTheirCause) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.versionstamp(); },
+              ThrowsCodeWith(ErrorCode::client_invalid_operation, "versionstamp"));
+  tr.commit();
+  EXPECT_THAT([&] { tr.versionstamp(); },
+              ThrowsCodeWith(ErrorCode::no_commit_version, "read-only"));
+}
+
+// Retryability is part of each code's contract (API.md: 1007, 1020 and 1021 only).
+TEST(Limits, OnlyTooOldNotCommittedAndUnknownResultAreRetryable) {
+  for (ErrorCode c : {ErrorCode::transaction_too_old, ErrorCode::not_committed,
+                      ErrorCode::commit_unknown_result}) {
+    EXPECT_TRUE(Error(c).retryable()) << static_cast<int>(c);
+  }
+  for (ErrorCode c :
+       {ErrorCode::transaction_cancelled, ErrorCode::transaction_timed_out,
+        ErrorCode::client_invalid_operation, ErrorCode::key_outside_legal_range,
+        ErrorCode::inverted_range, ErrorCode::range_limits_invalid, ErrorCode::used_during_commit,
+        ErrorCode::no_commit_version, ErrorCode::transaction_too_large, ErrorCode::key_too_large,
+        ErrorCode::value_too_large}) {
+    EXPECT_FALSE(Error(c).retryable()) << static_cast<int>(c);
+  }
+}
+
+}  // namespace
+}  // namespace strata

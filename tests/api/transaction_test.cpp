@@ -1,0 +1,754 @@
+// Transaction basics through the public API: reads and writes, read-your-writes, the read
+// version, commit results, the retry loop, and the transaction state machine (reset,
+// cancel, timeout, use after commit, versionstamps).
+#include "strata/transaction.hpp"
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "strata/database.hpp"
+
+#include "api/api_test_util.hpp"
+#include "support/error_matchers.hpp"
+
+namespace strata {
+namespace {
+
+using apitest::keys_of;
+using apitest::put;
+using apitest::put_all;
+using apitest::read_key;
+using apitest::spin_for;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::ThrowsCode;
+
+using Keys = std::vector<std::string>;
+
+// A database holding a1 a2 a3 b1 b2 (values "v" + key).
+Database five_rows() {
+  Database db = Database::open();
+  put_all(db, {{"a1", "va1"}, {"a2", "va2"}, {"a3", "va3"}, {"b1", "vb1"}, {"b2", "vb2"}});
+  return db;
+}
+
+// ---- Basic reads and writes ---------------------------------------------------------
+
+TEST(TransactionBasics, GetOfMissingKeyIsAbsent) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get("nothing"), std::nullopt);
+}
+
+TEST(TransactionBasics, CommittedSetIsVisibleToLaterTransactions) {
+  Database db = Database::open();
+  put(db, "k", "v");
+  EXPECT_EQ(read_key(db, "k"), "v");
+  put(db, "k", "w");
+  EXPECT_EQ(read_key(db, "k"), "w");
+}
+
+TEST(TransactionBasics, EmptyValueIsDistinctFromAbsent) {
+  Database db = Database::open();
+  put(db, "k", "");
+  EXPECT_EQ(read_key(db, "k"), std::string());
+}
+
+TEST(TransactionBasics, BinaryKeysAndValuesRoundTrip) {
+  Database db = Database::open();
+  std::string key("k\0\x01\xfe", 4), value("\0\xff\0", 3);
+  put(db, key, value);
+  EXPECT_EQ(read_key(db, key), value);
+  EXPECT_EQ(read_key(db, "k"), std::nullopt);
+}
+
+// The empty key is a legal key, and it sorts before every other key.
+TEST(TransactionBasics, EmptyKeyIsALegalKey) {
+  Database db = five_rows();
+  put(db, "", "empty-key");
+  EXPECT_EQ(read_key(db, ""), "empty-key");
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get_range("", "\xff").front(), (KeyValue{"", "empty-key"}));
+  EXPECT_EQ(tr.get_range("", "\xff", {.reverse = true}).back(), (KeyValue{"", "empty-key"}));
+  EXPECT_EQ(tr.get_range("", std::string(1, '\0')).size(), 1u);
+  tr.clear("");
+  tr.commit();
+  EXPECT_EQ(read_key(db, ""), std::nullopt);
+  EXPECT_EQ(db.create_transaction().get_range("", "\xff").size(), 5u);
+}
+
+TEST(TransactionBasics, ClearRemovesCommittedKey) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.clear("a2");
+  tr.clear("never-existed");
+  tr.commit();
+  EXPECT_EQ(read_key(db, "a2"), std::nullopt);
+  EXPECT_EQ(read_key(db, "a1"), "va1");
+}
+
+TEST(TransactionBasics, ClearRangeRemovesExactlyTheHalfOpenRange) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.clear_range("a2", "b1");
+  tr.commit();
+  EXPECT_THAT(keys_of(db.create_transaction().get_range("", "\xff")),
+              ElementsAre("a1", "b1", "b2"));
+}
+
+TEST(TransactionBasics, ClearRangeKeyRangeOverloadAndEmptyRange) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.clear_range(KeyRange{"b", "c"});
+  tr.clear_range("a1", "a1");  // empty: no effect, no error
+  tr.commit();
+  EXPECT_THAT(keys_of(db.create_transaction().get_range("", "\xff")),
+              ElementsAre("a1", "a2", "a3"));
+}
+
+TEST(TransactionBasics, GetRangeReturnsHalfOpenRangeInKeyOrder) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  std::vector<KeyValue> rows = tr.get_range("a2", "b2");
+  EXPECT_THAT(rows,
+              ElementsAre(KeyValue{"a2", "va2"}, KeyValue{"a3", "va3"}, KeyValue{"b1", "vb1"}));
+}
+
+TEST(TransactionBasics, GetRangeKeyRangeOverloadMatchesStringOverload) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  for (RangeOptions o :
+       {RangeOptions{}, RangeOptions{2, false}, RangeOptions{2, true}, RangeOptions{0, true}}) {
+    EXPECT_EQ(tr.get_range(KeyRange{"a", "b2"}, o), tr.get_range("a", "b2", o));
+    EXPECT_EQ(tr.snapshot().get_range(KeyRange{"a", "b2"}, o), tr.get_range("a", "b2", o));
+  }
+}
+
+TEST(TransactionBasics, GetRangeLimitReturnsFirstRows) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT(keys_of(tr.get_range("a", "c", {.limit = 2})), ElementsAre("a1", "a2"));
+  EXPECT_THAT(keys_of(tr.get_range("a", "c", {.limit = 5})),
+              ElementsAre("a1", "a2", "a3", "b1", "b2"));
+  EXPECT_THAT(keys_of(tr.get_range("a", "c", {.limit = 50})),
+              ElementsAre("a1", "a2", "a3", "b1", "b2"));
+}
+
+TEST(TransactionBasics, GetRangeReverseReturnsRowsDescendingFromEnd) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT(keys_of(tr.get_range("a2", "b2", {.reverse = true})), ElementsAre("b1", "a3", "a2"));
+  EXPECT_THAT(keys_of(tr.get_range("a", "c", {.limit = 2, .reverse = true})),
+              ElementsAre("b2", "b1"));
+}
+
+TEST(TransactionBasics, GetRangeWithBeginAtOrAfterEndIsEmpty) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT(tr.get_range("a2", "a2"), IsEmpty());
+  EXPECT_THAT(tr.get_range("b", "a"), IsEmpty());
+  EXPECT_THAT(tr.get_range("b", "a", {.reverse = true}), IsEmpty());
+}
+
+TEST(TransactionBasics, FullKeySpaceRangeEndsAtFF) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get_range("", "\xff").size(), 5u);
+  EXPECT_EQ(tr.get_range("", "\xff", {.reverse = true}).front().key, "b2");
+}
+
+// ---- Read-your-writes ---------------------------------------------------------------
+
+TEST(ReadYourWrites, GetSeesOwnSetBeforeCommit) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.set("a1", "new");
+  tr.set("zz", "fresh");
+  EXPECT_EQ(tr.get("a1"), "new");
+  EXPECT_EQ(tr.get("zz"), "fresh");
+}
+
+TEST(ReadYourWrites, GetSeesOwnClearAndClearRange) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.clear("a1");
+  tr.clear_range("b", "c");
+  EXPECT_EQ(tr.get("a1"), std::nullopt);
+  EXPECT_EQ(tr.get("b1"), std::nullopt);
+  EXPECT_EQ(tr.get("a2"), "va2");
+}
+
+TEST(ReadYourWrites, ClearRangeHidesCommittedRowsFromGetRange) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.clear_range("a2", "b2");
+  EXPECT_THAT(keys_of(tr.get_range("", "\xff")), ElementsAre("a1", "b2"));
+  EXPECT_THAT(keys_of(tr.get_range("", "\xff", {.reverse = true})), ElementsAre("b2", "a1"));
+}
+
+TEST(ReadYourWrites, SetInsideClearedRangeShows) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.clear_range("a", "c");
+  tr.set("a2", "again");
+  tr.set("a25", "new");
+  EXPECT_EQ(tr.get("a2"), "again");
+  EXPECT_THAT(tr.get_range("", "\xff"),
+              ElementsAre(KeyValue{"a2", "again"}, KeyValue{"a25", "new"}));
+}
+
+TEST(ReadYourWrites, ClearRangeAfterSetRemovesTheSet) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.set("a15", "x");
+  tr.clear_range("a1", "a2");
+  EXPECT_EQ(tr.get("a15"), std::nullopt);
+  EXPECT_THAT(keys_of(tr.get_range("a", "b")), ElementsAre("a2", "a3"));
+}
+
+TEST(ReadYourWrites, ForwardRangeMergesOwnSetsWithStoreRows) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.set("a0", "x");
+  tr.set("a2", "over");
+  tr.set("a25", "y");
+  tr.clear("b1");
+  EXPECT_THAT(tr.get_range("a", "c"),
+              ElementsAre(KeyValue{"a0", "x"}, KeyValue{"a1", "va1"}, KeyValue{"a2", "over"},
+                          KeyValue{"a25", "y"}, KeyValue{"a3", "va3"}, KeyValue{"b2", "vb2"}));
+  EXPECT_THAT(keys_of(tr.get_range("a", "c", {.limit = 3})), ElementsAre("a0", "a1", "a2"));
+}
+
+TEST(ReadYourWrites, ReverseRangeMergesOwnWritesWithStoreRows) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.set("b3", "x");
+  tr.set("a25", "y");
+  tr.clear("b2");
+  tr.clear_range("a1", "a2");
+  EXPECT_THAT(keys_of(tr.get_range("a", "c", {.reverse = true})),
+              ElementsAre("b3", "b1", "a3", "a25", "a2"));
+  EXPECT_THAT(keys_of(tr.get_range("a", "c", {.limit = 3, .reverse = true})),
+              ElementsAre("b3", "b1", "a3"));
+}
+
+TEST(ReadYourWrites, SnapshotViewSeesOwnWrites) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.set("a0", "x");
+  tr.clear("a1");
+  tr.clear_range("b", "c");
+  ReadView view = tr.snapshot();
+  EXPECT_EQ(view.get("a0"), "x");
+  EXPECT_EQ(view.get("a1"), std::nullopt);
+  EXPECT_THAT(keys_of(view.get_range("", "\xff")), ElementsAre("a0", "a2", "a3"));
+  EXPECT_THAT(keys_of(view.get_range("", "\xff", {.limit = 1, .reverse = true})),
+              ElementsAre("a3"));
+}
+
+TEST(ReadYourWrites, OwnWritesAreInvisibleToOtherTransactionsUntilCommit) {
+  Database db = five_rows();
+  Transaction writer = db.create_transaction();
+  writer.set("a1", "dirty");
+  writer.set("c", "dirty");
+  EXPECT_EQ(read_key(db, "a1"), "va1");
+  EXPECT_EQ(read_key(db, "c"), std::nullopt);
+  writer.commit();
+  EXPECT_EQ(read_key(db, "c"), "dirty");
+}
+
+// ---- Read version -------------------------------------------------------------------
+
+TEST(ReadVersion, IsTakenAtFirstReadNotAtCreation) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  put(db, "k", "committed-after-creation");
+  EXPECT_EQ(tr.get("k"), "committed-after-creation");
+}
+
+TEST(ReadVersion, CommitAfterFirstReadIsInvisible) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get("a1"), "va1");
+  Version rv = tr.read_version();
+  Transaction other = db.create_transaction();
+  other.set("a2", "changed");
+  other.set("a15", "inserted");
+  other.clear("b1");
+  other.commit();
+  EXPECT_GT(other.committed_version(), rv);
+  EXPECT_EQ(tr.get("a2"), "va2");
+  EXPECT_EQ(tr.get("a15"), std::nullopt);
+  EXPECT_EQ(tr.get("b1"), "vb1");
+  EXPECT_THAT(keys_of(tr.get_range("", "\xff")), ElementsAre("a1", "a2", "a3", "b1", "b2"));
+  EXPECT_THAT(keys_of(tr.snapshot().get_range("", "\xff", {.reverse = true})),
+              ElementsAre("b2", "b1", "a3", "a2", "a1"));
+  EXPECT_EQ(tr.read_version(), rv);
+}
+
+TEST(ReadVersion, SeesExactlyCommitsAtOrBelowIt) {
+  Database db = Database::open();
+  Transaction w1 = db.create_transaction();
+  w1.set("k", "1");
+  w1.commit();
+  Transaction tr = db.create_transaction();
+  Version rv = tr.read_version();
+  EXPECT_EQ(rv, w1.committed_version());
+  EXPECT_EQ(rv, db.committed_version());
+  put(db, "k", "2");
+  EXPECT_EQ(tr.get("k"), "1");
+}
+
+TEST(ReadVersion, ExplicitReadVersionFixesVersionBeforeAnyRead) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  Version rv = tr.read_version();
+  put(db, "k", "later");
+  EXPECT_EQ(tr.get("k"), std::nullopt);
+  EXPECT_EQ(tr.read_version(), rv);
+}
+
+// ---- Commit results -----------------------------------------------------------------
+
+TEST(CommittedVersion, ReadOnlyCommitReportsMinusOne) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.get("a1");
+  tr.commit();
+  EXPECT_EQ(tr.committed_version(), -1);
+  Transaction nothing = db.create_transaction();
+  nothing.commit();
+  EXPECT_EQ(nothing.committed_version(), -1);
+}
+
+TEST(CommittedVersion, WritingCommitsReportIncreasingVersions) {
+  Database db = Database::open();
+  Version last = db.committed_version();
+  for (int i = 0; i < 5; ++i) {
+    Transaction tr = db.create_transaction();
+    tr.set("k", std::to_string(i));
+    tr.commit();
+    EXPECT_GT(tr.committed_version(), 0);
+    EXPECT_GT(tr.committed_version(), last);
+    EXPECT_EQ(tr.committed_version(), db.committed_version());
+    last = tr.committed_version();
+  }
+}
+
+TEST(CommittedVersion, BeforeCommitIsAnInvalidOperation) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("k", "v");
+  EXPECT_THAT([&] { tr.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+}
+
+TEST(CommittedVersion, ClearOfAbsentKeyIsStillAWritingCommit) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.clear("absent");
+  tr.commit();
+  EXPECT_GT(tr.committed_version(), 0);
+}
+
+// ---- Database::run ------------------------------------------------------------------
+
+TEST(DatabaseRun, ReturnsTheValueOfF) {
+  Database db = five_rows();
+  std::string got = db.run([](Transaction& tr) { return *tr.get("a1") + "!"; });
+  EXPECT_EQ(got, "va1!");
+}
+
+TEST(DatabaseRun, CommitsTheWritesOfF) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.set("k", "v"); });
+  EXPECT_EQ(read_key(db, "k"), "v");
+}
+
+TEST(DatabaseRun, RetriesNotCommittedUntilCommitSucceeds) {
+  Database db = Database::open();
+  put(db, "counter", "0");
+  int attempts = 0;
+  int result = db.run([&](Transaction& tr) {
+    ++attempts;
+    int value = std::stoi(*tr.get("counter"));
+    if (attempts == 1) put(db, "counter", "10");  // a concurrent commit: this attempt conflicts
+    tr.set("counter", std::to_string(value + 1));
+    return value + 1;
+  });
+  EXPECT_EQ(attempts, 2);
+  EXPECT_EQ(result, 11);
+  EXPECT_EQ(read_key(db, "counter"), "11");
+}
+
+TEST(DatabaseRun, NonRetryableErrorPropagatesAfterOneAttempt) {
+  Database db = Database::open();
+  int attempts = 0;
+  EXPECT_THAT(
+      [&] {
+        db.run([&](Transaction& tr) {
+          ++attempts;
+          tr.set("\xff/system", "x");
+        });
+      },
+      ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_EQ(attempts, 1);
+}
+
+TEST(DatabaseRun, ForeignExceptionPropagatesAndNothingCommits) {
+  Database db = Database::open();
+  EXPECT_THROW(db.run([](Transaction& tr) {
+    tr.set("k", "v");
+    throw std::runtime_error("application failure");
+  }),
+               std::runtime_error);
+  EXPECT_EQ(read_key(db, "k"), std::nullopt);
+}
+
+// ---- on_error, reset, cancel, timeout -----------------------------------------------
+
+TEST(OnError, RethrowsNonRetryableErrors) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  for (ErrorCode c : {ErrorCode::key_too_large, ErrorCode::transaction_cancelled,
+                      ErrorCode::transaction_timed_out, ErrorCode::used_during_commit,
+                      ErrorCode::inverted_range}) {
+    EXPECT_THAT([&] { tr.on_error(Error(c)); }, ThrowsCode(c));
+  }
+}
+
+TEST(OnError, RetryableErrorResetsTheTransaction) {
+  Database db = Database::open();
+  put(db, "k", "old");
+  for (ErrorCode c : {ErrorCode::not_committed, ErrorCode::transaction_too_old,
+                      ErrorCode::commit_unknown_result}) {
+    Transaction tr = db.create_transaction();
+    Version rv = tr.read_version();
+    tr.set("k", "discarded");
+    tr.set("other", "discarded");
+    put(db, "k", "newer");
+    tr.on_error(Error(c));
+    EXPECT_EQ(tr.get("other"), std::nullopt) << static_cast<int>(c);
+    EXPECT_EQ(tr.get("k"), "newer") << "a fresh read version after the retry";
+    EXPECT_GT(tr.read_version(), rv);
+    tr.commit();
+    EXPECT_EQ(tr.committed_version(), -1) << "the discarded writes were not committed";
+  }
+}
+
+TEST(OnError, RetryAfterConflictCanCommit) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.get("k");
+  put(db, "k", "concurrent");
+  tr.set("k", "mine");
+  try {
+    tr.commit();
+    FAIL() << "expected not_committed";
+  } catch (const Error& e) {
+    ASSERT_EQ(e.code(), 1020);
+    tr.on_error(e);
+  }
+  EXPECT_EQ(tr.get("k"), "concurrent");
+  tr.set("k", "mine");
+  tr.commit();
+  EXPECT_EQ(read_key(db, "k"), "mine");
+}
+
+TEST(Reset, DiscardsWritesAndReadVersion) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("k", "v");
+  Version rv = tr.read_version();
+  put(db, "other", "x");
+  tr.reset();
+  EXPECT_EQ(tr.get("k"), std::nullopt);
+  EXPECT_GT(tr.read_version(), rv);
+  tr.commit();
+  EXPECT_EQ(read_key(db, "k"), std::nullopt);
+}
+
+TEST(Reset, MakesACommittedTransactionReusable) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("a", "1");
+  tr.commit();
+  Version first = tr.committed_version();
+  tr.reset();
+  tr.set("b", "2");
+  tr.commit();
+  EXPECT_GT(tr.committed_version(), first);
+  EXPECT_EQ(read_key(db, "b"), "2");
+}
+
+TEST(Cancel, EveryLaterOperationThrowsTransactionCancelled) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.set("a1", "never");
+  tr.cancel();
+  EXPECT_THAT([&] { tr.get("a1"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.get_range("a", "b"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.snapshot().get("a1"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.set("x", "y"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.clear("x"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.clear_range("a", "b"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.read_version(); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_EQ(read_key(db, "a1"), "va1") << "a cancelled transaction's writes never commit";
+}
+
+TEST(Cancel, ResetClearsTheCancellation) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("k", "before-cancel");
+  tr.cancel();
+  tr.reset();
+  EXPECT_EQ(tr.get("k"), std::nullopt);
+  tr.set("k", "after-reset");
+  tr.commit();
+  EXPECT_EQ(read_key(db, "k"), "after-reset");
+}
+
+TEST(Timeout, OperationsAfterTheTimeoutThrowTimedOut) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_timeout(std::chrono::milliseconds(1));
+  tr.set("k", "v");  // may or may not be inside the timeout; nothing is asserted about it
+  spin_for(std::chrono::milliseconds(2));
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
+  EXPECT_THAT([&] { tr.set("k", "v"); }, ThrowsCode(ErrorCode::transaction_timed_out));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_timed_out));
+  EXPECT_EQ(read_key(db, "k"), std::nullopt);
+}
+
+TEST(Timeout, TimedOutIsNotRetriedByOnError) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_timeout(std::chrono::milliseconds(1));
+  spin_for(std::chrono::milliseconds(2));
+  EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::transaction_timed_out)); },
+              ThrowsCode(ErrorCode::transaction_timed_out));
+  // A retryable error after the timeout does not buy another attempt either.
+  EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::not_committed)); },
+              ThrowsCode(ErrorCode::transaction_timed_out));
+}
+
+TEST(Timeout, IsKeptAcrossOnError) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_timeout(std::chrono::milliseconds(1));
+  tr.on_error(Error(ErrorCode::not_committed));  // may itself notice the timeout
+  spin_for(std::chrono::milliseconds(2));
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
+}
+
+TEST(Timeout, ResetClearsTheTimeout) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_timeout(std::chrono::milliseconds(1));
+  spin_for(std::chrono::milliseconds(2));
+  tr.reset();
+  tr.set("k", "v");
+  tr.commit();
+  EXPECT_EQ(read_key(db, "k"), "v");
+}
+
+TEST(Timeout, ZeroDisablesTheTimeout) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_timeout(std::chrono::milliseconds(1));
+  tr.set_timeout(std::chrono::milliseconds(0));
+  spin_for(std::chrono::milliseconds(2));
+  tr.set("k", "v");
+  tr.commit();
+  EXPECT_EQ(read_key(db, "k"), "v");
+}
+
+TEST(UsedDuringCommit, OperationsAfterCommitThrowUntilReset) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("k", "v");
+  tr.commit();
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_THAT([&] { tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_THAT([&] { tr.set("k", "again"); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_THAT([&] { tr.clear("k"); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_EQ(read_key(db, "k"), "v");
+  tr.reset();
+  EXPECT_EQ(tr.get("k"), "v");
+}
+
+TEST(UsedDuringCommit, AlsoAfterAReadOnlyCommitAndAFailedCommit) {
+  Database db = Database::open();
+  Transaction ro = db.create_transaction();
+  ro.get("k");
+  ro.commit();
+  EXPECT_THAT([&] { ro.get("k"); }, ThrowsCode(ErrorCode::used_during_commit));
+
+  Transaction failed = db.create_transaction();
+  failed.get("k");
+  put(db, "k", "x");
+  failed.set("k", "y");
+  EXPECT_THAT([&] { failed.commit(); }, ThrowsCode(ErrorCode::not_committed));
+  EXPECT_THAT([&] { failed.set("k", "z"); }, ThrowsCode(ErrorCode::used_during_commit));
+}
+
+// ---- Versionstamps ------------------------------------------------------------------
+
+TEST(Versionstamp, BeforeCommitIsAnInvalidOperation) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("k", "v");
+  EXPECT_THAT([&] { tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+}
+
+TEST(Versionstamp, ReadOnlyTransactionHasNone) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.get("k");
+  tr.commit();
+  EXPECT_THAT([&] { tr.versionstamp(); }, ThrowsCode(ErrorCode::no_commit_version));
+}
+
+TEST(Versionstamp, IsTenBytesStartingWithTheBigEndianCommitVersion) {
+  Database db = Database::open();
+  for (int i = 0; i < 3; ++i) {
+    Transaction tr = db.create_transaction();
+    tr.set("k", std::to_string(i));
+    tr.commit();
+    std::string stamp = tr.versionstamp();
+    ASSERT_EQ(stamp.size(), 10u);
+    std::uint64_t version = 0;
+    for (int b = 0; b < 8; ++b) version = (version << 8) | static_cast<unsigned char>(stamp[b]);
+    EXPECT_EQ(static_cast<Version>(version), tr.committed_version());
+  }
+}
+
+TEST(Versionstamp, ForgottenByReset) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("k", "v");
+  tr.commit();
+  tr.versionstamp();
+  tr.reset();
+  EXPECT_THAT([&] { tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { tr.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+}
+
+// ---- MVCC snapshots across history ------------------------------------------------------
+
+// A reader's snapshot must survive any amount of later history: overwrites, deletes and
+// inserts, and the garbage collection and conflict-history pruning they drive.
+TEST(MvccSnapshot, OldReadVersionSurvivesManyLaterCommits) {
+  Database db = five_rows();
+  Transaction old_reader = db.create_transaction();
+  ASSERT_EQ(old_reader.get("a1"), "va1");
+  const int commits = apitest::scaled(3000, 600);
+  for (int i = 0; i < commits; ++i) {
+    Transaction tr = db.create_transaction();
+    tr.set("a2", "overwrite " + std::to_string(i));
+    tr.clear("b1");
+    tr.set("a15/" + std::to_string(i % 50), "inserted");
+    if (i % 7 == 0) tr.clear_range("a15/", "a15/5");
+    tr.commit();
+  }
+  EXPECT_EQ(old_reader.get("a2"), "va2");
+  EXPECT_EQ(old_reader.get("b1"), "vb1");
+  EXPECT_THAT(old_reader.get_range("", "\xff"),
+              ElementsAre(KeyValue{"a1", "va1"}, KeyValue{"a2", "va2"}, KeyValue{"a3", "va3"},
+                          KeyValue{"b1", "vb1"}, KeyValue{"b2", "vb2"}));
+  EXPECT_THAT(keys_of(old_reader.get_range("", "\xff", {.reverse = true})),
+              ElementsAre("b2", "b1", "a3", "a2", "a1"));
+  // A fresh reader sees the newest state.
+  Transaction fresh = db.create_transaction();
+  EXPECT_EQ(fresh.get("b1"), std::nullopt);
+  EXPECT_EQ(fresh.get("a2"), "overwrite " + std::to_string(commits - 1));
+}
+
+// A write after the read version must still be found at commit however much unrelated
+// history was recorded (and pruned) in between.
+TEST(MvccSnapshot, ConflictSurvivesLaterUnrelatedHistory) {
+  Database db = five_rows();
+  Transaction stale = db.create_transaction();
+  stale.get("a1");
+  stale.get_range("b", "c", {.limit = 1});
+  Transaction clean = db.create_transaction();
+  clean.get("a3");
+  clean.get_range("b", "c", {.limit = 1});
+  put(db, "a1", "changed");
+  const int commits = apitest::scaled(3000, 600);
+  for (int i = 0; i < commits; ++i) put(db, "noise/" + std::to_string(i % 100), "x");
+  stale.set("out", "stale");
+  clean.set("out", "clean");
+  EXPECT_THAT([&] { stale.commit(); }, ThrowsCode(ErrorCode::not_committed));
+  EXPECT_NO_THROW(clean.commit());
+}
+
+// ---- Database and transaction handles ---------------------------------------------------
+
+TEST(Handles, SeparateDatabasesAreIndependent) {
+  Database one = Database::open();
+  Database two = Database::open();
+  put(one, "k", "one");
+  EXPECT_EQ(read_key(two, "k"), std::nullopt);
+  Transaction t1 = one.create_transaction();
+  Transaction t2 = two.create_transaction();
+  t1.get("k");
+  t2.get("k");
+  put(two, "k", "two");
+  t1.set("x", "1");
+  EXPECT_NO_THROW(t1.commit()) << "a commit in another database is no conflict";
+}
+
+TEST(Handles, CopiesOfADatabaseShareOneStore) {
+  Database db = Database::open();
+  Database copy = db;
+  put(copy, "k", "v");
+  EXPECT_EQ(read_key(db, "k"), "v");
+  EXPECT_EQ(db.committed_version(), copy.committed_version());
+}
+
+TEST(Handles, TransactionKeepsTheStoreAliveAfterTheLastDatabaseHandle) {
+  std::optional<Transaction> tr;
+  {
+    Database db = Database::open();
+    put(db, "k", "v");
+    tr.emplace(db.create_transaction());
+  }
+  EXPECT_EQ(tr->get("k"), "v");
+  tr->set("k2", "v2");
+  EXPECT_NO_THROW(tr->commit());
+}
+
+TEST(Handles, MovedTransactionKeepsItsReadVersionAndWrites) {
+  Database db = Database::open();
+  Transaction a = db.create_transaction();
+  Version rv = a.read_version();
+  a.set("k", "mine");
+  Transaction b = std::move(a);
+  put(db, "other", "later");
+  EXPECT_EQ(b.read_version(), rv);
+  EXPECT_EQ(b.get("k"), "mine");
+  EXPECT_EQ(b.snapshot().get("other"), std::nullopt);
+  b.commit();
+  EXPECT_EQ(read_key(db, "k"), "mine");
+}
+
+TEST(Handles, ManyDatabasesOpenedAndClosedInOneThread) {
+  for (int i = 0; i < 200; ++i) {
+    Database db = Database::open();
+    Transaction reader = db.create_transaction();
+    reader.get("k");
+    put(db, "k", std::to_string(i));
+    EXPECT_EQ(read_key(db, "k"), std::to_string(i));
+  }
+}
+
+}  // namespace
+}  // namespace strata

@@ -2,7 +2,8 @@
 # Installs the Debian packages strata's build and tests need, when they are missing.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ clang pkg-config googletest libgtest-dev libgmock-dev
-      libbenchmark-dev liblz4-dev liblmdb-dev libsqlite3-dev libclang-rt-14-dev)
+      libbenchmark-dev liblz4-dev liblmdb-dev libsqlite3-dev libclang-rt-14-dev
+      librocksdb-dev gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

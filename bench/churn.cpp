@@ -4,13 +4,13 @@
 //   strata-churn [--keys N] [--ops N] [--live N]
 // Exits 1 when the last tenth of the churn is more than 10 % off the first tenth in rate
 // or in RSS.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
-#include <chrono>
 
 #include "strata/strata.hpp"
 
@@ -57,8 +57,9 @@ int main(int argc, char** argv) {
     }
     long after = rss_kib();
     double per_key = (after - before) * 1024.0 / keys;
-    std::printf("memory: %ld keys of 16 B + 100 B values: %.1f B per key, %.1f B beyond key+value\n",
-                keys, per_key, per_key - 116);
+    std::printf(
+        "memory: %ld keys of 16 B + 100 B values: %.1f B per key, %.1f B beyond key+value\n", keys,
+        per_key, per_key - 116);
   }
 
   // 2. Churn: each op is one transaction that inserts at the tail and one that deletes at

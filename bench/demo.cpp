@@ -1,10 +1,10 @@
 // strata-demo: a short tour of transactions (replaced by the stress tool later).
-#include <strata/strata.hpp>
-
 #include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <strata/strata.hpp>
 
 int main() {
   strata::Database db = strata::Database::open();

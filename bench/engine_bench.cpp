@@ -2,14 +2,15 @@
 // in the same run when liblmdb is available. 16-byte keys, 100-byte values.
 //
 //   build/release/bench/strata_engine_bench --benchmark_min_time=3
-#include <benchmark/benchmark.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
 
 #include "strata/strata.hpp"
 
@@ -69,7 +70,84 @@ void BM_StrataPointGet(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StrataPointGet)->Arg(100'000)->Arg(1'000'000)->ArgName("keys")->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_StrataPointGet)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->ArgName("keys")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+
+// Atomic adds on one hot key: blind, so they never conflict and scale with group commit.
+void BM_StrataAtomicAddHotKey(benchmark::State& state) {
+  static strata::Database db = strata::Database::open();
+  const std::string one("\x01\0\0\0\0\0\0\0", 8);
+  strata::Transaction tr = db.create_transaction();
+  for (auto _ : state) {
+    tr.atomic_op(strata::MutationType::add, "hot", one);
+    tr.commit();
+    tr.reset();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_StrataAtomicAddHotKey)->Threads(1)->Threads(8)->UseRealTime();
+
+// What a commit pays when watches are armed on other keys: 0 or 1,000 armed watches.
+void BM_StrataCommitWithArmedWatches(benchmark::State& state) {
+  strata::Database db = strata::Database::open();
+  std::vector<strata::Watch> watches;
+  for (int i = 0; i < state.range(0); ++i) {
+    strata::Transaction tr = db.create_transaction();
+    watches.push_back(tr.watch(key_of(1'000'000 + static_cast<std::uint64_t>(i))));
+    tr.commit();
+  }
+  std::mt19937_64 rng(3);
+  std::string value(kValueSize, 'v');
+  strata::Transaction tr = db.create_transaction();
+  for (auto _ : state) {
+    tr.set(key_of(rng() % 100'000), value);
+    tr.commit();
+    tr.reset();
+  }
+  state.SetItemsProcessed(state.iterations());
+  for (auto& w : watches) w.cancel();
+}
+BENCHMARK(BM_StrataCommitWithArmedWatches)->Arg(0)->Arg(1000)->ArgName("watches");
+
+// Durable commits under Durability::fsync on the build machine's disk: group commit
+// should multiply the single-committer rate as committers are added.
+void BM_StrataDurableCommit(benchmark::State& state) {
+  static std::filesystem::path dir;
+  static std::unique_ptr<strata::Database> db;
+  if (state.thread_index() == 0) {
+    dir = std::filesystem::temp_directory_path() /
+          ("strata-bench-durable-" + std::to_string(state.threads()));
+    std::filesystem::remove_all(dir);
+    strata::Options o;
+    o.path = dir;
+    o.durability = static_cast<strata::Durability>(state.range(0));
+    db = std::make_unique<strata::Database>(strata::Database::open(o));
+  }
+  // Google Benchmark starts the timed loop of all threads together, after this setup.
+  std::mt19937_64 rng(state.thread_index() + 1);
+  std::string value(kValueSize, 'v');
+  for (auto _ : state) {
+    db->run([&](strata::Transaction& tr) { tr.set(key_of(rng() % 1'000'000), value); });
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) {
+    db.reset();
+    std::filesystem::remove_all(dir);
+  }
+}
+BENCHMARK(BM_StrataDurableCommit)
+    ->Arg(static_cast<int>(strata::Durability::fsync))
+    ->Arg(static_cast<int>(strata::Durability::buffered))
+    ->ArgName("durability(2=fsync,1=buffered)")
+    ->Threads(1)
+    ->Threads(8)
+    ->Threads(64)
+    ->UseRealTime();
 
 #ifdef STRATA_HAVE_LMDB
 // LMDB as a speed-minded user would set it up: on tmpfs, no syncs, write map.
@@ -150,7 +228,13 @@ void BM_LmdbPointGet(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_LmdbPointGet)->Arg(100'000)->Arg(1'000'000)->ArgName("keys")->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_LmdbPointGet)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->ArgName("keys")
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
 #endif
 
 }  // namespace

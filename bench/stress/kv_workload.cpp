@@ -83,12 +83,7 @@ RunResult run_kv_cycle(RunContext& ctx) {
       r.violations.push_back("Cycle: the ring is no longer one cycle of " + std::to_string(kNodes));
     }
   }
-  Latencies merged;
-  for (auto& l : latency) merged.merge(l);
-  r.ops = merged.size();
-  r.p50_us = merged.quantile_us(0.50);
-  r.p99_us = merged.quantile_us(0.99);
-  r.p999_us = merged.quantile_us(0.999);
+  summarise(latency, r);
   return r;
 }
 

@@ -1,6 +1,4 @@
 // strata-stress: the project's main job. See --help, and docs/benchmarks.md.
-#include <unistd.h>
-
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +8,7 @@
 
 #include "options.hpp"
 #include "workloads.hpp"
+#include <unistd.h>
 
 namespace stress {
 namespace {
@@ -18,7 +17,8 @@ long rss_kib(const char* field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind(field, 0) == 0) return std::strtol(line.c_str() + std::strlen(field), nullptr, 10);
+    if (line.rfind(field, 0) == 0)
+      return std::strtol(line.c_str() + std::strlen(field), nullptr, 10);
   }
   return 0;
 }
@@ -27,7 +27,10 @@ long rss_kib(const char* field) {
 class Progress {
  public:
   Progress(std::string name, LiveCounters& live, strata::Database& db)
-      : name_(std::move(name)), live_(live), db_(db), tty_(isatty(STDOUT_FILENO) != 0),
+      : name_(std::move(name)),
+        live_(live),
+        db_(db),
+        tty_(isatty(STDOUT_FILENO) != 0),
         thread_([this] { loop(); }) {}
   ~Progress() {
     {
@@ -54,8 +57,8 @@ class Progress {
       std::printf("%s%-20s %6.1f s %12.0f ops/s %10.0f retries/s %10lld in flight%s",
                   tty_ ? "\r\033[K" : "", name_.c_str(),
                   std::chrono::duration<double>(now - start).count(), (ops - last_ops) / dt,
-                  (conflicts - last_conflicts) / dt,
-                  static_cast<long long>(live_.in_flight.load()), tty_ ? "" : "\n");
+                  (conflicts - last_conflicts) / dt, static_cast<long long>(live_.in_flight.load()),
+                  tty_ ? "" : "\n");
       std::fflush(stdout);
       last_ops = ops;
       last_conflicts = conflicts;
@@ -103,9 +106,10 @@ int main(int argc, char** argv) {
   strata::Options db_options;
   db_options.path = o.path;
   strata::Database db = strata::Database::open(db_options);
-  std::printf("strata-stress: %d clients, %s per run, %zu-byte values, %s database\n", o.clients,
-              o.ops ? (std::to_string(o.ops) + " ops").c_str() : (std::to_string(o.seconds) + " s").c_str(),
-              o.value_size, o.path.empty() ? "in-memory" : ("durable (" + o.path + ")").c_str());
+  std::printf(
+      "strata-stress: %d clients, %s per run, %zu-byte values, %s database\n", o.clients,
+      o.ops ? (std::to_string(o.ops) + " ops").c_str() : (std::to_string(o.seconds) + " s").c_str(),
+      o.value_size, o.path.empty() ? "in-memory" : ("durable (" + o.path + ")").c_str());
 
   std::vector<bool> modes;
   if (o.contention != Contention::high) modes.push_back(false);
@@ -122,16 +126,21 @@ int main(int argc, char** argv) {
       RunResult r;
       {
         Progress progress(name, live, db);
-        if (w == "queue") r = run_queue(ctx);
-        else if (w == "pqueue") r = run_priority_queue(ctx);
-        else if (w == "kv") r = run_kv_cycle(ctx);
-        else r = run_pairs(ctx, w == "pqueue-pairs");
+        if (w == "queue")
+          r = run_queue(ctx);
+        else if (w == "pqueue")
+          r = run_priority_queue(ctx);
+        else if (w == "kv")
+          r = run_kv_cycle(ctx);
+        else
+          r = run_pairs(ctx, w == "pqueue-pairs");
       }
       r.name = name;
       r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
       r.conflicts = db.stats().conflicts - conflicts_before;
       r.peak_rss_kib = rss_kib("VmRSS:");
-      std::printf("%-20s done: %llu ops, %s\n", name.c_str(), static_cast<unsigned long long>(r.ops),
+      std::printf("%-20s done: %llu ops, %s\n", name.c_str(),
+                  static_cast<unsigned long long>(r.ops),
                   r.violations.empty() ? "verified" : "VIOLATIONS");
       results.push_back(std::move(r));
     }

@@ -16,7 +16,9 @@ using Clock = std::chrono::steady_clock;
 // Latencies of one client, merged into the run's at the end (no shared writes per op).
 class Latencies {
  public:
-  void add(Clock::duration d) { ns_.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()); }
+  void add(Clock::duration d) {
+    ns_.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+  }
   void merge(const Latencies& other) { ns_.insert(ns_.end(), other.ns_.begin(), other.ns_.end()); }
   // The q-quantile in microseconds (0 when empty).
   double quantile_us(double q) {
@@ -37,14 +39,28 @@ struct LiveCounters {
   std::atomic<std::int64_t> in_flight{0};  // queue items enqueued but not yet dequeued
 };
 
+struct RunResult;
+// Merges the clients' latencies into r's ops count and percentiles.
+void summarise(std::vector<Latencies>& per_client, RunResult& r);
+
 struct RunResult {
-  std::string name;        // e.g. "queue/simple"
+  std::string name;  // e.g. "queue/simple"
   double seconds = 0;
-  std::uint64_t ops = 0;   // completed operations (items delivered, or transactions)
+  std::uint64_t ops = 0;        // completed operations (items delivered, or transactions)
   std::uint64_t conflicts = 0;  // commits refused with 1020 during the run
   double p50_us = 0, p99_us = 0, p999_us = 0;
   long peak_rss_kib = 0;
   std::vector<std::string> violations;
 };
+
+inline void summarise(std::vector<Latencies>& per_client, RunResult& r) {
+  Latencies merged;
+  for (auto& l : per_client) merged.merge(l);
+  r.p50_us = merged.quantile_us(0.50);
+  r.p99_us = merged.quantile_us(0.99);
+  r.p999_us = merged.quantile_us(0.999);
+  if (r.ops == 0) r.ops = merged.size();
+  if (r.violations.size() > 10) r.violations.resize(10);
+}
 
 }  // namespace stress

@@ -38,7 +38,8 @@ percentiles and peak memory. Exits 1 on any violation.
   std::exit(2);
 }
 
-std::uint64_t number(std::string_view flag, const char* text, std::uint64_t min, std::uint64_t max) {
+std::uint64_t number(std::string_view flag, const char* text, std::uint64_t min,
+                     std::uint64_t max) {
   char* end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(text, &end, 10);
@@ -65,7 +66,8 @@ StressOptions parse_options(int argc, char** argv) {
       o.workloads.clear();
       std::stringstream ss(value);
       for (std::string w; std::getline(ss, w, ',');) {
-        if (w != "queue" && w != "pqueue" && w != "kv" && w != "queue-pairs" && w != "pqueue-pairs") fail("unknown workload '" + w + "'");
+        if (w != "queue" && w != "pqueue" && w != "kv" && w != "queue-pairs" && w != "pqueue-pairs")
+          fail("unknown workload '" + w + "'");
         o.workloads.push_back(w);
       }
       if (o.workloads.empty()) fail("--workload needs at least one workload");
@@ -83,10 +85,14 @@ StressOptions parse_options(int argc, char** argv) {
       o.value_size = number(flag, value, 16, 100'000);
     } else if (flag == "--high-contention") {
       std::string_view m = value;
-      if (m == "on") o.contention = Contention::high;
-      else if (m == "off") o.contention = Contention::simple;
-      else if (m == "both") o.contention = Contention::both;
-      else fail("--high-contention takes on, off or both, got '" + std::string(m) + "'");
+      if (m == "on")
+        o.contention = Contention::high;
+      else if (m == "off")
+        o.contention = Contention::simple;
+      else if (m == "both")
+        o.contention = Contention::both;
+      else
+        fail("--high-contention takes on, off or both, got '" + std::string(m) + "'");
     } else if (flag == "--path") {
       o.path = value;
     } else if (flag == "--seed") {

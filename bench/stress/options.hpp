@@ -13,13 +13,13 @@ enum class Contention { simple, high, both };
 struct StressOptions {
   std::vector<std::string> workloads{"queue", "pqueue", "kv"};
   int clients = 8;
-  double seconds = 4.0;            // per workload and mode
-  std::uint64_t ops = 0;           // if set: items per queue run / txns per kv run, not time
+  double seconds = 4.0;   // per workload and mode
+  std::uint64_t ops = 0;  // if set: items per queue run / txns per kv run, not time
   std::size_t value_size = 100;
   Contention contention = Contention::both;
-  std::string path;                // empty: in memory
+  std::string path;  // empty: in memory
   std::uint64_t seed = 1;
-  std::string json;                // write the results here too
+  std::string json;  // write the results here too
 };
 
 // Parses argv. On --help prints usage and exits 0; on a bad flag prints the problem and

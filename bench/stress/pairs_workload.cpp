@@ -75,13 +75,7 @@ RunResult run_pairs(RunContext& ctx, bool priority) {
       if (seen[c][s] == 0) r.violations.push_back("an item was lost");
     }
   }
-  if (r.violations.size() > 10) r.violations.resize(10);
-  Latencies merged;
-  for (auto& l : latency) merged.merge(l);
-  r.ops = merged.size();
-  r.p50_us = merged.quantile_us(0.50);
-  r.p99_us = merged.quantile_us(0.99);
-  r.p999_us = merged.quantile_us(0.999);
+  summarise(latency, r);
   return r;
 }
 

@@ -104,9 +104,8 @@ RunResult run_priority_queue(RunContext& ctx) {
   for (auto& t : threads) t.join();
 
   RunResult r;
-  auto left = ctx.db.run([&](strata::Transaction& tr) {
-    return tr.get_range(pq.subspace().range()).size();
-  });
+  auto left = ctx.db.run(
+      [&](strata::Transaction& tr) { return tr.get_range(pq.subspace().range()).size(); });
   if (left != 0) {
     r.violations.push_back(std::to_string(left) + " items were left in the queue at the end");
   }
@@ -122,7 +121,8 @@ RunResult run_priority_queue(RunContext& ctx) {
     }
     strata::Version& at = popped_at[pop.producer][pop.seq];
     if (at != -1) r.violations.push_back("an item was popped twice");
-    at = pop.commit_version >= 0 ? pop.commit_version : std::numeric_limits<strata::Version>::max() - 1;
+    at = pop.commit_version >= 0 ? pop.commit_version
+                                 : std::numeric_limits<strata::Version>::max() - 1;
     if (pop.priority != pushes[pop.producer][pop.seq].priority) {
       r.violations.push_back("an item came back with another priority");
     }
@@ -142,12 +142,14 @@ RunResult run_priority_queue(RunContext& ctx) {
     }
     for (auto& b : bucket) {
       std::sort(b.begin(), b.end());
-      for (std::size_t i = 1; i < b.size(); ++i) b[i].second = std::max(b[i].second, b[i - 1].second);
+      for (std::size_t i = 1; i < b.size(); ++i)
+        b[i].second = std::max(b[i].second, b[i - 1].second);
     }
     // Was some item of priority q present from rv through cv?
     auto present = [&](int q, strata::Version rv, strata::Version cv) {
       auto& b = bucket[q];
-      auto it = std::upper_bound(b.begin(), b.end(), std::pair(rv, std::numeric_limits<strata::Version>::max()));
+      auto it = std::upper_bound(b.begin(), b.end(),
+                                 std::pair(rv, std::numeric_limits<strata::Version>::max()));
       return it != b.begin() && std::prev(it)->second > cv;
     };
     for (const Pop& pop : all) {
@@ -155,21 +157,17 @@ RunResult run_priority_queue(RunContext& ctx) {
       int lo = pop.min ? 0 : pop.priority + 1, hi = pop.min ? pop.priority : kPriorities;
       for (int q = lo; q < hi; ++q) {
         if (present(q, pop.read_version, pop.commit_version)) {
-          r.violations.push_back(std::string(pop.min ? "pop_min" : "pop_max") + " returned priority " +
-                                 std::to_string(pop.priority) + " while priority " +
-                                 std::to_string(q) + " was present throughout");
+          r.violations.push_back(std::string(pop.min ? "pop_min" : "pop_max") +
+                                 " returned priority " + std::to_string(pop.priority) +
+                                 " while priority " + std::to_string(q) +
+                                 " was present throughout");
           break;
         }
       }
     }
   }
-  Latencies merged;
-  for (auto& l : latency) merged.merge(l);
   r.ops = all.size();
-  r.p50_us = merged.quantile_us(0.50);
-  r.p99_us = merged.quantile_us(0.99);
-  r.p999_us = merged.quantile_us(0.999);
-  if (r.violations.size() > 10) r.violations.resize(10);
+  summarise(latency, r);
   return r;
 }
 

@@ -79,15 +79,15 @@ RunResult run_queue(RunContext& ctx) {
 
   RunResult r;
   // The run ends only when the queue is empty.
-  auto left = ctx.db.run([&](strata::Transaction& tr) {
-    return tr.get_range(queue.subspace().range()).size();
-  });
+  auto left = ctx.db.run(
+      [&](strata::Transaction& tr) { return tr.get_range(queue.subspace().range()).size(); });
   if (left != 0) {
     r.violations.push_back(std::to_string(left) + " items were left in the queue at the end");
   }
   // High-contention bookkeeping (requests and results) must be gone too.
   std::string book = queue.subspace().key() + "\xff";
-  auto stale = ctx.db.run([&](strata::Transaction& tr) { return tr.get_range(book, strata::strinc(book)); });
+  auto stale =
+      ctx.db.run([&](strata::Transaction& tr) { return tr.get_range(book, strata::strinc(book)); });
   for (const auto& kv : stale) {
     r.violations.push_back("pop bookkeeping left behind: key of " + std::to_string(kv.key.size()) +
                            " bytes, value of " + std::to_string(kv.value.size()) + " bytes" +
@@ -144,13 +144,8 @@ RunResult run_queue(RunContext& ctx) {
       last[d.producer] = d.seq;
     }
   }
-  Latencies merged;
-  for (auto& l : latency) merged.merge(l);
   r.ops = all.size();
-  r.p50_us = merged.quantile_us(0.50);
-  r.p99_us = merged.quantile_us(0.99);
-  r.p999_us = merged.quantile_us(0.999);
-  if (r.violations.size() > 10) r.violations.resize(10);
+  summarise(latency, r);
   return r;
 }
 

@@ -4,9 +4,10 @@
 
 #include <cstdint>
 
+#include "strata/strata.hpp"
+
 #include "metrics.hpp"
 #include "options.hpp"
-#include "strata/strata.hpp"
 
 namespace stress {
 

@@ -28,8 +28,8 @@ enum class Durability {
 };
 
 struct Options {
-  std::filesystem::path path;             // empty: in memory only
-  Durability durability = Durability::fsync;  // ignored when path is empty
+  std::filesystem::path path;                   // empty: in memory only
+  Durability durability = Durability::fsync;    // ignored when path is empty
   std::chrono::milliseconds mvcc_window{5000};  // older read versions: error 1007
   // On disk: write a checkpoint (and drop older log) each time the log grows by this much.
   std::uint64_t checkpoint_log_bytes = 64ull << 20;

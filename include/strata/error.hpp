@@ -15,35 +15,37 @@
 namespace strata {
 
 // X(name, number, retryable, sentence)
-#define STRATA_ERROR_CODES(X)                                                                   \
-  X(success, 0, false, "Success")                                                               \
-  X(operation_failed, 1000, false, "Operation failed")                                          \
-  X(transaction_too_old, 1007, true, "Transaction is too old to perform reads or be committed") \
-  X(not_committed, 1020, true, "Transaction not committed due to conflict with another transaction") \
-  X(commit_unknown_result, 1021, true, "Transaction may or may not have committed")            \
+#define STRATA_ERROR_CODES(X)                                                                      \
+  X(success, 0, false, "Success")                                                                  \
+  X(operation_failed, 1000, false, "Operation failed")                                             \
+  X(transaction_too_old, 1007, true, "Transaction is too old to perform reads or be committed")    \
+  X(not_committed, 1020, true,                                                                     \
+    "Transaction not committed due to conflict with another transaction")                          \
+  X(commit_unknown_result, 1021, true, "Transaction may or may not have committed")                \
   X(transaction_cancelled, 1025, false, "Operation aborted because the transaction was cancelled") \
-  X(transaction_timed_out, 1031, false, "Operation aborted because the transaction timed out") \
-  X(too_many_watches, 1032, false, "Too many watches currently set")                            \
-  X(accessed_unreadable, 1036, false, "Read or wrote an unreadable key")                        \
-  X(operation_cancelled, 1101, false, "Asynchronous operation cancelled")                       \
-  X(client_invalid_operation, 2000, false, "Invalid API call")                                  \
-  X(key_outside_legal_range, 2004, false, "Key outside legal range")                            \
-  X(inverted_range, 2005, false, "Range begin key larger than end key")                         \
-  X(read_version_already_set, 2010, false, "Transaction already has a read version set")       \
-  X(range_limits_invalid, 2012, false, "Range limits not valid")                                \
-  X(used_during_commit, 2017, false, "Operation issued while a commit was outstanding")         \
-  X(invalid_mutation_type, 2018, false, "Unrecognized atomic mutation type")                    \
-  X(no_commit_version, 2021, false, "Transaction is read-only and therefore does not have a commit version") \
-  X(transaction_too_large, 2101, false, "Transaction exceeds byte limit")                        \
-  X(key_too_large, 2102, false, "Key length exceeds limit")                                     \
-  X(value_too_large, 2103, false, "Value length exceeds limit")                                 \
-  X(internal_error, 4100, false, "An internal error occurred")                                  \
-  X(invalid_tuple, 9001, false, "Malformed packed tuple")                                       \
-  X(key_not_in_subspace, 9002, false, "Key is not in the subspace")                             \
-  X(invalid_argument, 9003, false, "Invalid argument")                                          \
-  X(io_error, 9010, false, "I/O operation on a database file failed")                           \
-  X(corrupt_data, 9011, false, "A database file is corrupt")                                    \
-  X(database_locked, 9012, false, "The database directory is in use by another handle")         \
+  X(transaction_timed_out, 1031, false, "Operation aborted because the transaction timed out")     \
+  X(too_many_watches, 1032, false, "Too many watches currently set")                               \
+  X(accessed_unreadable, 1036, false, "Read or wrote an unreadable key")                           \
+  X(operation_cancelled, 1101, false, "Asynchronous operation cancelled")                          \
+  X(client_invalid_operation, 2000, false, "Invalid API call")                                     \
+  X(key_outside_legal_range, 2004, false, "Key outside legal range")                               \
+  X(inverted_range, 2005, false, "Range begin key larger than end key")                            \
+  X(read_version_already_set, 2010, false, "Transaction already has a read version set")           \
+  X(range_limits_invalid, 2012, false, "Range limits not valid")                                   \
+  X(used_during_commit, 2017, false, "Operation issued while a commit was outstanding")            \
+  X(invalid_mutation_type, 2018, false, "Unrecognized atomic mutation type")                       \
+  X(no_commit_version, 2021, false,                                                                \
+    "Transaction is read-only and therefore does not have a commit version")                       \
+  X(transaction_too_large, 2101, false, "Transaction exceeds byte limit")                          \
+  X(key_too_large, 2102, false, "Key length exceeds limit")                                        \
+  X(value_too_large, 2103, false, "Value length exceeds limit")                                    \
+  X(internal_error, 4100, false, "An internal error occurred")                                     \
+  X(invalid_tuple, 9001, false, "Malformed packed tuple")                                          \
+  X(key_not_in_subspace, 9002, false, "Key is not in the subspace")                                \
+  X(invalid_argument, 9003, false, "Invalid argument")                                             \
+  X(io_error, 9010, false, "I/O operation on a database file failed")                              \
+  X(corrupt_data, 9011, false, "A database file is corrupt")                                       \
+  X(database_locked, 9012, false, "The database directory is in use by another handle")            \
   X(database_failed, 9013, false, "The database stopped after a failed write; reopen it")
 
 enum class ErrorCode : int {

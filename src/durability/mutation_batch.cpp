@@ -1,7 +1,8 @@
 #include "durability/mutation_batch.hpp"
 
-#include "base/coding.hpp"
 #include "strata/error.hpp"
+
+#include "base/coding.hpp"
 
 namespace strata::durability {
 namespace {
@@ -17,8 +18,8 @@ std::string_view get_bytes(std::string_view& in, std::string_view where, std::si
   std::string at = std::string(where) + " at payload offset " + std::to_string(offset);
   std::uint32_t n = base::get_varint32_or_throw(in, at);
   if (n > in.size()) {
-    throw Error(ErrorCode::corrupt_data, at + ": field of " + std::to_string(n) +
-                                             " bytes runs past the end of the payload");
+    throw Error(ErrorCode::corrupt_data,
+                at + ": field of " + std::to_string(n) + " bytes runs past the end of the payload");
   }
   std::string_view s = in.substr(0, n);
   in.remove_prefix(n);

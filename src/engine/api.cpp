@@ -1,9 +1,10 @@
 // The public Database, Transaction and ReadView methods, forwarding to the engine.
+#include "strata/database.hpp"
+#include "strata/transaction.hpp"
+
 #include "base/limits.hpp"
 #include "engine/database_impl.hpp"
 #include "engine/transaction_impl.hpp"
-#include "strata/database.hpp"
-#include "strata/transaction.hpp"
 
 namespace strata {
 

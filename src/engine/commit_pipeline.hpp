@@ -16,21 +16,22 @@
 #include <mutex>
 #include <vector>
 
+#include "strata/database.hpp"
+#include "strata/error.hpp"
+
 #include "durability/mutation_batch.hpp"
 #include "engine/resolver.hpp"
 #include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"
 #include "kv/mvcc_store.hpp"
-#include "strata/database.hpp"
-#include "strata/error.hpp"
 
 namespace strata::engine {
 
 struct CommitRequest {
   // Input, prepared by the transaction.
-  Version read_version = -1;          // -1: the transaction read nothing
-  std::vector<KeyRange> read_ranges;  // coalesced
-  std::vector<KeyRange> write_ranges; // coalesced; stamped keys are added by the pipeline
+  Version read_version = -1;           // -1: the transaction read nothing
+  std::vector<KeyRange> read_ranges;   // coalesced
+  std::vector<KeyRange> write_ranges;  // coalesced; stamped keys are added by the pipeline
   const WriteMap* writes = nullptr;
   // Output.
   ErrorCode error = ErrorCode::success;

@@ -6,10 +6,11 @@
 
 #include <memory>
 
+#include "strata/database.hpp"
+
 #include "engine/commit_pipeline.hpp"
 #include "engine/persistence.hpp"
 #include "kv/mvcc_store.hpp"
-#include "strata/database.hpp"
 
 namespace strata::engine {
 

@@ -31,8 +31,8 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
       },
       [&](Version version, std::string_view payload) {
         replaying = version;
-        durability::decode_mutation_batch(payload, "log record of version " + std::to_string(version),
-                                           sink);
+        durability::decode_mutation_batch(payload,
+                                          "log record of version " + std::to_string(version), sink);
       });
   store_.publish(recovered);
   last_checkpoint_ = plan.checkpoint_version;

@@ -19,10 +19,11 @@
 #include <string_view>
 #include <thread>
 
+#include "strata/database.hpp"
+
 #include "base/file_system.hpp"
 #include "durability/wal_writer.hpp"
 #include "kv/mvcc_store.hpp"
-#include "strata/database.hpp"
 
 namespace strata::engine {
 
@@ -59,9 +60,9 @@ class Persistence {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stop_ = false;         // guarded by mu_
-  bool requested_ = false;    // guarded by mu_
-  Version last_checkpoint_ = 0;  // checkpoint thread (and the constructor) only
+  bool stop_ = false;                         // guarded by mu_
+  bool requested_ = false;                    // guarded by mu_
+  Version last_checkpoint_ = 0;               // checkpoint thread (and the constructor) only
   std::atomic<Version> checkpoint_floor_{0};  // last_checkpoint_, for maybe_checkpoint
   std::thread thread_;
 };

@@ -6,8 +6,8 @@
 namespace strata::engine {
 
 struct Resolver::Node {
-  std::string key;         // the interval [key, next boundary) ...
-  Version version;         // ... was last written at this version
+  std::string key;  // the interval [key, next boundary) ...
+  Version version;  // ... was last written at this version
   Version subtree_max;
   std::uint32_t priority;
   Node* left = nullptr;
@@ -97,8 +97,7 @@ const Resolver::Node* Resolver::next_boundary(std::string_view key) const {
 
 // Walks the two search paths for `begin` and `end`; whole subtrees between them count by
 // their stored maximum, so the walk is O(depth).
-Version Resolver::max_strictly_inside(const Node* n, std::string_view begin,
-                                      std::string_view end) {
+Version Resolver::max_strictly_inside(const Node* n, std::string_view begin, std::string_view end) {
   // Descend to the split point: the first node with begin < key < end.
   while (n != nullptr) {
     std::string_view k = n->key;

@@ -51,11 +51,11 @@ Version TransactionImpl::ensure_read_version() {
 void TransactionImpl::check_not_too_old() const {
   auto age = Clock::now() - read_version_time_;
   if (age > db_->options().mvcc_window) {
-    throw Error(ErrorCode::transaction_too_old,
-                "read version " + std::to_string(read_version_) + " is " +
-                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) +
-                    " ms old (mvcc_window " + std::to_string(db_->options().mvcc_window.count()) +
-                    " ms)");
+    throw Error(
+        ErrorCode::transaction_too_old,
+        "read version " + std::to_string(read_version_) + " is " +
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) +
+            " ms old (mvcc_window " + std::to_string(db_->options().mvcc_window.count()) + " ms)");
   }
 }
 
@@ -96,8 +96,9 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
   const PointWrite* w = writes_.find(key);
   if (w != nullptr && w->kind != PointWrite::Kind::dependent) {
     if (w->kind == PointWrite::Kind::stamped) {
-      throw Error(ErrorCode::accessed_unreadable,
-                  base::describe_key(key) + " has a versionstamped value pending in this transaction");
+      throw Error(
+          ErrorCode::accessed_unreadable,
+          base::describe_key(key) + " has a versionstamped value pending in this transaction");
     }
     return w->kind == PointWrite::Kind::set ? std::optional<std::string>(w->value) : std::nullopt;
   }
@@ -140,8 +141,30 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
   return rows;
 }
 
-std::vector<KeyValue> TransactionImpl::read_forward(std::string_view begin,
-                                                    std::string_view end, int limit) {
+// A range read reaching a key this transaction wrote: the written value (set), nothing
+// (clear), the stored value with the pending atomic operations applied (dependent), or
+// accessed_unreadable (a versionstamped value).
+void TransactionImpl::append_own_write(const std::string& key, const PointWrite& w,
+                                       std::optional<std::string_view> stored,
+                                       std::vector<KeyValue>& rows) {
+  switch (w.kind) {
+    case PointWrite::Kind::set:
+      rows.push_back({key, w.value});
+      return;
+    case PointWrite::Kind::clear:
+      return;
+    case PointWrite::Kind::dependent:
+      if (auto v = resolve_dependent(w, stored)) rows.push_back({key, std::move(*v)});
+      return;
+    case PointWrite::Kind::stamped:
+      throw Error(ErrorCode::accessed_unreadable,
+                  "range read reaches " + base::describe_key(key) +
+                      ", whose versionstamped value is pending in this transaction");
+  }
+}
+
+std::vector<KeyValue> TransactionImpl::read_forward(std::string_view begin, std::string_view end,
+                                                    int limit) {
   using Node = kv::MvccStore::Node;
   const kv::MvccStore& store = db_->store();
   const Version rv = read_version_;
@@ -164,19 +187,10 @@ std::vector<KeyValue> TransactionImpl::read_forward(std::string_view begin,
     bool have_point = point != points.end() && std::string_view(point->first) < end;
     if (node == nullptr && !have_point) break;
     if (have_point && (node == nullptr || std::string_view(point->first) <= node->key())) {
-      const PointWrite& w = point->second;
       bool same = node != nullptr && node->key() == point->first;
       std::optional<std::string_view> stored;
       if (same) stored = kv::MvccStore::visible(node, rv)->value();
-      if (w.kind == PointWrite::Kind::set) {
-        rows.push_back({point->first, w.value});
-      } else if (w.kind == PointWrite::Kind::dependent) {
-        if (auto v = resolve_dependent(w, stored)) rows.push_back({point->first, std::move(*v)});
-      } else if (w.kind == PointWrite::Kind::stamped) {
-        throw Error(ErrorCode::accessed_unreadable,
-                    "range read reaches " + base::describe_key(point->first) +
-                        ", whose versionstamped value is pending in this transaction");
-      }
+      append_own_write(point->first, point->second, stored, rows);
       if (same) node = visible_from(kv::MvccStore::next(node));
       ++point;
       continue;
@@ -187,14 +201,15 @@ std::vector<KeyValue> TransactionImpl::read_forward(std::string_view begin,
         continue;
       }
     }
-    rows.push_back({std::string(node->key()), std::string(kv::MvccStore::visible(node, rv)->value())});
+    rows.push_back(
+        {std::string(node->key()), std::string(kv::MvccStore::visible(node, rv)->value())});
     node = visible_from(kv::MvccStore::next(node));
   }
   return rows;
 }
 
-std::vector<KeyValue> TransactionImpl::read_reverse(std::string_view begin,
-                                                    std::string_view end, int limit) {
+std::vector<KeyValue> TransactionImpl::read_reverse(std::string_view begin, std::string_view end,
+                                                    int limit) {
   using Node = kv::MvccStore::Node;
   const kv::MvccStore& store = db_->store();
   const Version rv = read_version_;
@@ -217,21 +232,13 @@ std::vector<KeyValue> TransactionImpl::read_reverse(std::string_view begin,
   while (!full()) {
     bool have_point = point != points.begin() && std::string_view(std::prev(point)->first) >= begin;
     if (node == nullptr && !have_point) break;
-    if (have_point && (node == nullptr || std::string_view(std::prev(point)->first) >= node->key())) {
+    if (have_point &&
+        (node == nullptr || std::string_view(std::prev(point)->first) >= node->key())) {
       --point;
-      const PointWrite& w = point->second;
       bool same = node != nullptr && node->key() == point->first;
       std::optional<std::string_view> stored;
       if (same) stored = kv::MvccStore::visible(node, rv)->value();
-      if (w.kind == PointWrite::Kind::set) {
-        rows.push_back({point->first, w.value});
-      } else if (w.kind == PointWrite::Kind::dependent) {
-        if (auto v = resolve_dependent(w, stored)) rows.push_back({point->first, std::move(*v)});
-      } else if (w.kind == PointWrite::Kind::stamped) {
-        throw Error(ErrorCode::accessed_unreadable,
-                    "range read reaches " + base::describe_key(point->first) +
-                        ", whose versionstamped value is pending in this transaction");
-      }
+      append_own_write(point->first, point->second, stored, rows);
       if (same) node = visible_before(point->first);
       continue;
     }
@@ -241,7 +248,8 @@ std::vector<KeyValue> TransactionImpl::read_reverse(std::string_view begin,
         continue;
       }
     }
-    rows.push_back({std::string(node->key()), std::string(kv::MvccStore::visible(node, rv)->value())});
+    rows.push_back(
+        {std::string(node->key()), std::string(kv::MvccStore::visible(node, rv)->value())});
     node = visible_before(node->key());
   }
   return rows;
@@ -307,8 +315,9 @@ void TransactionImpl::clear_range(std::string_view begin, std::string_view end) 
 void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::string_view param) {
   check_usable();
   if (static_cast<int>(type) < 0 || type > MutationType::set_versionstamped_value) {
-    throw Error(ErrorCode::invalid_mutation_type,
-                "mutation type " + std::to_string(static_cast<int>(type)) + " is not an atomic operation");
+    throw Error(
+        ErrorCode::invalid_mutation_type,
+        "mutation type " + std::to_string(static_cast<int>(type)) + " is not an atomic operation");
   }
   base::check_value(param);
   if (type == MutationType::set_versionstamped_key) {
@@ -355,7 +364,8 @@ std::size_t TransactionImpl::size_bytes() const {
     for (const AtomicOp& op : w.ops) n += key.size() + op.param.size();
   }
   for (const auto& [b, e] : writes_.cleared_ranges()) n += 2 * (b.size() + e.size());
-  for (const StampedKeyWrite& s : writes_.stamped_keys()) n += 2 * s.key.size() + s.value.size() + 1;
+  for (const StampedKeyWrite& s : writes_.stamped_keys())
+    n += 2 * s.key.size() + s.value.size() + 1;
   return n;
 }
 
@@ -372,9 +382,9 @@ void TransactionImpl::commit() {
   }
   if (has_read_conflicts()) check_not_too_old();
   if (std::size_t size = size_bytes(); size > base::kTransactionSizeLimit) {
-    throw Error(ErrorCode::transaction_too_large,
-                "transaction of " + std::to_string(size) + " bytes exceeds the limit of " +
-                    std::to_string(base::kTransactionSizeLimit));
+    throw Error(ErrorCode::transaction_too_large, "transaction of " + std::to_string(size) +
+                                                      " bytes exceeds the limit of " +
+                                                      std::to_string(base::kTransactionSizeLimit));
   }
   CommitRequest request;
   request.read_version = read_version_;
@@ -385,7 +395,8 @@ void TransactionImpl::commit() {
   }
   coalesce(request.read_ranges);
   request.write_ranges = std::move(write_conflicts_);
-  for (const auto& [key, w] : writes_.points()) request.write_ranges.push_back({key, key_after(key)});
+  for (const auto& [key, w] : writes_.points())
+    request.write_ranges.push_back({key, key_after(key)});
   for (const auto& [b, e] : writes_.cleared_ranges()) request.write_ranges.push_back({b, e});
   coalesce(request.write_ranges);
   request.writes = &writes_;

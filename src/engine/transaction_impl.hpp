@@ -14,11 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/transaction.hpp"
+
 #include "engine/range_set.hpp"
 #include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"
 #include "kv/reader_registry.hpp"
-#include "strata/transaction.hpp"
 
 namespace strata::engine {
 
@@ -75,6 +76,8 @@ class TransactionImpl {
   std::optional<std::string> read_committed(std::string_view key);
 
   // Range reads merge the store at the read version with the write map.
+  static void append_own_write(const std::string& key, const PointWrite& w,
+                               std::optional<std::string_view> stored, std::vector<KeyValue>& rows);
   std::vector<KeyValue> read_forward(std::string_view begin, std::string_view end, int limit);
   std::vector<KeyValue> read_reverse(std::string_view begin, std::string_view end, int limit);
 

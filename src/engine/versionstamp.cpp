@@ -16,9 +16,9 @@ std::string make_versionstamp(Version version, std::uint16_t batch_index) {
 std::pair<std::string_view, std::uint32_t> split_stamp_operand(std::string_view operand,
                                                                std::string_view what) {
   if (operand.size() < 4) {
-    throw Error(ErrorCode::client_invalid_operation,
-                "versionstamped " + std::string(what) + " of " + std::to_string(operand.size()) +
-                    " bytes has no 4-byte offset");
+    throw Error(ErrorCode::client_invalid_operation, "versionstamped " + std::string(what) +
+                                                         " of " + std::to_string(operand.size()) +
+                                                         " bytes has no 4-byte offset");
   }
   std::string_view tmpl = operand.substr(0, operand.size() - 4);
   std::uint32_t offset = 0;
@@ -27,8 +27,9 @@ std::pair<std::string_view, std::uint32_t> split_stamp_operand(std::string_view 
   }
   if (static_cast<std::uint64_t>(offset) + kVersionstampSize > tmpl.size()) {
     throw Error(ErrorCode::client_invalid_operation,
-                "versionstamp offset " + std::to_string(offset) + " leaves no room for 10 bytes in a " +
-                    std::string(what) + " of " + std::to_string(tmpl.size()) + " bytes");
+                "versionstamp offset " + std::to_string(offset) +
+                    " leaves no room for 10 bytes in a " + std::string(what) + " of " +
+                    std::to_string(tmpl.size()) + " bytes");
   }
   return {tmpl, offset};
 }

@@ -34,7 +34,8 @@ bool WatchState::wait_until(std::optional<std::chrono::steady_clock::time_point>
   } else {
     cv_.wait(lock, final);
   }
-  if (status_ == Status::failed) throw Error(error_, "watch of " + base::describe_key(key_) + " failed");
+  if (status_ == Status::failed)
+    throw Error(error_, "watch of " + base::describe_key(key_) + " failed");
   return status_ == Status::fired;
 }
 

@@ -20,8 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/write_map.hpp"
 #include "strata/error.hpp"
+
+#include "engine/write_map.hpp"
 
 namespace strata::engine {
 

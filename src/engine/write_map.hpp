@@ -19,8 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/range_set.hpp"
 #include "strata/transaction.hpp"
+
+#include "engine/range_set.hpp"
 
 namespace strata::engine {
 
@@ -32,14 +33,14 @@ struct AtomicOp {
 struct PointWrite {
   enum class Kind : std::uint8_t { set, clear, dependent, stamped };
   Kind kind = Kind::set;
-  std::string value;           // set: the value; stamped: the value template
-  std::vector<AtomicOp> ops;   // dependent: in the order issued
+  std::string value;               // set: the value; stamped: the value template
+  std::vector<AtomicOp> ops;       // dependent: in the order issued
   std::uint32_t stamp_offset = 0;  // stamped: where the 10 stamp bytes go
 };
 
 // set_versionstamped_key: the key is known only at commit.
 struct StampedKeyWrite {
-  std::string key;     // template, offset bytes already removed
+  std::string key;  // template, offset bytes already removed
   std::uint32_t offset;
   std::string value;
 };

@@ -18,7 +18,8 @@ std::string add(std::string_view existing, std::string_view param) {
   std::string out = fit(existing, param.size());
   unsigned carry = 0;
   for (std::size_t i = 0; i < param.size(); ++i) {
-    unsigned sum = static_cast<unsigned char>(out[i]) + static_cast<unsigned char>(param[i]) + carry;
+    unsigned sum =
+        static_cast<unsigned char>(out[i]) + static_cast<unsigned char>(param[i]) + carry;
     out[i] = static_cast<char>(sum & 0xff);
     carry = sum >> 8;
   }
@@ -29,8 +30,8 @@ template <class Op>
 std::string bitwise(std::string_view existing, std::string_view param, Op op) {
   std::string out = fit(existing, param.size());
   for (std::size_t i = 0; i < param.size(); ++i) {
-    out[i] = static_cast<char>(op(static_cast<unsigned char>(out[i]),
-                                  static_cast<unsigned char>(param[i])));
+    out[i] = static_cast<char>(
+        op(static_cast<unsigned char>(out[i]), static_cast<unsigned char>(param[i])));
   }
   return out;
 }
@@ -47,8 +48,7 @@ int compare_le(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::optional<std::string> apply_atomic(MutationType type,
-                                        std::optional<std::string_view> existing,
+std::optional<std::string> apply_atomic(MutationType type, std::optional<std::string_view> existing,
                                         std::string_view param) {
   if (type == MutationType::compare_and_clear) {
     if (existing && *existing == param) return std::nullopt;

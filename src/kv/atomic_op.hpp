@@ -17,8 +17,7 @@ namespace strata::kv {
 // Returns nullopt when the result is "absent" (compare_and_clear on a match, or an op
 // that leaves an absent key absent).
 // REQUIRES: type is not a versionstamp operation.
-std::optional<std::string> apply_atomic(MutationType type,
-                                        std::optional<std::string_view> existing,
+std::optional<std::string> apply_atomic(MutationType type, std::optional<std::string_view> existing,
                                         std::string_view param);
 
 }  // namespace strata::kv

@@ -23,10 +23,11 @@
 #include <optional>
 #include <string_view>
 
+#include "strata/types.hpp"
+
 #include "kv/reader_registry.hpp"
 #include "kv/skiplist.hpp"
 #include "kv/version_chain.hpp"
-#include "strata/types.hpp"
 
 namespace strata::kv {
 
@@ -53,8 +54,7 @@ class MvccStore {
   static Node* next(const Node* n) { return n->next(0); }
   // The record of `n` visible at `version`, or nullptr when the key is absent then.
   static const VersionRecord* visible(const Node* n, Version version) {
-    const VersionRecord* r =
-        kv::visible_at(n->payload().load(std::memory_order_acquire), version);
+    const VersionRecord* r = kv::visible_at(n->payload().load(std::memory_order_acquire), version);
     return (r == nullptr || r->is_tombstone()) ? nullptr : r;
   }
   const VersionRecord* get(std::string_view key, Version version) const;

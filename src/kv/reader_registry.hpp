@@ -68,8 +68,8 @@ class ReaderRegistry {
   const std::uint64_t id_;
   std::atomic<std::size_t> slot_count_{0};
   std::unique_ptr<std::atomic<Slot*>[]> chunks_;
-  std::mutex mu_;                 // guards free_ and allocation of new chunks
-  std::vector<Slot*> free_;       // slots given back by threads that exited
+  std::mutex mu_;            // guards free_ and allocation of new chunks
+  std::vector<Slot*> free_;  // slots given back by threads that exited
 };
 
 }  // namespace strata::kv

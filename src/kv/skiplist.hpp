@@ -59,8 +59,9 @@ class SkipList {
 
    private:
     friend class SkipList;
-    Node(std::string_view key, int height) : key_size_(static_cast<std::uint32_t>(key.size())),
-                                              height_(static_cast<std::uint8_t>(height)) {
+    Node(std::string_view key, int height)
+        : key_size_(static_cast<std::uint32_t>(key.size())),
+          height_(static_cast<std::uint8_t>(height)) {
       for (int i = 0; i < height; ++i) new (&next_[i]) std::atomic<Node*>(nullptr);
       // The head node has an empty key whose data() may be null: memcpy(dst, nullptr, 0)
       // is undefined behaviour (UBSan reports it), so skip the copy when there is nothing.

@@ -26,8 +26,8 @@ class VersionRecord {
                              VersionRecord* older) {
     std::size_t n = value ? value->size() : 0;
     void* mem = ::operator new(kHeaderSize + n);
-    auto* r = new (mem) VersionRecord(version, value.has_value(), static_cast<std::uint32_t>(n),
-                                      older);
+    auto* r =
+        new (mem) VersionRecord(version, value.has_value(), static_cast<std::uint32_t>(n), older);
     if (n != 0) std::memcpy(r->data(), value->data(), n);
     return r;
   }
@@ -61,7 +61,8 @@ class VersionRecord {
   static const std::size_t kHeaderSize;
 };
 
-inline constexpr std::size_t VersionRecord::kHeaderSize = offsetof(VersionRecord, size_) + sizeof(std::uint32_t);
+inline constexpr std::size_t VersionRecord::kHeaderSize =
+    offsetof(VersionRecord, size_) + sizeof(std::uint32_t);
 
 // The newest record at or below `version` in a chain starting at `head`, or nullptr.
 inline const VersionRecord* visible_at(const VersionRecord* head, Version version) {

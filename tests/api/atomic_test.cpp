@@ -1,7 +1,4 @@
 // Atomic operations and versionstamps through the public API (issue 4).
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -10,7 +7,11 @@
 #include <thread>
 #include <vector>
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include "strata/strata.hpp"
+
 #include "support/error_matchers.hpp"
 
 namespace strata {

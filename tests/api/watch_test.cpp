@@ -1,13 +1,14 @@
 // Watches through the public API (issue 4).
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <thread>
 #include <vector>
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include "strata/strata.hpp"
+
 #include "support/error_matchers.hpp"
 
 namespace strata {

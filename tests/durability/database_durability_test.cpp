@@ -1,10 +1,4 @@
 // A durable Database end to end: reopen, modes, the lock, damage, and the crash loop.
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,9 +6,16 @@
 #include <random>
 #include <string>
 
-#include "durability/temp_dir.hpp"
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include "strata/strata.hpp"
+
+#include "durability/temp_dir.hpp"
 #include "support/error_matchers.hpp"
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace strata {
 namespace {
@@ -74,7 +75,9 @@ TEST(DurableDatabase, CheckpointsReplaceTheLogAndRecoveryUsesThem) {
     Database db = Database::open(o);
     std::string value(300, 'x');
     for (int i = 0; i < 500; ++i) {
-      db.run([&](Transaction& tr) { tr.set("key" + std::to_string(i % 97), value + std::to_string(i)); });
+      db.run([&](Transaction& tr) {
+        tr.set("key" + std::to_string(i % 97), value + std::to_string(i));
+      });
     }
     model = contents(db);
   }
@@ -85,6 +88,30 @@ TEST(DurableDatabase, CheckpointsReplaceTheLogAndRecoveryUsesThem) {
   EXPECT_EQ(checkpoints, 1) << "older checkpoints are removed once a newer one is durable";
   Database again = Database::open(o);
   EXPECT_EQ(contents(again), model);
+}
+
+TEST(DurableDatabase, QueueItemsSurviveARestartInOrder) {
+  TempDir dir;
+  {
+    Database db = Database::open(on_disk(dir.path()));
+    Queue queue;
+    PriorityQueue pq;
+    for (int i = 0; i < 100; ++i) {
+      queue.enqueue(db, "item" + std::to_string(1000 + i));
+      pq.push(db, "p" + std::to_string(i), static_cast<std::int64_t>(i % 7));
+    }
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(queue.dequeue(db), "item" + std::to_string(1000 + i));
+  }
+  Database db = Database::open(on_disk(dir.path()));
+  Queue queue;
+  PriorityQueue pq;
+  for (int i = 10; i < 100; ++i) EXPECT_EQ(queue.dequeue(db), "item" + std::to_string(1000 + i));
+  EXPECT_EQ(queue.dequeue(db), std::nullopt);
+  // Priorities 0..6, each in push order.
+  for (int priority = 0; priority < 7; ++priority) {
+    for (int i = priority; i < 100; i += 7) EXPECT_EQ(pq.pop_min(db), "p" + std::to_string(i));
+  }
+  EXPECT_EQ(pq.pop_min(db), std::nullopt);
 }
 
 TEST(DurableDatabase, SecondOpenOfTheSameDirectoryIsRefused) {
@@ -99,7 +126,8 @@ TEST(DurableDatabase, DamagedLogIsAClearErrorNamingTheFile) {
     Options o = on_disk(dir.path());
     o.checkpoint_log_bytes = 1ull << 40;
     Database db = Database::open(o);
-    for (int i = 0; i < 50; ++i) db.run([&](Transaction& tr) { tr.set("k" + std::to_string(i), "v"); });
+    for (int i = 0; i < 50; ++i)
+      db.run([&](Transaction& tr) { tr.set("k" + std::to_string(i), "v"); });
   }
   // The clean close wrote a checkpoint; damage it in the middle.
   std::filesystem::path ckpt;

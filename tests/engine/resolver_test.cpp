@@ -1,11 +1,11 @@
 #include "engine/resolver.hpp"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <map>
 #include <random>
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace strata::engine {
 namespace {
@@ -99,7 +99,8 @@ TEST(Resolver, PruningKeepsEveryAnswerAboveTheWatermark) {
 
 TEST(Resolver, PruningEverythingEmptiesTheHistory) {
   Resolver r;
-  for (int i = 0; i < 100; ++i) r.record_write("k" + std::to_string(i), "k" + std::to_string(i) + "x", i + 1);
+  for (int i = 0; i < 100; ++i)
+    r.record_write("k" + std::to_string(i), "k" + std::to_string(i) + "x", i + 1);
   r.prune(1000, 1);
   EXPECT_EQ(r.boundary_count(), 0u);
   EXPECT_EQ(r.newest_write("", "\xff"), 0);

@@ -1,9 +1,9 @@
 // The edge cases of FDB-SEMANTICS section 4, one named test each.
 #include "kv/atomic_op.hpp"
 
-#include <gtest/gtest.h>
-
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace strata::kv {
 namespace {
@@ -37,7 +37,9 @@ TEST(AtomicAdd, NegativeTwosComplementWorks) {
   EXPECT_EQ(op(T::add, h({5, 0, 0, 0}), h({0xff, 0xff, 0xff, 0xff})), h({4, 0, 0, 0}));
 }
 
-TEST(AtomicBitAnd, MissingKeyTakesTheOperand) { EXPECT_EQ(op(T::bit_and, nullopt, h({0x0f})), h({0x0f})); }
+TEST(AtomicBitAnd, MissingKeyTakesTheOperand) {
+  EXPECT_EQ(op(T::bit_and, nullopt, h({0x0f})), h({0x0f}));
+}
 TEST(AtomicBitAnd, ExistingIsTruncatedToOperand) {
   EXPECT_EQ(op(T::bit_and, h({0xff, 0x0f}), h({0x0f})), h({0x0f}));
 }
@@ -46,11 +48,15 @@ TEST(AtomicBitAnd, ShortExistingIsZeroPadded) {
 }
 TEST(AtomicBitAnd, EmptyExistingGivesZeros) { EXPECT_EQ(op(T::bit_and, "", h({0xff})), h({0})); }
 
-TEST(AtomicBitOr, PadsAndOrs) { EXPECT_EQ(op(T::bit_or, h({1}), h({0x10, 0x10})), h({0x11, 0x10})); }
+TEST(AtomicBitOr, PadsAndOrs) {
+  EXPECT_EQ(op(T::bit_or, h({1}), h({0x10, 0x10})), h({0x11, 0x10}));
+}
 TEST(AtomicBitOr, TruncatesAndOrs) { EXPECT_EQ(op(T::bit_or, h({1, 2, 3}), h({0x10})), h({0x11})); }
 TEST(AtomicBitOr, MissingKeyTakesTheOperand) { EXPECT_EQ(op(T::bit_or, nullopt, h({7})), h({7})); }
 
-TEST(AtomicBitXor, TruncatesAndXors) { EXPECT_EQ(op(T::bit_xor, h({0x0f, 0x0f}), h({0xff})), h({0xf0})); }
+TEST(AtomicBitXor, TruncatesAndXors) {
+  EXPECT_EQ(op(T::bit_xor, h({0x0f, 0x0f}), h({0xff})), h({0xf0}));
+}
 
 TEST(AtomicMax, ComparesFittedExistingUnsigned) {
   EXPECT_EQ(op(T::max, h({0, 1}), h({0xff})), h({0xff}));  // 256 cut to 0
@@ -87,7 +93,9 @@ TEST(AtomicAppendIfFits, SilentlyKeepsTheValuePastTheLimit) {
   EXPECT_EQ(op(T::append_if_fits, big, "y"), big + "y");
 }
 
-TEST(AtomicCompareAndClear, ClearsOnMatch) { EXPECT_EQ(op(T::compare_and_clear, "x", "x"), nullopt); }
+TEST(AtomicCompareAndClear, ClearsOnMatch) {
+  EXPECT_EQ(op(T::compare_and_clear, "x", "x"), nullopt);
+}
 TEST(AtomicCompareAndClear, KeepsOnMismatch) { EXPECT_EQ(op(T::compare_and_clear, "x", "y"), "x"); }
 TEST(AtomicCompareAndClear, MissingKeyStaysMissing) {
   EXPECT_EQ(op(T::compare_and_clear, nullopt, "x"), nullopt);

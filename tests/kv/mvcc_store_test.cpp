@@ -1,8 +1,8 @@
 #include "kv/mvcc_store.hpp"
 
-#include <gtest/gtest.h>
-
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace strata::kv {
 namespace {

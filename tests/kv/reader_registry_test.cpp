@@ -1,9 +1,9 @@
 #include "kv/reader_registry.hpp"
 
-#include <gtest/gtest.h>
-
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace strata::kv {
 namespace {

@@ -1,7 +1,5 @@
 #include "kv/skiplist.hpp"
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <map>
 #include <random>
@@ -9,6 +7,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace strata::kv {
 namespace {

@@ -1,7 +1,7 @@
 // A consumer program: links strata::strata and runs one transaction.
-#include <strata/strata.hpp>
-
 #include <cstdio>
+
+#include <strata/strata.hpp>
 
 int main() {
   auto db = strata::Database::open();

@@ -1,0 +1,474 @@
+// strata-peers: the same workloads against strata and the engines a user would pick
+// instead (LMDB, RocksDB OptimisticTransactionDB, SQLite, a mutex-protected std container),
+// in one run; prints ops/s and the ratio strata/peer per workload, and optionally a CSV.
+//
+// Peers are configured for speed as DESIGN.md describes (tmpfs, no sync, no WAL); each
+// workload cell gets a fresh instance in its own directory. See bench/peers/plot.gp for
+// the chart made from the CSV.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "peer.hpp"
+
+namespace peers {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct PeerInfo {
+  const char* name;   // column name
+  const char* label;  // table heading
+  std::unique_ptr<Peer> (*make)(const std::filesystem::path&);
+  const char* missing;  // why it may be absent
+};
+
+const PeerInfo kPeers[] = {
+    {"strata", "strata", make_strata_peer, ""},
+    {"lmdb", "LMDB", make_lmdb_peer, "liblmdb-dev was not found when configuring"},
+    {"rocksdb", "RocksDB-OTDB", make_rocksdb_peer, "librocksdb-dev was not found when configuring"},
+    {"sqlite", "SQLite", make_sqlite_peer, "libsqlite3-dev was not found when configuring"},
+    {"mutex_std", "mutex+std", make_std_peer, ""},
+};
+constexpr std::size_t kNumPeers = sizeof(kPeers) / sizeof(kPeers[0]);
+
+enum class Kind { pairs, prodcons, pq_pairs, point_set, point_get };
+
+struct Workload {
+  const char* id;
+  const char* title;
+  Kind kind;
+  int clients;
+  const char* unit;
+};
+
+const Workload kWorkloads[] = {
+    {"queue-pairs-1", "queue enqueue+dequeue pairs", Kind::pairs, 1, "pairs/s"},
+    {"queue-pairs-8", "queue enqueue+dequeue pairs", Kind::pairs, 8, "pairs/s"},
+    {"queue-prodcons-8", "queue producers/consumers 4+4", Kind::prodcons, 8, "items/s"},
+    {"pq-pairs-1", "priority-queue push+pop_min pairs", Kind::pq_pairs, 1, "pairs/s"},
+    {"point-set-1", "point-set transactions", Kind::point_set, 1, "txn/s"},
+    {"point-get-ro-1", "point-get read-only transactions", Kind::point_get, 1, "gets/s"},
+    {"point-get-2", "point gets", Kind::point_get, 2, "gets/s"},
+};
+constexpr std::size_t kNumWorkloads = sizeof(kWorkloads) / sizeof(kWorkloads[0]);
+
+struct Config {
+  double seconds = 3.0;
+  std::uint64_t keys = 1000000;
+  std::string csv;
+  std::filesystem::path dir;
+  std::vector<bool> peers = std::vector<bool>(kNumPeers, true);
+  std::vector<bool> workloads = std::vector<bool>(kNumWorkloads, true);
+};
+
+struct Cell {
+  std::optional<double> ops;  // ops per second; empty: skipped or failed
+  std::string note;           // verification failure or error
+};
+
+// Runs body(t, stop) on `threads` threads for `seconds`; returns total ops / elapsed.
+double timed(int threads, double seconds,
+             const std::function<std::uint64_t(int, const std::atomic<bool>&)>& body) {
+  std::atomic<bool> go{false}, stop{false};
+  std::vector<std::uint64_t> ops(static_cast<std::size_t>(threads), 0);
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      try {
+        ops[static_cast<std::size_t>(t)] = body(t, stop);
+      } catch (...) {
+        errors[static_cast<std::size_t>(t)] = std::current_exception();
+        stop.store(true);
+      }
+    });
+  }
+  auto start = Clock::now();
+  go.store(true, std::memory_order_release);
+  auto deadline = start + std::chrono::duration<double>(seconds);
+  while (!stop.load() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  stop.store(true);
+  for (auto& th : pool) th.join();
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  std::uint64_t total = 0;
+  for (auto n : ops) total += n;
+  return static_cast<double>(total) / elapsed;
+}
+
+// A 100-byte value whose first 8 bytes carry a unique id (client << 40 | sequence).
+std::string make_value(std::uint64_t id) {
+  std::string v(kValueBytes, 'v');
+  put_be64(v.data(), id);
+  return v;
+}
+std::uint64_t value_id(const std::string& v) { return v.size() >= 8 ? get_be64(v.data()) : 0; }
+
+// Sums of the ids that went in and came out, per thread, for the exactly-once check.
+struct Ledger {
+  std::vector<std::uint64_t> in_count, out_count, in_sum, out_sum, misses;
+  explicit Ledger(int threads)
+      : in_count(static_cast<std::size_t>(threads)), out_count(in_count), in_sum(in_count),
+        out_sum(in_count), misses(in_count) {}
+  static std::uint64_t total(const std::vector<std::uint64_t>& v) {
+    std::uint64_t s = 0;
+    for (auto x : v) s += x;
+    return s;
+  }
+  // Adds whatever is left in the queue, then checks that in == out.
+  std::string verify(const std::function<bool(std::string&)>& drain) {
+    std::uint64_t left = 0, left_sum = 0;
+    std::string out;
+    while (drain(out)) {
+      ++left;
+      left_sum += value_id(out);
+    }
+    std::uint64_t ic = total(in_count), oc = total(out_count) + left;
+    std::uint64_t is = total(in_sum), os = total(out_sum) + left_sum;
+    std::ostringstream msg;
+    if (ic != oc || is != os) msg << "LOST/DUPLICATED: in " << ic << " out " << oc << "; ";
+    if (total(misses) != 0) msg << total(misses) << " empty pops in pairs; ";
+    return msg.str();
+  }
+};
+
+Cell run_pairs(Peer& p, const Workload& w, double seconds, bool priority) {
+  p.prepare(w.clients);
+  Ledger ledger(w.clients);
+  double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
+    auto i = static_cast<std::size_t>(t);
+    std::uint64_t seq = 0;
+    std::string out;
+    Rng rng(0x51ed + static_cast<std::uint64_t>(t));
+    while (!stop.load(std::memory_order_relaxed)) {
+      std::uint64_t id = (static_cast<std::uint64_t>(t + 1) << 40) | ++seq;
+      std::string value = make_value(id);
+      bool got;
+      if (priority) {
+        p.pq_push(t, static_cast<int>(rng.next() % 100), value);
+        got = p.pq_pop_min(t, out);
+      } else {
+        p.enqueue(t, value);
+        got = p.dequeue(t, out);
+      }
+      ++ledger.in_count[i];
+      ledger.in_sum[i] += id;
+      if (got) {
+        ++ledger.out_count[i];
+        ledger.out_sum[i] += value_id(out);
+      } else {
+        ++ledger.misses[i];
+      }
+    }
+    return seq;
+  });
+  Cell cell{rate, ledger.verify([&](std::string& out) {
+              return priority ? p.pq_pop_min(0, out) : p.dequeue(0, out);
+            })};
+  return cell;
+}
+
+Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
+  constexpr std::int64_t kMaxInFlight = 2000;  // producers wait beyond this backlog
+  const int producers = w.clients / 2;
+  p.prepare(w.clients);
+  Ledger ledger(w.clients);
+  std::atomic<std::int64_t> in_flight{0};
+  double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
+    auto i = static_cast<std::size_t>(t);
+    std::uint64_t done = 0;
+    std::string out;
+    if (t < producers) {
+      while (!stop.load(std::memory_order_relaxed)) {
+        if (in_flight.load(std::memory_order_relaxed) >= kMaxInFlight) {
+          std::this_thread::yield();
+          continue;
+        }
+        std::uint64_t id = (static_cast<std::uint64_t>(t + 1) << 40) | ++done;
+        p.enqueue(t, make_value(id));
+        in_flight.fetch_add(1, std::memory_order_relaxed);
+        ++ledger.in_count[i];
+        ledger.in_sum[i] += id;
+      }
+      return std::uint64_t{0};  // throughput counts delivered items
+    }
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (!p.dequeue(t, out)) {
+        std::this_thread::yield();
+        continue;
+      }
+      in_flight.fetch_sub(1, std::memory_order_relaxed);
+      ++done;
+      ++ledger.out_count[i];
+      ledger.out_sum[i] += value_id(out);
+    }
+    return done;
+  });
+  return Cell{rate, ledger.verify([&](std::string& out) { return p.dequeue(0, out); })};
+}
+
+Cell run_point(Peer& p, const Workload& w, double seconds, std::uint64_t keys) {
+  p.prepare(w.clients);
+  const std::string value = make_value(7);
+  std::vector<std::uint64_t> misses(static_cast<std::size_t>(w.clients), 0);
+  double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
+    Rng rng(0xc0ffee + static_cast<std::uint64_t>(t) * 7919);
+    std::uint64_t n = 0;
+    std::string out;
+    while (!stop.load(std::memory_order_relaxed)) {
+      std::string key = point_key(rng.next() % keys);
+      if (w.kind == Kind::point_set) {
+        p.set(t, key, value);
+      } else if (!p.get(t, key, out) || out.size() != kValueBytes) {
+        ++misses[static_cast<std::size_t>(t)];
+      }
+      ++n;
+    }
+    return n;
+  });
+  std::uint64_t missed = Ledger::total(misses);
+  return Cell{rate, missed ? std::to_string(missed) + " gets missed a loaded key; " : ""};
+}
+
+std::string human(double v) {
+  char buf[32];
+  if (v >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.2f M", v / 1e6);
+  } else if (v >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.1f k", v / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  }
+  return buf;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+void usage(std::ostream& os) {
+  os << "usage: strata-peers [options]\n"
+        "  --seconds S        duration of each cell (default 3)\n"
+        "  --csv FILE         also write the results as CSV (for bench/peers/plot.gp)\n"
+        "  --peers LIST       comma list of: strata,lmdb,rocksdb,sqlite,mutex_std (default all)\n"
+        "  --workloads LIST   comma list of workload ids (default all):\n";
+  for (const auto& w : kWorkloads) os << "                       " << w.id << "  (" << w.title << ", " << w.clients << " clients)\n";
+  os << "  --keys N           key space of the point workloads (default 1000000)\n"
+        "  --dir DIR          where peers keep their files (default /dev/shm, a tmpfs)\n"
+        "  --help             this text\n";
+}
+
+int parse(int argc, char** argv, Config& cfg) {
+  auto need = [&](int& i) -> std::string {
+    if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      usage(std::cout);
+      return 0;
+    } else if (a == "--seconds") {
+      cfg.seconds = std::stod(need(i));
+      if (!(cfg.seconds > 0)) throw std::invalid_argument("--seconds must be > 0");
+    } else if (a == "--csv") {
+      cfg.csv = need(i);
+    } else if (a == "--keys") {
+      cfg.keys = std::stoull(need(i));
+      if (cfg.keys == 0) throw std::invalid_argument("--keys must be > 0");
+    } else if (a == "--dir") {
+      cfg.dir = need(i);
+    } else if (a == "--peers" || a == "--workloads") {
+      bool peers = a == "--peers";
+      auto& sel = peers ? cfg.peers : cfg.workloads;
+      sel.assign(sel.size(), false);
+      for (const auto& name : split(need(i))) {
+        bool found = false;
+        for (std::size_t k = 0; k < sel.size(); ++k) {
+          if (name == (peers ? kPeers[k].name : kWorkloads[k].id)) sel[k] = found = true;
+        }
+        if (!found) throw std::invalid_argument("unknown name in " + a + ": " + name);
+      }
+    } else {
+      throw std::invalid_argument("unknown option: " + a);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+}  // namespace peers
+
+int main(int argc, char** argv) {
+  using namespace peers;
+  Config cfg;
+  try {
+    int rc = parse(argc, argv, cfg);
+    if (rc >= 0) return rc;
+  } catch (const std::exception& e) {
+    std::cerr << "strata-peers: " << e.what() << "\n\n";
+    usage(std::cerr);
+    return 2;
+  }
+  if (cfg.dir.empty()) {
+    cfg.dir = std::filesystem::is_directory("/dev/shm") ? std::filesystem::path("/dev/shm")
+                                                        : std::filesystem::temp_directory_path();
+  }
+  cfg.dir /= "strata-peers-" + std::to_string(::getpid());
+  std::filesystem::create_directories(cfg.dir);
+
+  // Which peers are built.
+  std::vector<bool> active(kNumPeers, false);
+  for (std::size_t k = 0; k < kNumPeers; ++k) {
+    if (!cfg.peers[k]) continue;
+    auto probe = kPeers[k].make(cfg.dir);
+    if (probe) {
+      active[k] = true;
+    } else {
+      std::cout << "skipping " << kPeers[k].label << ": not built (" << kPeers[k].missing << ")\n";
+    }
+  }
+  std::cout << "strata-peers: " << cfg.seconds << " s per cell, files in " << cfg.dir.string()
+            << "\n";
+
+  std::vector<std::vector<Cell>> results(kNumWorkloads, std::vector<Cell>(kNumPeers));
+  bool failed = false;
+  // Workload-major order, so every engine sees each workload at about the same time. The
+  // two point-get cells share one loaded instance per engine.
+  for (std::size_t wi = 0; wi < kNumWorkloads; ++wi) {
+    const Workload& w = kWorkloads[wi];
+    if (!cfg.workloads[wi]) continue;
+    if (w.kind == Kind::point_get && wi > 0 && kWorkloads[wi - 1].kind == Kind::point_get &&
+        cfg.workloads[wi - 1]) {
+      continue;  // ran together with the previous cell
+    }
+    std::vector<std::size_t> group{wi};
+    if (w.kind == Kind::point_get) {
+      for (std::size_t j = wi + 1; j < kNumWorkloads && kWorkloads[j].kind == Kind::point_get; ++j) {
+        if (cfg.workloads[j]) group.push_back(j);
+      }
+    }
+    for (std::size_t k = 0; k < kNumPeers; ++k) {
+      if (!active[k]) continue;
+      try {
+        auto peer = kPeers[k].make(cfg.dir);
+        if (w.kind == Kind::point_get) {
+          auto t0 = Clock::now();
+          peer->load(cfg.keys, make_value(7));
+          peer->counters();
+          std::cout << "  " << kPeers[k].label << ": loaded " << cfg.keys << " keys in "
+                    << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
+        }
+        for (std::size_t g : group) {
+          const Workload& gw = kWorkloads[g];
+          Cell cell;
+          switch (gw.kind) {
+            case Kind::pairs: cell = run_pairs(*peer, gw, cfg.seconds, false); break;
+            case Kind::pq_pairs: cell = run_pairs(*peer, gw, cfg.seconds, true); break;
+            case Kind::prodcons: cell = run_prodcons(*peer, gw, cfg.seconds); break;
+            case Kind::point_set:
+            case Kind::point_get: cell = run_point(*peer, gw, cfg.seconds, cfg.keys); break;
+          }
+          std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << human(*cell.ops)
+                    << " " << gw.unit << (cell.note.empty() ? "" : "  VERIFY FAILED: ") << cell.note;
+          std::string counters = peer->counters();
+          if (!counters.empty()) std::cout << "  (" << counters << ")";
+          std::cout << std::endl;
+          if (!cell.note.empty()) failed = true;
+          results[g][k] = std::move(cell);
+        }
+      } catch (const std::exception& e) {
+        std::cout << "  " << w.id << " " << kPeers[k].label << ": ERROR " << e.what() << std::endl;
+        for (std::size_t g : group) results[g][k].note = std::string("error: ") + e.what();
+        failed = true;
+      }
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(cfg.dir, ec);
+
+  // The table: ops/s per engine, then strata/peer.
+  std::ostringstream head, rule;
+  head << "| workload | clients | unit |";
+  rule << "|---|---|---|";
+  for (std::size_t k = 0; k < kNumPeers; ++k) {
+    if (!active[k]) continue;
+    head << " " << kPeers[k].label << " |";
+    rule << "---|";
+  }
+  for (std::size_t k = 1; k < kNumPeers; ++k) {
+    if (!active[k] || !active[0]) continue;
+    head << " strata/" << kPeers[k].label << " |";
+    rule << "---|";
+  }
+  std::cout << "\n" << head.str() << "\n" << rule.str() << "\n";
+  std::ofstream csv;
+  if (!cfg.csv.empty()) {
+    csv.open(cfg.csv);
+    if (!csv) {
+      std::cerr << "strata-peers: cannot write " << cfg.csv << "\n";
+      return 2;
+    }
+    csv << "workload,clients,unit";
+    for (const auto& p : kPeers) csv << "," << p.name;
+    for (std::size_t k = 1; k < kNumPeers; ++k) csv << ",strata/" << kPeers[k].name;
+    csv << "\n";
+  }
+  for (std::size_t wi = 0; wi < kNumWorkloads; ++wi) {
+    if (!cfg.workloads[wi]) continue;
+    const Workload& w = kWorkloads[wi];
+    const auto& row = results[wi];
+    std::cout << "| " << w.title << " | " << w.clients << " | " << w.unit << " |";
+    for (std::size_t k = 0; k < kNumPeers; ++k) {
+      if (!active[k]) continue;
+      std::cout << " " << (row[k].ops ? human(*row[k].ops) : std::string("failed")) << " |";
+    }
+    std::vector<std::string> ratios(kNumPeers);
+    for (std::size_t k = 1; k < kNumPeers; ++k) {
+      if (row[0].ops && row[k].ops && *row[k].ops > 0) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g", *row[0].ops / *row[k].ops);
+        ratios[k] = buf;
+      }
+      if (active[k] && active[0]) std::cout << " " << (ratios[k].empty() ? "-" : ratios[k] + "x") << " |";
+    }
+    std::cout << "\n";
+    if (csv.is_open()) {
+      csv << w.id << "," << w.clients << "," << w.unit;
+      for (std::size_t k = 0; k < kNumPeers; ++k) {
+        csv << ",";
+        if (row[k].ops) csv << static_cast<std::uint64_t>(*row[k].ops + 0.5);
+        else csv << "NaN";
+      }
+      for (std::size_t k = 1; k < kNumPeers; ++k) csv << "," << (ratios[k].empty() ? "NaN" : ratios[k]);
+      csv << "\n";
+    }
+  }
+  if (csv.is_open()) std::cout << "\nwrote " << cfg.csv << "\n";
+  if (failed) {
+    std::cout << "\nsome cells failed verification or raised errors (see above)\n";
+    return 1;
+  }
+  return 0;
+}

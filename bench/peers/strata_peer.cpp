@@ -1,0 +1,74 @@
+// bench/peers/strata_peer.cpp: strata through its public API only: Queue, PriorityQueue
+// (Database& overloads, which run the retry loop) and Database::run for point operations.
+#include <strata/strata.hpp>
+
+#include "peer.hpp"
+
+namespace peers {
+namespace {
+
+class StrataPeer final : public Peer {
+ public:
+  StrataPeer() : db_(strata::Database::open()) {}
+
+  void prepare(int) override {}
+
+  std::string counters() override {
+    strata::DatabaseStats now = db_.stats();
+    std::string out = "commits " + std::to_string(now.commits - last_.commits) + ", conflicts " +
+                      std::to_string(now.conflicts - last_.conflicts) + ", batches " +
+                      std::to_string(now.batches - last_.batches);
+    last_ = now;
+    return out;
+  }
+
+  void enqueue(int, std::string_view value) override { queue_.enqueue(db_, value); }
+  bool dequeue(int, std::string& out) override {
+    auto v = queue_.dequeue(db_);
+    if (!v) return false;
+    out = std::move(*v);
+    return true;
+  }
+
+  void pq_push(int, int priority, std::string_view value) override {
+    pqueue_.push(db_, value, strata::Element(priority));
+  }
+  bool pq_pop_min(int, std::string& out) override {
+    auto v = pqueue_.pop_min(db_);
+    if (!v) return false;
+    out = std::move(*v);
+    return true;
+  }
+
+  void set(int, std::string_view key, std::string_view value) override {
+    db_.run([&](strata::Transaction& tr) { tr.set(key, value); });
+  }
+  bool get(int, std::string_view key, std::string& out) override {
+    auto v = db_.run([&](strata::Transaction& tr) { return tr.get(key); });
+    if (!v) return false;
+    out = std::move(*v);
+    return true;
+  }
+  void load(std::uint64_t n, std::string_view value) override {
+    constexpr std::uint64_t kBatch = 1000;
+    for (std::uint64_t i = 0; i < n; i += kBatch) {
+      db_.run([&](strata::Transaction& tr) {
+        for (std::uint64_t j = i; j < n && j < i + kBatch; ++j) tr.set(point_key(j), value);
+      });
+    }
+  }
+
+ private:
+  strata::Database db_;
+  strata::DatabaseStats last_{};
+  strata::Queue queue_{strata::Subspace(strata::Tuple{"Q"})};
+  strata::PriorityQueue pqueue_{strata::Subspace(strata::Tuple{"P"})};
+};
+
+}  // namespace
+
+std::unique_ptr<Peer> make_strata_peer(const std::filesystem::path&) {
+  return std::make_unique<StrataPeer>();
+}
+
+}  // namespace peers

@@ -6,21 +6,20 @@
 
 #ifdef STRATA_PEER_LMDB
 
-#include <lmdb.h>
-
 #include <stdexcept>
 #include <vector>
+
+#include <lmdb.h>
 
 namespace peers {
 namespace {
 
 void check(int rc, const char* what) {
-  if (rc != MDB_SUCCESS) throw std::runtime_error(std::string("lmdb ") + what + ": " + mdb_strerror(rc));
+  if (rc != MDB_SUCCESS)
+    throw std::runtime_error(std::string("lmdb ") + what + ": " + mdb_strerror(rc));
 }
 
-MDB_val val(std::string_view s) {
-  return MDB_val{s.size(), const_cast<char*>(s.data())};
-}
+MDB_val val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
 
 class LmdbPeer final : public Peer {
  public:
@@ -29,10 +28,10 @@ class LmdbPeer final : public Peer {
     check(mdb_env_set_mapsize(env_, std::size_t{8} << 30), "set_mapsize");
     check(mdb_env_set_maxdbs(env_, 4), "set_maxdbs");
     check(mdb_env_set_maxreaders(env_, 256), "set_maxreaders");
-    check(mdb_env_open(env_, dir_.path().c_str(),
-                       MDB_NOSYNC | MDB_NOMETASYNC | MDB_WRITEMAP | MDB_NOTLS | MDB_NORDAHEAD,
-                       0644),
-          "env_open");
+    check(
+        mdb_env_open(env_, dir_.path().c_str(),
+                     MDB_NOSYNC | MDB_NOMETASYNC | MDB_WRITEMAP | MDB_NOTLS | MDB_NORDAHEAD, 0644),
+        "env_open");
     MDB_txn* txn = nullptr;
     check(mdb_txn_begin(env_, nullptr, 0, &txn), "txn_begin");
     check(mdb_dbi_open(txn, "q", MDB_CREATE, &queue_), "dbi_open");
@@ -74,9 +73,9 @@ class LmdbPeer final : public Peer {
     int rc = priority < 255 ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : MDB_NOTFOUND;
     rc = rc == MDB_SUCCESS ? mdb_cursor_get(c, &k, &v, MDB_PREV)
                            : mdb_cursor_get(c, &k, &v, MDB_LAST);
-    std::uint64_t count = rc == MDB_SUCCESS
-                              ? pq_next_count(priority, static_cast<const char*>(k.mv_data), k.mv_size)
-                              : 0;
+    std::uint64_t count =
+        rc == MDB_SUCCESS ? pq_next_count(priority, static_cast<const char*>(k.mv_data), k.mv_size)
+                          : 0;
     std::string key = pq_key(priority, count);
     MDB_val kk = val(key), vv = val(value);
     check(mdb_put(w.txn, pqueue_, &kk, &vv, 0), "put");

@@ -17,10 +17,10 @@
 #include <sstream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "peer.hpp"
+#include <unistd.h>
 
 namespace peers {
 namespace {
@@ -99,7 +99,8 @@ double timed(int threads, double seconds,
   auto start = Clock::now();
   go.store(true, std::memory_order_release);
   auto deadline = start + std::chrono::duration<double>(seconds);
-  while (!stop.load() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!stop.load() && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   stop.store(true);
   for (auto& th : pool) th.join();
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -123,8 +124,11 @@ std::uint64_t value_id(const std::string& v) { return v.size() >= 8 ? get_be64(v
 struct Ledger {
   std::vector<std::uint64_t> in_count, out_count, in_sum, out_sum, misses;
   explicit Ledger(int threads)
-      : in_count(static_cast<std::size_t>(threads)), out_count(in_count), in_sum(in_count),
-        out_sum(in_count), misses(in_count) {}
+      : in_count(static_cast<std::size_t>(threads)),
+        out_count(in_count),
+        in_sum(in_count),
+        out_sum(in_count),
+        misses(in_count) {}
   static std::uint64_t total(const std::vector<std::uint64_t>& v) {
     std::uint64_t s = 0;
     for (auto x : v) s += x;
@@ -273,7 +277,9 @@ void usage(std::ostream& os) {
         "  --csv FILE         also write the results as CSV (for bench/peers/plot.gp)\n"
         "  --peers LIST       comma list of: strata,lmdb,rocksdb,sqlite,mutex_std (default all)\n"
         "  --workloads LIST   comma list of workload ids (default all):\n";
-  for (const auto& w : kWorkloads) os << "                       " << w.id << "  (" << w.title << ", " << w.clients << " clients)\n";
+  for (const auto& w : kWorkloads)
+    os << "                       " << w.id << "  (" << w.title << ", " << w.clients
+       << " clients)\n";
   os << "  --keys N           key space of the point workloads (default 1000000)\n"
         "  --dir DIR          where peers keep their files (default /dev/shm, a tmpfs)\n"
         "  --help             this text\n";
@@ -365,7 +371,8 @@ int main(int argc, char** argv) {
     }
     std::vector<std::size_t> group{wi};
     if (w.kind == Kind::point_get) {
-      for (std::size_t j = wi + 1; j < kNumWorkloads && kWorkloads[j].kind == Kind::point_get; ++j) {
+      for (std::size_t j = wi + 1; j < kNumWorkloads && kWorkloads[j].kind == Kind::point_get;
+           ++j) {
         if (cfg.workloads[j]) group.push_back(j);
       }
     }
@@ -384,14 +391,22 @@ int main(int argc, char** argv) {
           const Workload& gw = kWorkloads[g];
           Cell cell;
           switch (gw.kind) {
-            case Kind::pairs: cell = run_pairs(*peer, gw, cfg.seconds, false); break;
-            case Kind::pq_pairs: cell = run_pairs(*peer, gw, cfg.seconds, true); break;
-            case Kind::prodcons: cell = run_prodcons(*peer, gw, cfg.seconds); break;
+            case Kind::pairs:
+              cell = run_pairs(*peer, gw, cfg.seconds, false);
+              break;
+            case Kind::pq_pairs:
+              cell = run_pairs(*peer, gw, cfg.seconds, true);
+              break;
+            case Kind::prodcons:
+              cell = run_prodcons(*peer, gw, cfg.seconds);
+              break;
             case Kind::point_set:
-            case Kind::point_get: cell = run_point(*peer, gw, cfg.seconds, cfg.keys); break;
+            case Kind::point_get:
+              cell = run_point(*peer, gw, cfg.seconds, cfg.keys);
+              break;
           }
-          std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << human(*cell.ops)
-                    << " " << gw.unit << (cell.note.empty() ? "" : "  VERIFY FAILED: ") << cell.note;
+          std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << human(*cell.ops) << " "
+                    << gw.unit << (cell.note.empty() ? "" : "  VERIFY FAILED: ") << cell.note;
           std::string counters = peer->counters();
           if (!counters.empty()) std::cout << "  (" << counters << ")";
           std::cout << std::endl;
@@ -451,17 +466,21 @@ int main(int argc, char** argv) {
         std::snprintf(buf, sizeof buf, "%.3g", *row[0].ops / *row[k].ops);
         ratios[k] = buf;
       }
-      if (active[k] && active[0]) std::cout << " " << (ratios[k].empty() ? "-" : ratios[k] + "x") << " |";
+      if (active[k] && active[0])
+        std::cout << " " << (ratios[k].empty() ? "-" : ratios[k] + "x") << " |";
     }
     std::cout << "\n";
     if (csv.is_open()) {
       csv << w.id << "," << w.clients << "," << w.unit;
       for (std::size_t k = 0; k < kNumPeers; ++k) {
         csv << ",";
-        if (row[k].ops) csv << static_cast<std::uint64_t>(*row[k].ops + 0.5);
-        else csv << "NaN";
+        if (row[k].ops)
+          csv << static_cast<std::uint64_t>(*row[k].ops + 0.5);
+        else
+          csv << "NaN";
       }
-      for (std::size_t k = 1; k < kNumPeers; ++k) csv << "," << (ratios[k].empty() ? "NaN" : ratios[k]);
+      for (std::size_t k = 1; k < kNumPeers; ++k)
+        csv << "," << (ratios[k].empty() ? "NaN" : ratios[k]);
       csv << "\n";
     }
   }

@@ -7,14 +7,14 @@
 
 #ifdef STRATA_PEER_ROCKSDB
 
+#include <stdexcept>
+#include <vector>
+
 #include <rocksdb/db.h>
 #include <rocksdb/iterator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/utilities/optimistic_transaction_db.h>
 #include <rocksdb/utilities/transaction.h>
-
-#include <stdexcept>
-#include <vector>
 
 namespace peers {
 namespace {

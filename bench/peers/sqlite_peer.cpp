@@ -7,10 +7,10 @@
 
 #ifdef STRATA_PEER_SQLITE
 
-#include <sqlite3.h>
-
 #include <stdexcept>
 #include <vector>
+
+#include <sqlite3.h>
 
 namespace peers {
 namespace {
@@ -27,9 +27,9 @@ void check(sqlite3* db, int rc, const char* what) {
 class Conn {
  public:
   explicit Conn(const std::string& file) {
-    int rc = sqlite3_open_v2(file.c_str(), &db_,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             nullptr);
+    int rc =
+        sqlite3_open_v2(file.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) throw std::runtime_error("sqlite open failed: " + file);
     sqlite3_busy_timeout(db_, 10000);
     exec("PRAGMA journal_mode=WAL");

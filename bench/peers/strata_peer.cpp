@@ -1,8 +1,7 @@
 // bench/peers/strata_peer.cpp: strata through its public API only: Queue, PriorityQueue
 // (Database& overloads, which run the retry loop) and Database::run for point operations.
-#include <strata/strata.hpp>
-
 #include "peer.hpp"
+#include <strata/strata.hpp>
 
 namespace peers {
 namespace {

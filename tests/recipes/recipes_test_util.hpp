@@ -11,22 +11,12 @@
 #include "strata/subspace.hpp"
 #include "strata/transaction.hpp"
 
+#include "support/sanitizers.hpp"
+
 namespace strata::recipestest {
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-inline constexpr bool kSanitized = true;
-#else
-inline constexpr bool kSanitized = false;
-#endif
-#else
-inline constexpr bool kSanitized = false;
-#endif
-
-// `release` in optimised builds, `sanitized` under ASan or TSan.
-inline int scaled(int release, int sanitized) { return kSanitized ? sanitized : release; }
+using strata::testing::kSanitized;
+using strata::testing::scaled;
 
 // An item value naming its producer and sequence number: "p:seq".
 inline std::string item_value(int producer, int seq) {

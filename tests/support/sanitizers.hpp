@@ -1,0 +1,21 @@
+// Whether this test binary runs under ASan or TSan, and iteration counts scaled for it.
+#pragma once
+
+namespace strata::testing {
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+// An iteration count: `release` in optimised builds, `sanitized` under ASan or TSan.
+inline int scaled(int release, int sanitized) { return kSanitized ? sanitized : release; }
+
+}  // namespace strata::testing

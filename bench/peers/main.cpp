@@ -12,6 +12,7 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -43,7 +44,7 @@ const PeerInfo kPeers[] = {
 };
 constexpr std::size_t kNumPeers = sizeof(kPeers) / sizeof(kPeers[0]);
 
-enum class Kind { pairs, prodcons, pq_pairs, point_set, point_get };
+enum class Kind { pairs, prodcons, pq_pairs, point_set, point_get, churn };
 
 struct Workload {
   const char* id;
@@ -61,6 +62,8 @@ const Workload kWorkloads[] = {
     {"point-set-1", "point-set transactions", Kind::point_set, 1, "txn/s"},
     {"point-get-ro-1", "point-get read-only transactions", Kind::point_get, 1, "gets/s"},
     {"point-get-2", "point gets", Kind::point_get, 2, "gets/s"},
+    {"queue-churn-1", "queue churn, constant live set of 10 k, 10 sampled windows", Kind::churn, 1,
+     "pairs/s"},
 };
 constexpr std::size_t kNumWorkloads = sizeof(kWorkloads) / sizeof(kWorkloads[0]);
 
@@ -185,6 +188,50 @@ Cell run_pairs(Peer& p, const Workload& w, double seconds, bool priority) {
               return priority ? p.pq_pop_min(0, out) : p.dequeue(0, out);
             })};
   return cell;
+}
+
+long rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  }
+  return 0;
+}
+
+// Churn: a queue holding a constant live set; one client enqueues at the tail and dequeues
+// at the head, over ten equal windows. `drift` reports the last window against the first,
+// for the rate and for the process's RSS (DESIGN.md: both within 10 %).
+Cell run_churn(Peer& p, double seconds, std::string& drift) {
+  constexpr std::uint64_t kLive = 10'000;
+  constexpr int kWindows = 10;
+  p.prepare(1);
+  std::uint64_t id = 1;
+  for (std::uint64_t i = 0; i < kLive; ++i) p.enqueue(0, make_value(id++));
+  std::vector<double> rate(kWindows);
+  std::vector<long> rss(kWindows);
+  std::uint64_t total = 0;
+  std::string out;
+  for (int window = 0; window < kWindows; ++window) {
+    auto start = Clock::now();
+    auto end = start + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(seconds / kWindows));
+    std::uint64_t pairs = 0;
+    while (Clock::now() < end) {
+      p.enqueue(0, make_value(id++));
+      if (!p.dequeue(0, out)) return Cell{0.0, "the queue ran empty during churn"};
+      ++pairs;
+    }
+    rate[window] = pairs / std::chrono::duration<double>(Clock::now() - start).count();
+    rss[window] = rss_kib();
+    total += pairs;
+  }
+  std::ostringstream d;
+  d << std::fixed << std::setprecision(1) << "rate " << (rate[kWindows - 1] / rate[0] - 1) * 100
+    << " %, RSS " << (static_cast<double>(rss[kWindows - 1]) / rss[0] - 1) * 100
+    << " % (last window vs first)";
+  drift = d.str();
+  return Cell{total / seconds, ""};
 }
 
 Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
@@ -404,6 +451,13 @@ int main(int argc, char** argv) {
             case Kind::point_get:
               cell = run_point(*peer, gw, cfg.seconds, cfg.keys);
               break;
+            case Kind::churn: {
+              std::string drift;
+              cell = run_churn(*peer, cfg.seconds * 3, drift);
+              if (!drift.empty())
+                std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << drift << "\n";
+              break;
+            }
           }
           std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << human(*cell.ops) << " "
                     << gw.unit << (cell.note.empty() ? "" : "  VERIFY FAILED: ") << cell.note;

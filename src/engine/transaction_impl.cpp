@@ -71,6 +71,14 @@ Version TransactionImpl::read_version() {
 
 // ---- Reads ------------------------------------------------------------------------
 
+void TransactionImpl::check_readable(std::string_view key) const {
+  if (unreadable_.contains(key)) {
+    throw Error(ErrorCode::accessed_unreadable,
+                "read of " + base::describe_key(key) +
+                    " touches a key a versionstamped write of this transaction may produce");
+  }
+}
+
 void TransactionImpl::check_readable(std::string_view begin, std::string_view end) const {
   if (unreadable_.empty()) return;
   auto it = unreadable_.lower_bound_end(begin);
@@ -103,7 +111,7 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
     return w->kind == PointWrite::Kind::set ? std::optional<std::string>(w->value) : std::nullopt;
   }
   if (w == nullptr && writes_.cleared(key)) return std::nullopt;
-  check_readable(key, key_after(key));
+  check_readable(key);
   Version rv = ensure_read_version();
   check_not_too_old();
   std::optional<std::string> value;

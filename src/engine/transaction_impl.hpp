@@ -67,7 +67,10 @@ class TransactionImpl {
   Version ensure_read_version();
   void check_not_too_old() const;
   bool has_read_conflicts() const { return !read_conflicts_.empty() || !point_reads_.empty(); }
-  void check_readable(std::string_view begin, std::string_view end) const;  // 1036
+  // accessed_unreadable (1036) when a pending versionstamped key may land on `key`, or in
+  // [begin, end). The point form allocates nothing: it sits on every get().
+  void check_readable(std::string_view key) const;
+  void check_readable(std::string_view begin, std::string_view end) const;
   void add_read_conflict(std::string_view begin, std::string_view end);
   std::size_t size_bytes() const;
   void release_read_version();

@@ -50,7 +50,6 @@ class MvccStore {
   // --- Readers (pinned) -------------------------------------------------------------
   Node* seek_ge(std::string_view key) const { return list_.find_greater_or_equal(key); }
   Node* seek_lt(std::string_view key) const { return list_.find_less_than(key); }
-  Node* last() const { return list_.find_last(); }
   static Node* next(const Node* n) { return n->next(0); }
   // The record of `n` visible at `version`, or nullptr when the key is absent then.
   static const VersionRecord* visible(const Node* n, Version version) {

@@ -8,7 +8,8 @@
 
 namespace stress {
 
-RunResult run_kv_cycle(RunContext& ctx) {
+template <class Api>
+RunResult run_kv_cycle(RunContext<Api>& ctx) {
   const StressOptions& o = ctx.options;
   constexpr int kNodes = 1000;
   strata::Subspace ring(strata::Tuple{"stress", "cycle", ctx.run_id});
@@ -23,7 +24,7 @@ RunResult run_kv_cycle(RunContext& ctx) {
     return v && v->size() >= 8 ? std::atoi(v->substr(0, 8).c_str()) : -1;
   };
   for (int i = 0; i < kNodes; i += 100) {
-    ctx.db.run([&](strata::Transaction& tr) {
+    ctx.db.run([&](auto& tr) {
       for (int j = i; j < i + 100; ++j) tr.set(key(j), value((j + 1) % kNodes));
     });
   }
@@ -36,12 +37,12 @@ RunResult run_kv_cycle(RunContext& ctx) {
   for (int c = 0; c < o.clients; ++c) {
     threads.emplace_back([&, c] {
       std::mt19937 rng(static_cast<unsigned>(o.seed * 7919 + c));
-      strata::Transaction tr = ctx.db.create_transaction();
+      auto tr = ctx.db.create_transaction();
       for (std::uint64_t n = 0; n < quota && (o.ops || Clock::now() < deadline); ++n) {
         int r = static_cast<int>(rng() % kNodes);
         auto start = Clock::now();
         tr.reset();
-        commit_with_retry(tr, [&](strata::Transaction& t) {
+        commit_with_retry<Api>(tr, [&](auto& t) {
           int r2 = next_of(t.get(key(r)));
           int r3 = next_of(t.get(key(r2)));
           int r4 = next_of(t.get(key(r3)));
@@ -64,13 +65,13 @@ RunResult run_kv_cycle(RunContext& ctx) {
 
   RunResult r;
   if (broken) r.violations.push_back("Cycle: a transaction read a missing or bad pointer");
-  auto rows = ctx.db.run([&](strata::Transaction& tr) { return tr.get_range(ring.range()); });
+  auto rows = ctx.db.run([&](auto& tr) { return tr.get_range(ring.range()); });
   if (rows.size() != kNodes) {
     r.violations.push_back("Cycle: " + std::to_string(rows.size()) + " keys instead of " +
                            std::to_string(kNodes));
   } else {
     std::vector<int> next(kNodes);
-    for (const auto& kv : rows) {
+    for (const strata::KeyValue& kv : rows) {
       int i = static_cast<int>(ring.unpack(kv.key)[0].get<std::int64_t>());
       next[i] = next_of(kv.value);
     }
@@ -86,5 +87,10 @@ RunResult run_kv_cycle(RunContext& ctx) {
   summarise(latency, r);
   return r;
 }
+
+template RunResult run_kv_cycle(RunContext<CppApi>&);
+#if STRATA_STRESS_FDB_C
+template RunResult run_kv_cycle(RunContext<CApi>&);
+#endif
 
 }  // namespace stress

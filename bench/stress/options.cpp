@@ -22,7 +22,7 @@ percentiles and peak memory. Exits 1 on any violation.
                          dequeue; their ops are pairs
   --clients N            concurrent clients per run (default 8; queues split them
                          between producers and consumers)
-  --seconds S            length of each run (default 4)
+  --seconds S            length of each run (default 4); --duration S is the same
   --ops N                run a fixed amount instead: N items per queue run, N
                          transactions per kv run
   --value-size N         bytes per value (default 100)
@@ -30,6 +30,13 @@ percentiles and peak memory. Exits 1 on any violation.
   --path DIR             use a durable database in DIR (default: in memory)
   --seed N               seed for the clients' random choices (default 1)
   --json FILE            also write the results as JSON
+  --api API              cpp (default): strata's C++ API and recipes; c: FoundationDB's
+                         C API in libfdb_c.so (API version 720), with the recipes
+                         rewritten over it (bench/stress/fdb_c_recipes.hpp; same keys).
+                         The database then lives inside libfdb_c.so (in memory, or
+                         "strata:DIR" with --path). The C recipes have the simple mode
+                         only: --high-contention both runs just the simple mode (and
+                         says so), --high-contention on is refused
   --help                 this text
 )";
 
@@ -73,7 +80,7 @@ StressOptions parse_options(int argc, char** argv) {
       if (o.workloads.empty()) fail("--workload needs at least one workload");
     } else if (flag == "--clients") {
       o.clients = static_cast<int>(number(flag, value, 1, 1024));
-    } else if (flag == "--seconds") {
+    } else if (flag == "--seconds" || flag == "--duration") {
       char* end = nullptr;
       o.seconds = std::strtod(value, &end);
       if (end == value || *end != '\0' || !(o.seconds > 0) || o.seconds > 86400) {
@@ -99,8 +106,24 @@ StressOptions parse_options(int argc, char** argv) {
       o.seed = number(flag, value, 0, ~0ull);
     } else if (flag == "--json") {
       o.json = value;
+    } else if (flag == "--api") {
+      std::string_view api = value;
+      if (api == "cpp")
+        o.api = ClientApi::cpp;
+      else if (api == "c")
+        o.api = ClientApi::c;
+      else
+        fail("--api takes cpp or c, got '" + std::string(api) + "'");
     } else {
       fail("unknown option '" + std::string(flag) + "'");
+    }
+  }
+  if (o.api == ClientApi::c) {
+#if !STRATA_STRESS_FDB_C
+    fail("--api c needs libfdb_c, which this build leaves out (STRATA_BUILD_FDB_C=OFF)");
+#endif
+    if (o.contention == Contention::high) {
+      fail("--api c runs the simple recipes only; --high-contention on needs --api cpp");
     }
   }
   return o;

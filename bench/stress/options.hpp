@@ -9,6 +9,8 @@
 namespace stress {
 
 enum class Contention { simple, high, both };
+// Which client API the workloads go through.
+enum class ClientApi { cpp, c };
 
 struct StressOptions {
   std::vector<std::string> workloads{"queue", "pqueue", "kv"};
@@ -20,6 +22,7 @@ struct StressOptions {
   std::string path;  // empty: in memory
   std::uint64_t seed = 1;
   std::string json;  // write the results here too
+  ClientApi api = ClientApi::cpp;
 };
 
 // Parses argv. On --help prints usage and exits 0; on a bad flag prints the problem and

@@ -8,11 +8,12 @@
 
 namespace stress {
 
-RunResult run_pairs(RunContext& ctx, bool priority) {
+template <class Api>
+RunResult run_pairs(RunContext<Api>& ctx, bool priority) {
   const StressOptions& o = ctx.options;
   strata::Subspace space(strata::Tuple{"stress", priority ? "pq-pairs" : "q-pairs", ctx.run_id});
-  strata::Queue queue(space, ctx.high_contention);
-  strata::PriorityQueue pq(space, ctx.high_contention);
+  typename Api::Queue queue(space, ctx.high_contention);
+  typename Api::PriorityQueue pq(space, ctx.high_contention);
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(o.seconds));
   const std::uint64_t quota = o.ops ? (o.ops + o.clients - 1) / o.clients : ~0ull;
@@ -78,5 +79,10 @@ RunResult run_pairs(RunContext& ctx, bool priority) {
   summarise(latency, r);
   return r;
 }
+
+template RunResult run_pairs(RunContext<CppApi>&, bool);
+#if STRATA_STRESS_FDB_C
+template RunResult run_pairs(RunContext<CApi>&, bool);
+#endif
 
 }  // namespace stress

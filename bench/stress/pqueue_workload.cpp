@@ -30,10 +30,11 @@ struct Push {
 
 }  // namespace
 
-RunResult run_priority_queue(RunContext& ctx) {
+template <class Api>
+RunResult run_priority_queue(RunContext<Api>& ctx) {
   const StressOptions& o = ctx.options;
-  strata::PriorityQueue pq(strata::Subspace(strata::Tuple{"stress", "pq", ctx.run_id}),
-                           ctx.high_contention);
+  typename Api::PriorityQueue pq(strata::Subspace(strata::Tuple{"stress", "pq", ctx.run_id}),
+                                 ctx.high_contention);
   const int pushers = o.clients / 2, poppers = o.clients - pushers;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(o.seconds));
@@ -47,7 +48,7 @@ RunResult run_priority_queue(RunContext& ctx) {
   for (int p = 0; p < pushers; ++p) {
     threads.emplace_back([&, p] {
       std::mt19937_64 rng(o.seed * 1000 + static_cast<std::uint64_t>(p));
-      strata::Transaction tr = ctx.db.create_transaction();
+      auto tr = ctx.db.create_transaction();
       for (std::uint64_t seq = 0; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
         int priority = static_cast<int>(rng() % kPriorities);
         std::string item = make_item(p, seq, o.value_size);
@@ -55,7 +56,7 @@ RunResult run_priority_queue(RunContext& ctx) {
         item[19] = static_cast<char>('0' + priority % 10);
         auto start = Clock::now();
         tr.reset();
-        commit_with_retry(tr, [&](strata::Transaction& t) {
+        commit_with_retry<Api>(tr, [&](auto& t) {
           pq.push(t, item, priority);
           return 0;
         });
@@ -68,7 +69,7 @@ RunResult run_priority_queue(RunContext& ctx) {
   }
   for (int c = 0; c < poppers; ++c) {
     threads.emplace_back([&, c] {
-      strata::Transaction tr = ctx.db.create_transaction();
+      auto tr = ctx.db.create_transaction();
       bool min = c % 2 == 0;
       for (;;) {
         bool done = pushers_running.load() == 0;
@@ -79,7 +80,7 @@ RunResult run_priority_queue(RunContext& ctx) {
           item = min ? pq.pop_min(ctx.db) : pq.pop_max(ctx.db);
         } else {
           tr.reset();
-          item = commit_with_retry(tr, [&](strata::Transaction& t) {
+          item = commit_with_retry<Api>(tr, [&](auto& t) {
             auto got = min ? pq.pop_min(t) : pq.pop_max(t);
             pop.read_version = t.read_version();  // fixed by the pop's read
             return got;
@@ -104,8 +105,7 @@ RunResult run_priority_queue(RunContext& ctx) {
   for (auto& t : threads) t.join();
 
   RunResult r;
-  auto left = ctx.db.run(
-      [&](strata::Transaction& tr) { return tr.get_range(pq.subspace().range()).size(); });
+  auto left = ctx.db.run([&](auto& tr) { return tr.get_range(pq.subspace().range()).size(); });
   if (left != 0) {
     r.violations.push_back(std::to_string(left) + " items were left in the queue at the end");
   }
@@ -170,5 +170,10 @@ RunResult run_priority_queue(RunContext& ctx) {
   summarise(latency, r);
   return r;
 }
+
+template RunResult run_priority_queue(RunContext<CppApi>&);
+#if STRATA_STRESS_FDB_C
+template RunResult run_priority_queue(RunContext<CApi>&);
+#endif
 
 }  // namespace stress

@@ -19,10 +19,11 @@ struct Delivery {
 
 }  // namespace
 
-RunResult run_queue(RunContext& ctx) {
+template <class Api>
+RunResult run_queue(RunContext<Api>& ctx) {
   const StressOptions& o = ctx.options;
-  strata::Queue queue(strata::Subspace(strata::Tuple{"stress", "queue", ctx.run_id}),
-                      ctx.high_contention);
+  typename Api::Queue queue(strata::Subspace(strata::Tuple{"stress", "queue", ctx.run_id}),
+                            ctx.high_contention);
   const int producers = o.clients / 2, consumers = o.clients - producers;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(o.seconds));
@@ -48,7 +49,7 @@ RunResult run_queue(RunContext& ctx) {
   }
   for (int c = 0; c < consumers; ++c) {
     threads.emplace_back([&, c] {
-      strata::Transaction tr = ctx.db.create_transaction();
+      auto tr = ctx.db.create_transaction();
       for (;;) {
         bool done = producers_running.load() == 0;
         auto start = Clock::now();
@@ -58,7 +59,10 @@ RunResult run_queue(RunContext& ctx) {
           item = queue.dequeue(ctx.db);
         } else {
           tr.reset();
-          item = commit_with_retry(tr, [&](strata::Transaction& t) { return queue.dequeue(t); });
+          item = commit_with_retry<Api>(tr, [&](auto& t) {
+            request_versionstamp(t);
+            return queue.dequeue(t);
+          });
           if (item) order = commit_order(tr);
         }
         if (item) latency[producers + c].add(Clock::now() - start);  // waits not counted
@@ -79,15 +83,13 @@ RunResult run_queue(RunContext& ctx) {
 
   RunResult r;
   // The run ends only when the queue is empty.
-  auto left = ctx.db.run(
-      [&](strata::Transaction& tr) { return tr.get_range(queue.subspace().range()).size(); });
+  auto left = ctx.db.run([&](auto& tr) { return tr.get_range(queue.subspace().range()).size(); });
   if (left != 0) {
     r.violations.push_back(std::to_string(left) + " items were left in the queue at the end");
   }
   // High-contention bookkeeping (requests and results) must be gone too.
   std::string book = queue.subspace().key() + "\xff";
-  auto stale =
-      ctx.db.run([&](strata::Transaction& tr) { return tr.get_range(book, strata::strinc(book)); });
+  auto stale = ctx.db.run([&](auto& tr) { return tr.get_range(book, strata::strinc(book)); });
   for (const auto& kv : stale) {
     r.violations.push_back("pop bookkeeping left behind: key of " + std::to_string(kv.key.size()) +
                            " bytes, value of " + std::to_string(kv.value.size()) + " bytes" +
@@ -148,5 +150,10 @@ RunResult run_queue(RunContext& ctx) {
   summarise(latency, r);
   return r;
 }
+
+template RunResult run_queue(RunContext<CppApi>&);
+#if STRATA_STRESS_FDB_C
+template RunResult run_queue(RunContext<CApi>&);
+#endif
 
 }  // namespace stress

@@ -21,13 +21,4 @@ bool parse_item(std::string_view item, int& producer, std::uint64_t& seq) {
   return true;
 }
 
-CommitOrder commit_order(const strata::Transaction& tr) {
-  std::string stamp = tr.versionstamp();
-  CommitOrder o;
-  o.version = tr.committed_version();
-  o.order = static_cast<std::uint16_t>((static_cast<unsigned char>(stamp[8]) << 8) |
-                                       static_cast<unsigned char>(stamp[9]));
-  return o;
-}
-
 }  // namespace stress

@@ -19,12 +19,14 @@ namespace strata {
   X(success, 0, false, "Success")                                                                  \
   X(operation_failed, 1000, false, "Operation failed")                                             \
   X(transaction_too_old, 1007, true, "Transaction is too old to perform reads or be committed")    \
+  X(future_version, 1009, true, "Request for future version")                                      \
   X(not_committed, 1020, true,                                                                     \
     "Transaction not committed due to conflict with another transaction")                          \
   X(commit_unknown_result, 1021, true, "Transaction may or may not have committed")                \
   X(transaction_cancelled, 1025, false, "Operation aborted because the transaction was cancelled") \
   X(transaction_timed_out, 1031, false, "Operation aborted because the transaction timed out")     \
   X(too_many_watches, 1032, false, "Too many watches currently set")                               \
+  X(watches_disabled, 1034, false, "Watches cannot be set if read your writes is disabled")        \
   X(accessed_unreadable, 1036, false, "Read or wrote an unreadable key")                           \
   X(operation_cancelled, 1101, false, "Asynchronous operation cancelled")                          \
   X(client_invalid_operation, 2000, false, "Invalid API call")                                     \
@@ -59,7 +61,7 @@ enum class ErrorCode : int {
 std::string_view error_name(ErrorCode code) noexcept;
 // FoundationDB's one-sentence description of a code.
 std::string_view error_description(ErrorCode code) noexcept;
-// Whether on_error retries this code: 1007, 1020 and 1021.
+// Whether on_error retries this code: 1007, 1009, 1020 and 1021.
 bool error_retryable(ErrorCode code) noexcept;
 
 // Thread safety: an Error is an immutable value.

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,10 @@ class WatchState;
 struct RangeOptions {
   int limit = 0;         // the most rows to return; 0: no limit; negative: range_limits_invalid
   bool reverse = false;  // true: from the end of the range backwards
+  // Stop after the row that brings the key and value bytes returned to this many (at least
+  // one row). 0: no byte limit; negative: range_limits_invalid. A read stopped by either
+  // limit conflicts only up to its last row.
+  int target_bytes = 0;
 };
 
 // Atomic operations (FoundationDB's semantics, docs/transactions.md). Integers are
@@ -54,21 +59,27 @@ enum class MutationType {
 class Transaction;
 
 // Fires once the watched key's value differs from the value seen by the transaction that
-// made the watch. Armed when that transaction commits. Only "some change happened" is
-// promised: a change and change back may be missed.
+// made the watch. Armed when that transaction commits; a change that transaction itself
+// makes to the key fires it at once, as FoundationDB's does. Only "some change happened"
+// is promised: a change and change back may be missed.
 // Thread safety: a Watch is a handle; copies share one watch; any thread may wait or
 // cancel. It outlives its transaction.
 class Watch {
  public:
   explicit Watch(std::shared_ptr<engine::WatchState> state);
   // Blocks until the watch fires or is cancelled. Throws transaction_cancelled (1025) if
-  // its transaction was reset or destroyed before committing, the commit's error if the
+  // its transaction was reset, cancelled or destroyed before committing, the commit's error if the
   // commit failed, or too_many_watches (1032) past 10,000 armed watches.
   void wait();
   // As wait(), up to `timeout`. True: fired; false: timed out or cancelled.
   bool wait_for(std::chrono::milliseconds timeout);
   // Wakes waiters, which return without a change, and disarms the watch.
   void cancel();
+  // Calls `callback` once when the watch fires, is cancelled or fails: on the thread that
+  // finishes it (a committing thread, or the caller of cancel()), or at once on this
+  // thread if it already has. `callback` must be short and must not block; wait_for(0)
+  // inside it tells which outcome happened.
+  void on_ready(std::function<void()> callback);
 
  private:
   std::shared_ptr<engine::WatchState> state_;
@@ -139,6 +150,20 @@ class Transaction {
 
   // The read version, taken now if no read has taken it yet.
   Version read_version();
+  // Reads at `version` instead of the newest. Throws read_version_already_set (2010) once
+  // a version is fixed, transaction_too_old (1007) when strata no longer keeps what that
+  // version saw (older than every version a live reader holds), future_version (1009)
+  // when it is newer than the newest commit.
+  void set_read_version(Version version);
+  // Read-your-writes off: reads see only the database at the read version, conflict on
+  // everything they read, and watch() throws watches_disabled (1034). Only before the
+  // first read or write (else client_invalid_operation, 2000). Cleared by reset().
+  void set_read_your_writes(bool enabled);
+  // Whether snapshot() reads see this transaction's writes (default true). Cleared by
+  // reset().
+  void set_snapshot_read_your_writes(bool enabled);
+  // The bytes this transaction counts against the 10,000,000-byte limit so far.
+  std::size_t approximate_size() const;
   // Commits. Throws not_committed (1020) on conflict, transaction_too_old (1007) when
   // it read and its read version left the MVCC window, transaction_too_large (2101)
   // over 10,000,000 bytes. A transaction with no writes commits at once (version -1).
@@ -157,7 +182,8 @@ class Transaction {
   void on_error(const Error& e);
   // Forgets all reads, writes and options, as a new transaction.
   void reset();
-  // Every later operation throws transaction_cancelled (1025) until reset().
+  // Every later operation throws transaction_cancelled (1025) until reset(); watches it
+  // made and has not committed fail with the same error.
   void cancel();
   // Operations after `timeout` from the transaction's start (creation or reset()) throw
   // transaction_timed_out (1031). 0 disables. Kept across on_error().

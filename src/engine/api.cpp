@@ -38,6 +38,8 @@ bool Watch::wait_for(std::chrono::milliseconds timeout) {
 // outlive its database).
 void Watch::cancel() { state_->finish(engine::WatchState::Status::cancelled); }
 
+void Watch::on_ready(std::function<void()> callback) { state_->on_finish(std::move(callback)); }
+
 // ---- ReadView ---------------------------------------------------------------------
 
 std::optional<std::string> ReadView::get(std::string_view key) {
@@ -99,6 +101,12 @@ void Transaction::add_write_conflict_key(std::string_view key) {
 }
 
 Version Transaction::read_version() { return impl_->read_version(); }
+void Transaction::set_read_version(Version version) { impl_->set_read_version(version); }
+void Transaction::set_read_your_writes(bool enabled) { impl_->set_read_your_writes(enabled); }
+void Transaction::set_snapshot_read_your_writes(bool enabled) {
+  impl_->set_snapshot_read_your_writes(enabled);
+}
+std::size_t Transaction::approximate_size() const { return impl_->size_bytes(); }
 void Transaction::commit() { impl_->commit(); }
 Version Transaction::committed_version() const { return impl_->committed_version(); }
 std::string Transaction::versionstamp() const { return impl_->versionstamp(); }

@@ -12,6 +12,43 @@ namespace strata::engine {
 
 using base::key_after;
 
+namespace {
+
+std::size_t row_bytes(const KeyValue& row) { return row.key.size() + row.value.size(); }
+
+// Whether the row limit or the byte target ended a read (FoundationDB's "more").
+bool reached_limits(const std::vector<KeyValue>& rows, const RangeOptions& options) {
+  if (rows.empty()) return false;
+  if (options.limit > 0 && rows.size() >= static_cast<std::size_t>(options.limit)) return true;
+  if (options.target_bytes <= 0) return false;
+  std::size_t bytes = 0;
+  for (const KeyValue& row : rows) bytes += row_bytes(row);
+  return bytes >= static_cast<std::size_t>(options.target_bytes);
+}
+
+// full(): whether the rows read so far reach the limit or the byte target. Counts each
+// row's bytes once, as rows are appended.
+class LimitTracker {
+ public:
+  LimitTracker(const RangeOptions& options, const std::vector<KeyValue>& rows)
+      : options_(options), rows_(rows) {}
+  bool operator()() {
+    for (; counted_ < rows_.size(); ++counted_) bytes_ += row_bytes(rows_[counted_]);
+    if (options_.limit > 0 && rows_.size() >= static_cast<std::size_t>(options_.limit)) {
+      return true;
+    }
+    return options_.target_bytes > 0 && bytes_ >= static_cast<std::size_t>(options_.target_bytes);
+  }
+
+ private:
+  const RangeOptions& options_;
+  const std::vector<KeyValue>& rows_;
+  std::size_t counted_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace
+
 TransactionImpl::TransactionImpl(std::shared_ptr<DatabaseImpl> db) : db_(std::move(db)) {}
 
 TransactionImpl::~TransactionImpl() {
@@ -69,6 +106,39 @@ Version TransactionImpl::read_version() {
   return ensure_read_version();
 }
 
+void TransactionImpl::set_read_version(Version version) {
+  check_usable();
+  if (read_version_ >= 0) {
+    throw Error(ErrorCode::read_version_already_set,
+                "the read version is already " + std::to_string(read_version_));
+  }
+  kv::MvccStore& store = db_->store();
+  if (version > store.committed()) {
+    throw Error(ErrorCode::future_version, "version " + std::to_string(version) +
+                                               " is newer than the newest commit, " +
+                                               std::to_string(store.committed()));
+  }
+  if (slot_ == nullptr) slot_ = store.registry().acquire();
+  if (version < 0 || !store.pin_at(slot_, version)) {
+    throw Error(ErrorCode::transaction_too_old,
+                "version " + std::to_string(version) +
+                    " is older than the oldest version strata still keeps");
+  }
+  read_version_ = version;
+  read_version_time_ = Clock::now();
+}
+
+void TransactionImpl::set_read_your_writes(bool enabled) {
+  check_usable();
+  if (read_version_ >= 0 || !writes_.empty()) {
+    throw Error(ErrorCode::client_invalid_operation,
+                "read-your-writes can be changed only before the first read or write");
+  }
+  ryw_ = enabled;
+}
+
+void TransactionImpl::set_snapshot_read_your_writes(bool enabled) { snapshot_ryw_ = enabled; }
+
 // ---- Reads ------------------------------------------------------------------------
 
 void TransactionImpl::check_readable(std::string_view key) const {
@@ -101,6 +171,17 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
   check_usable();
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) return std::nullopt;  // no such key can exist
+  if (!sees_own_writes(mode)) {
+    Version rv = ensure_read_version();
+    check_not_too_old();
+    std::optional<std::string> value;
+    if (const kv::VersionRecord* r = db_->store().get(key, rv)) value.emplace(r->value());
+    if (mode == ReadMode::serializable) {
+      point_reads_.emplace_back(key);
+      conflict_bytes_ += 2 * key.size() + 1;
+    }
+    return value;
+  }
   const PointWrite* w = writes_.find(key);
   if (w != nullptr && w->kind != PointWrite::Kind::dependent) {
     if (w->kind == PointWrite::Kind::stamped) {
@@ -129,23 +210,38 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
                                                  RangeOptions options, ReadMode mode) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/false);
-  if (options.limit < 0) {
+  if (options.limit < 0 || options.target_bytes < 0) {
     throw Error(ErrorCode::range_limits_invalid,
-                "limit " + std::to_string(options.limit) + " is negative");
+                "limit " + std::to_string(options.limit) + " or target_bytes " +
+                    std::to_string(options.target_bytes) + " is negative");
   }
   if (begin >= end) return {};
   ensure_read_version();
   check_not_too_old();
-  std::vector<KeyValue> rows = options.reverse ? read_reverse(begin, end, options.limit)
-                                               : read_forward(begin, end, options.limit);
-  // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless the
+  static const WriteMap kNoWrites;
+  const bool own = sees_own_writes(mode);
+  const WriteMap& writes = own ? writes_ : kNoWrites;
+  std::vector<KeyValue> rows = options.reverse ? read_reverse(writes, begin, end, options)
+                                               : read_forward(writes, begin, end, options);
+  // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless a
   // limit stopped the read, in which case only up to (or from) the last row returned.
-  bool more = options.limit > 0 && rows.size() == static_cast<std::size_t>(options.limit);
   std::string span_begin(begin), span_end(end);
-  if (more && !options.reverse) span_end = key_after(rows.back().key);
-  if (more && options.reverse) span_begin = rows.back().key;
-  check_readable(span_begin, span_end);
-  if (mode == ReadMode::serializable) add_read_conflict(span_begin, span_end);
+  if (reached_limits(rows, options)) {
+    if (options.reverse) {
+      span_begin = rows.back().key;
+    } else {
+      span_end = key_after(rows.back().key);
+    }
+  }
+  if (own) check_readable(span_begin, span_end);
+  if (mode == ReadMode::serializable) {
+    if (own) {
+      add_read_conflict(span_begin, span_end);
+    } else {
+      conflict_bytes_ += span_begin.size() + span_end.size();
+      read_conflicts_.push_back({std::move(span_begin), std::move(span_end)});
+    }
+  }
   return rows;
 }
 
@@ -171,15 +267,16 @@ void TransactionImpl::append_own_write(const std::string& key, const PointWrite&
   }
 }
 
-std::vector<KeyValue> TransactionImpl::read_forward(std::string_view begin, std::string_view end,
-                                                    int limit) {
+std::vector<KeyValue> TransactionImpl::read_forward(const WriteMap& writes, std::string_view begin,
+                                                    std::string_view end,
+                                                    const RangeOptions& options) {
   using Node = kv::MvccStore::Node;
   const kv::MvccStore& store = db_->store();
   const Version rv = read_version_;
-  const auto& points = writes_.points();
-  const RangeSet& cleared = writes_.cleared_ranges();
+  const auto& points = writes.points();
+  const RangeSet& cleared = writes.cleared_ranges();
   std::vector<KeyValue> rows;
-  auto full = [&] { return limit > 0 && rows.size() >= static_cast<std::size_t>(limit); };
+  LimitTracker full(options, rows);
 
   // The next store node at or after `n` with a value visible at rv, below `end`.
   auto visible_from = [&](Node* n) {
@@ -216,15 +313,16 @@ std::vector<KeyValue> TransactionImpl::read_forward(std::string_view begin, std:
   return rows;
 }
 
-std::vector<KeyValue> TransactionImpl::read_reverse(std::string_view begin, std::string_view end,
-                                                    int limit) {
+std::vector<KeyValue> TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begin,
+                                                    std::string_view end,
+                                                    const RangeOptions& options) {
   using Node = kv::MvccStore::Node;
   const kv::MvccStore& store = db_->store();
   const Version rv = read_version_;
-  const auto& points = writes_.points();
-  const RangeSet& cleared = writes_.cleared_ranges();
+  const auto& points = writes.points();
+  const RangeSet& cleared = writes.cleared_ranges();
   std::vector<KeyValue> rows;
-  auto full = [&] { return limit > 0 && rows.size() >= static_cast<std::size_t>(limit); };
+  LimitTracker full(options, rows);
 
   // The last store node before `key` with a value visible at rv, at or after `begin`.
   auto visible_before = [&](std::string_view key) {
@@ -266,6 +364,10 @@ std::vector<KeyValue> TransactionImpl::read_reverse(std::string_view begin, std:
 // ---- Watches ----------------------------------------------------------------------
 
 std::shared_ptr<WatchState> TransactionImpl::watch(std::string_view key) {
+  if (!ryw_) {
+    check_usable();
+    throw Error(ErrorCode::watches_disabled, "watch() needs read-your-writes enabled");
+  }
   // A watch reads the key serializably (and so conflicts on it), as FoundationDB's does.
   std::optional<std::string> seen = get(key, ReadMode::serializable);
   if (key.size() > base::kKeySizeLimit) {
@@ -300,11 +402,26 @@ void TransactionImpl::finish_watches(bool committed, ErrorCode error) {
 
 // ---- Writes -----------------------------------------------------------------------
 
+// FoundationDB fires a transaction's own watches as soon as it changes their key (its
+// read-your-writes layer does), not at commit. `value`: the new value, nullopt for a
+// clear; `known` false when an atomic operation makes it unknowable here.
+void TransactionImpl::fire_own_watches(std::string_view begin, std::string_view end,
+                                       const std::optional<std::string_view>& value, bool known) {
+  for (const auto& w : watches_) {
+    std::string_view key = w->key();
+    if (key < begin || key >= end) continue;
+    bool same = known && value.has_value() == w->seen().has_value() &&
+                (!value.has_value() || *value == *w->seen());
+    if (!same) w->finish(WatchState::Status::fired);
+  }
+}
+
 void TransactionImpl::set(std::string_view key, std::string_view value) {
   check_usable();
   base::check_writable_key(key);
   base::check_value(value);
   writes_.set(key, value);
+  if (!watches_.empty()) fire_own_watches(key, key_after(key), value, true);
 }
 
 void TransactionImpl::clear(std::string_view key) {
@@ -312,12 +429,14 @@ void TransactionImpl::clear(std::string_view key) {
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) return;  // no such key can exist
   writes_.clear(key);
+  if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, true);
 }
 
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
   writes_.clear_range(begin, end);
+  if (!watches_.empty()) fire_own_watches(begin, end, std::nullopt, true);
 }
 
 void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::string_view param) {
@@ -342,9 +461,11 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
   if (type == MutationType::set_versionstamped_value) {
     auto [tmpl, offset] = split_stamp_operand(param, "value");
     writes_.set_stamped_value(key, tmpl, offset);
+    if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
     return;
   }
   writes_.atomic(key, type, param);
+  if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
 }
 
 void TransactionImpl::add_read_conflict_range(std::string_view begin, std::string_view end) {
@@ -452,10 +573,11 @@ void TransactionImpl::on_error(const Error& e) {
     throw Error(ErrorCode::transaction_timed_out,
                 "timeout of " + std::to_string(timeout_.count()) + " ms expired while retrying");
   }
-  // FoundationDB's backoff: too_old waits a fixed 10 ms; others a random fraction of a
-  // delay that doubles from 10 ms up to 1 s.
+  // FoundationDB's backoff: too_old and future_version wait a fixed 10 ms; others a random fraction
+  // of a delay that doubles from 10 ms up to 1 s.
   std::chrono::duration<double> delay{0.01};
-  if (e.error_code() != ErrorCode::transaction_too_old) {
+  if (e.error_code() != ErrorCode::transaction_too_old &&
+      e.error_code() != ErrorCode::future_version) {
     thread_local std::minstd_rand rng{std::random_device{}()};
     delay = backoff_ * std::uniform_real_distribution<double>(0.0, 1.0)(rng);
     backoff_ = std::min(backoff_ * 2, std::chrono::duration<double>(1.0));
@@ -484,9 +606,12 @@ void TransactionImpl::reset() {
   start_ = Clock::now();
   timeout_ = std::chrono::milliseconds{0};
   backoff_ = std::chrono::duration<double>(0.01);
+  ryw_ = true;
+  snapshot_ryw_ = true;
 }
 
 void TransactionImpl::cancel() {
+  finish_watches(false, ErrorCode::transaction_cancelled);
   state_ = State::cancelled;
   release_read_version();
 }

@@ -48,6 +48,9 @@ class TransactionImpl {
   std::shared_ptr<WatchState> watch(std::string_view key);
 
   Version read_version();
+  void set_read_version(Version version);
+  void set_read_your_writes(bool enabled);
+  void set_snapshot_read_your_writes(bool enabled);
   void commit();
   Version committed_version() const;
   std::string versionstamp() const;
@@ -58,6 +61,7 @@ class TransactionImpl {
   void set_timeout(std::chrono::milliseconds timeout);
 
   DatabaseImpl& database() { return *db_; }
+  std::size_t size_bytes() const;
 
  private:
   enum class State : std::uint8_t { active, committing, committed, cancelled };
@@ -72,17 +76,24 @@ class TransactionImpl {
   void check_readable(std::string_view key) const;
   void check_readable(std::string_view begin, std::string_view end) const;
   void add_read_conflict(std::string_view begin, std::string_view end);
-  std::size_t size_bytes() const;
+  bool sees_own_writes(ReadMode mode) const {
+    return mode == ReadMode::serializable ? ryw_ : ryw_ && snapshot_ryw_;
+  }
   void release_read_version();
   void soft_reset();
   void finish_watches(bool committed, ErrorCode error);
+  void fire_own_watches(std::string_view begin, std::string_view end,
+                        const std::optional<std::string_view>& value, bool known);
   std::optional<std::string> read_committed(std::string_view key);
 
   // Range reads merge the store at the read version with the write map.
   static void append_own_write(const std::string& key, const PointWrite& w,
                                std::optional<std::string_view> stored, std::vector<KeyValue>& rows);
-  std::vector<KeyValue> read_forward(std::string_view begin, std::string_view end, int limit);
-  std::vector<KeyValue> read_reverse(std::string_view begin, std::string_view end, int limit);
+  // `writes` is writes_, or an empty map when the read does not see its own writes.
+  std::vector<KeyValue> read_forward(const WriteMap& writes, std::string_view begin,
+                                     std::string_view end, const RangeOptions& options);
+  std::vector<KeyValue> read_reverse(const WriteMap& writes, std::string_view begin,
+                                     std::string_view end, const RangeOptions& options);
 
   std::shared_ptr<DatabaseImpl> db_;
   kv::ReaderRegistry::Slot* slot_ = nullptr;
@@ -99,6 +110,8 @@ class TransactionImpl {
   std::size_t conflict_bytes_ = 0;
   std::vector<std::shared_ptr<WatchState>> watches_;  // armed at commit
 
+  bool ryw_ = true;           // reads see this transaction's writes
+  bool snapshot_ryw_ = true;  // snapshot reads too (when ryw_)
   State state_ = State::active;
   Version committed_version_ = -1;
   std::uint16_t batch_index_ = 0;

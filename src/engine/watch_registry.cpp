@@ -5,13 +5,27 @@
 namespace strata::engine {
 
 void WatchState::finish(Status status, ErrorCode error) {
+  std::vector<std::function<void()>> listeners;
   {
     std::lock_guard lock(mu_);
     if (status_ != Status::pending && status_ != Status::armed) return;
     status_ = status;
     error_ = error;
+    listeners.swap(listeners_);
   }
   cv_.notify_all();
+  for (auto& listener : listeners) listener();
+}
+
+void WatchState::on_finish(std::function<void()> listener) {
+  {
+    std::lock_guard lock(mu_);
+    if (status_ == Status::pending || status_ == Status::armed) {
+      listeners_.push_back(std::move(listener));
+      return;
+    }
+  }
+  listener();
 }
 
 bool WatchState::mark_armed() {

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,8 +37,11 @@ class WatchState {
   const std::string& key() const { return key_; }
   const std::optional<std::string>& seen() const { return seen_; }
 
-  // Moves a pending or armed watch to a final status and wakes waiters; no-op otherwise.
+  // Moves a pending or armed watch to a final status, wakes waiters and runs the
+  // listeners (outside the lock, on this thread); no-op otherwise.
   void finish(Status status, ErrorCode error = ErrorCode::success);
+  // Runs `listener` when the watch reaches a final status, or now if it has.
+  void on_finish(std::function<void()> listener);
   bool mark_armed();  // false when it already finished (e.g. cancelled)
   Status status() const;
 
@@ -51,6 +55,7 @@ class WatchState {
   std::condition_variable cv_;
   Status status_ = Status::pending;  // guarded by mu_
   ErrorCode error_ = ErrorCode::success;
+  std::vector<std::function<void()>> listeners_;  // guarded by mu_
 };
 
 class WatchRegistry {

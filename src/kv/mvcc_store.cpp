@@ -1,5 +1,7 @@
 #include "kv/mvcc_store.hpp"
 
+#include <algorithm>
+
 namespace strata::kv {
 
 MvccStore::~MvccStore() {
@@ -69,6 +71,20 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
   // Release: a reader that loads the new head sees its contents and its older link.
   node->payload().store(VersionRecord::make(version, value, head), std::memory_order_release);
   gc_queue_.push_back({node, version});
+}
+
+Version MvccStore::advance_horizon() {
+  std::lock_guard lock(horizon_mu_);
+  Version oldest = registry_.oldest(committed_);
+  horizon_ = std::max(horizon_, oldest);
+  return oldest;
+}
+
+bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version) {
+  std::lock_guard lock(horizon_mu_);
+  if (version < horizon_) return false;
+  slot->version.store(version, std::memory_order_seq_cst);
+  return true;
 }
 
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {

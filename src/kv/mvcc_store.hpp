@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
@@ -69,8 +70,16 @@ class MvccStore {
   void publish(Version version) { committed_.store(version, std::memory_order_seq_cst); }
 
   // Does up to `budget` units of collection and frees what no reader can still hold.
-  // `oldest` is registry().oldest(committed_atomic()), taken after the last publish.
+  // `oldest` is advance_horizon(), taken after the last publish.
   void collect_garbage(std::size_t budget, Version oldest);
+
+  // The collection horizon: the newest registry().oldest() that collection may have used.
+  // A read at a version below it may miss collected records. advance_horizon() (writer)
+  // takes oldest() and raises the horizon to it; pin_at() (any thread) announces an older
+  // read version in `slot` only if the horizon is not past it. The two serialize on one
+  // mutex, so collection either sees the pinned slot or the pin sees the new horizon.
+  Version advance_horizon();
+  bool pin_at(ReaderRegistry::Slot* slot, Version version);
 
   // Statistics (writer, or quiescent).
   std::size_t pending_gc() const { return gc_queue_.size() + retired_.size(); }
@@ -96,6 +105,8 @@ class MvccStore {
   List list_;
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
+  std::mutex horizon_mu_;
+  Version horizon_ = 0;  // guarded by horizon_mu_
   // Writer-only state.
   std::deque<GcEntry> gc_queue_;
   std::deque<Retired> retired_;

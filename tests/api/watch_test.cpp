@@ -155,5 +155,29 @@ TEST(Watch, OutlivesItsDatabaseAndEndsCancelled) {
   EXPECT_FALSE(w->wait_for(10s));
 }
 
+TEST(Watch, OwnChangeFiresAtOnceBeforeCommit) {
+  Database db = Database::open();
+  Transaction setup = db.create_transaction();
+  setup.set("k", "1");
+  setup.commit();
+  Transaction tr = db.create_transaction();
+  Watch unchanged = tr.watch("k");
+  Watch changed = tr.watch("k");
+  tr.set("k", "1");  // same value: nothing to report
+  EXPECT_FALSE(unchanged.wait_for(0ms));
+  tr.set("k", "2");
+  EXPECT_TRUE(changed.wait_for(0ms));
+  Watch cleared = tr.watch("k");
+  tr.clear_range("a", "z");
+  EXPECT_TRUE(cleared.wait_for(0ms));
+  Watch added = tr.watch("k");
+  tr.atomic_op(MutationType::add, "k", std::string("\x01", 1));
+  EXPECT_TRUE(added.wait_for(0ms));
+  Watch other = tr.watch("other");
+  tr.set("k", "3");
+  EXPECT_FALSE(other.wait_for(0ms));
+  other.cancel();
+}
+
 }  // namespace
 }  // namespace strata

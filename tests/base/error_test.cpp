@@ -20,14 +20,14 @@ TEST(Error, DetailNamesTheOffendingInput) {
   EXPECT_FALSE(e.retryable());
 }
 
-TEST(Error, OnlyTooOldNotCommittedAndUnknownResultAreRetryable) {
-  for (ErrorCode c : {ErrorCode::transaction_too_old, ErrorCode::not_committed,
-                      ErrorCode::commit_unknown_result}) {
+TEST(Error, OnlyTooOldFutureVersionNotCommittedAndUnknownResultAreRetryable) {
+  for (ErrorCode c : {ErrorCode::transaction_too_old, ErrorCode::future_version,
+                      ErrorCode::not_committed, ErrorCode::commit_unknown_result}) {
     EXPECT_TRUE(error_retryable(c)) << error_name(c);
   }
   for (ErrorCode c : {ErrorCode::transaction_cancelled, ErrorCode::transaction_timed_out,
                       ErrorCode::used_during_commit, ErrorCode::key_too_large,
-                      ErrorCode::invalid_tuple, ErrorCode::io_error}) {
+                      ErrorCode::watches_disabled, ErrorCode::invalid_tuple, ErrorCode::io_error}) {
     EXPECT_FALSE(error_retryable(c)) << error_name(c);
   }
 }

@@ -1,0 +1,164 @@
+#include "fdb_c_recipes.hpp"
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <utility>
+
+namespace stress::fdbc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The operand of the signal key's atomic add: 1 as 8 little-endian bytes.
+constexpr std::string_view kSignalIncrement("\x01\0\0\0\0\0\0\0", 8);
+
+void require_simple(bool high_contention) {
+  if (high_contention) {
+    throw std::invalid_argument("the C API recipes implement the simple mode only");
+  }
+}
+
+// 20 random bytes that make an item's key unique (a per-thread generator, seeded once).
+strata::Bytes random_id() {
+  thread_local std::mt19937_64 generator = [] {
+    std::random_device device;
+    std::seed_seq seed{device(), device(), device(), device()};
+    return std::mt19937_64(seed);
+  }();
+  std::array<std::uint64_t, 3> words{generator(), generator(), generator()};
+  strata::Bytes id;
+  id.data.resize(20);
+  std::memcpy(id.data.data(), words.data(), id.data.size());
+  return id;
+}
+
+// Reads the first (or, with `last`, the last) item of `items` serializably, clears it and
+// returns its value.
+std::optional<std::string> take(Transaction& tr, const strata::KeyRange& items, bool last) {
+  RangeBatch first = tr.get_range_batch(items.begin, items.end, 1, last, /*snapshot=*/false);
+  if (first.size() == 0) return std::nullopt;
+  tr.clear(first.key(0));
+  return std::string(first.value(0));
+}
+
+// The next number of a sequence stored as the first tuple element after `level`'s prefix:
+// one past the last key's, from a snapshot reverse limit-1 read (so it adds no conflict),
+// or `first` when the range is empty.
+std::int64_t next_number(Transaction& tr, const strata::Subspace& level, std::int64_t first) {
+  strata::KeyRange range = level.range();
+  RangeBatch last = tr.get_range_batch(range.begin, range.end, 1, /*reverse=*/true,
+                                       /*snapshot=*/true);
+  if (last.size() == 0) return first;
+  return level.unpack(last.key(0))[0].get<std::int64_t>() + 1;
+}
+
+// Waits for `watch` to become ready, at most until `deadline`; true if it fired. At the
+// deadline the future is cancelled, and the wait goes on until its callback has run, so
+// the callback never outlives `waiter`.
+bool wait_for_watch(Future& watch, Clock::time_point deadline) {
+  struct Waiter {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool called = false;
+  } waiter;
+  check(fdb_future_set_callback(
+      watch.handle(),
+      [](FDBFuture*, void* parameter) {
+        auto* w = static_cast<Waiter*>(parameter);
+        std::lock_guard lock(w->mu);  // notify under the lock: the waiter may leave at once
+        w->called = true;
+        w->cv.notify_one();
+      },
+      &waiter));
+  std::unique_lock lock(waiter.mu);
+  if (!waiter.cv.wait_until(lock, deadline, [&] { return waiter.called; })) {
+    lock.unlock();
+    fdb_future_cancel(watch.handle());
+    lock.lock();
+    waiter.cv.wait(lock, [&] { return waiter.called; });
+  }
+  return fdb_future_get_error(watch.handle()) == 0;
+}
+
+}  // namespace
+
+// ---- Queue ------------------------------------------------------------------------------
+
+Queue::Queue(strata::Subspace subspace, bool high_contention) : subspace_(std::move(subspace)) {
+  require_simple(high_contention);
+}
+
+void Queue::enqueue(Transaction& tr, std::string_view value) const {
+  std::int64_t index = next_number(tr, subspace_, 1);
+  tr.set(subspace_.pack(strata::Tuple{index, random_id()}), value);
+  tr.atomic_op(subspace_.key(), kSignalIncrement, FDB_MUTATION_TYPE_ADD);
+}
+
+std::optional<std::string> Queue::dequeue(Transaction& tr) const {
+  return take(tr, subspace_.range(), /*last=*/false);
+}
+
+void Queue::enqueue(Database& db, std::string_view value) const {
+  db.run([&](Transaction& tr) { enqueue(tr, value); });
+}
+
+std::optional<std::string> Queue::dequeue(Database& db) const {
+  return db.run([&](Transaction& tr) { return dequeue(tr); });
+}
+
+std::optional<std::string> Queue::dequeue_wait(Database& db,
+                                               std::chrono::milliseconds timeout) const {
+  const Clock::time_point deadline = Clock::now() + timeout;
+  for (;;) {
+    if (auto value = dequeue(db)) return value;
+    if (Clock::now() >= deadline) return std::nullopt;
+    // Arm the watch, then look again: an enqueue that committed between the empty dequeue
+    // and the watch's read version would not fire it. Destroying the watch cancels it.
+    Future watch = db.run([&](Transaction& tr) { return tr.watch(subspace_.key()); });
+    if (auto value = dequeue(db)) return value;
+    bool fired = wait_for_watch(watch, deadline);
+    if (!fired && Clock::now() >= deadline) return dequeue(db);
+  }
+}
+
+// ---- PriorityQueue ----------------------------------------------------------------------
+
+PriorityQueue::PriorityQueue(strata::Subspace subspace, bool high_contention)
+    : subspace_(std::move(subspace)) {
+  require_simple(high_contention);
+}
+
+void PriorityQueue::push(Transaction& tr, std::string_view value,
+                         const strata::Element& priority) const {
+  strata::Subspace level = subspace_[priority];
+  std::int64_t count = next_number(tr, level, 0);
+  tr.set(level.pack(strata::Tuple{count, random_id()}), value);
+}
+
+std::optional<std::string> PriorityQueue::pop_min(Transaction& tr) const {
+  return take(tr, subspace_.range(), /*last=*/false);
+}
+
+std::optional<std::string> PriorityQueue::pop_max(Transaction& tr) const {
+  return take(tr, subspace_.range(), /*last=*/true);
+}
+
+void PriorityQueue::push(Database& db, std::string_view value,
+                         const strata::Element& priority) const {
+  db.run([&](Transaction& tr) { push(tr, value, priority); });
+}
+
+std::optional<std::string> PriorityQueue::pop_min(Database& db) const {
+  return db.run([&](Transaction& tr) { return pop_min(tr); });
+}
+
+std::optional<std::string> PriorityQueue::pop_max(Database& db) const {
+  return db.run([&](Transaction& tr) { return pop_max(tr); });
+}
+
+}  // namespace stress::fdbc

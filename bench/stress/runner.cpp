@@ -1,0 +1,71 @@
+#include "runner.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <type_traits>
+
+#include "progress.hpp"
+#include "workloads.hpp"
+
+namespace stress {
+
+long rss_kib(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field, 0) == 0)
+      return std::strtol(line.c_str() + std::strlen(field), nullptr, 10);
+  }
+  return 0;
+}
+
+template <class Api>
+std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOptions& o) {
+  constexpr bool kSimpleOnly = !std::is_same_v<Api, CppApi>;
+  std::vector<bool> modes;
+  if (o.contention != Contention::high) modes.push_back(false);
+  if (o.contention != Contention::simple && !kSimpleOnly) modes.push_back(true);
+  std::vector<RunResult> results;
+  std::uint64_t run_id = o.seed * 1000;
+  for (const std::string& w : o.workloads) {
+    for (bool high : (w == "kv" ? std::vector<bool>{false} : modes)) {
+      LiveCounters live;
+      RunContext<Api> ctx{db, o, high, ++run_id, live};
+      std::string name = w == "kv" ? "kv/cycle" : w + (high ? "/high" : "/simple");
+      std::uint64_t conflicts_before = conflicts(db);
+      auto start = Clock::now();
+      RunResult r;
+      {
+        Progress progress(name, live, [&db] { return conflicts(db); });
+        if (w == "queue")
+          r = run_queue(ctx);
+        else if (w == "pqueue")
+          r = run_priority_queue(ctx);
+        else if (w == "kv")
+          r = run_kv_cycle(ctx);
+        else
+          r = run_pairs(ctx, w == "pqueue-pairs");
+      }
+      r.name = name;
+      r.api = Api::kName;
+      r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      r.conflicts = conflicts(db) - conflicts_before;
+      r.peak_rss_kib = rss_kib("VmRSS:");
+      std::printf("%-20s done: %llu ops, %s\n", name.c_str(),
+                  static_cast<unsigned long long>(r.ops),
+                  r.violations.empty() ? "verified" : "VIOLATIONS");
+      results.push_back(std::move(r));
+    }
+  }
+  return results;
+}
+
+template std::vector<RunResult> run_workloads<CppApi>(strata::Database&, const StressOptions&);
+#if STRATA_STRESS_FDB_C
+template std::vector<RunResult> run_workloads<CApi>(fdbc::Database&, const StressOptions&);
+#endif
+
+}  // namespace stress

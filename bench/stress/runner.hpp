@@ -1,0 +1,20 @@
+// Runs the workloads and modes the options ask for, one after another, through one client
+// API, with live progress; returns their results in order.
+#pragma once
+
+#include <vector>
+
+#include "metrics.hpp"
+#include "options.hpp"
+
+namespace stress {
+
+// Instantiated for CppApi and (with libfdb_c) CApi, see apis.hpp. With CApi only the
+// simple mode runs, whatever o.contention says.
+template <class Api>
+std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOptions& o);
+
+// A "Name:" field of /proc/self/status in KiB (VmRSS:, VmHWM:), 0 if absent.
+long rss_kib(const char* field);
+
+}  // namespace stress

@@ -1,0 +1,225 @@
+/* fdb_c/fdb_c.h: strata's declarations of FoundationDB's C API (the 7.2 ABI).
+ *
+ * libfdb_c.so exports these functions over an in-process strata database, so a program
+ * (or a binding) built against FoundationDB's own fdb_c.h runs unchanged. These
+ * declarations are written from FoundationDB's C API reference; they match its ABI:
+ *   - fdb_error_t and fdb_bool_t are int;
+ *   - FDBKey (12 bytes) and FDBKeyValue (24 bytes) are packed to 4-byte alignment;
+ *   - integer options arrive as 8-byte little-endian values.
+ * What is supported and what is approximate: docs/fdb_c.md.
+ *
+ * Thread safety: as FoundationDB's client. Every function may be called from any thread;
+ * one transaction may be used from several threads at once (calls are serialized).
+ * Ownership: every FDBFuture* returned must be released with fdb_future_destroy; memory
+ * returned by fdb_future_get_* stays valid until then.
+ */
+#ifndef STRATA_FDB_C_H
+#define STRATA_FDB_C_H
+
+#include <stdint.h>
+
+/* The library is built with hidden visibility; these names are its interface. */
+#pragma GCC visibility push(default)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRATA_FDB_API_VERSION 720
+
+typedef int fdb_error_t;
+typedef int fdb_bool_t;
+
+typedef struct FDB_future FDBFuture;
+typedef struct FDB_database FDBDatabase;
+typedef struct FDB_transaction FDBTransaction;
+
+typedef int FDBNetworkOption;
+typedef int FDBDatabaseOption;
+typedef int FDBTransactionOption;
+typedef int FDBStreamingMode;
+typedef int FDBMutationType;
+typedef int FDBConflictRangeType;
+typedef int FDBErrorPredicate;
+typedef void (*FDBCallback)(FDBFuture* future, void* callback_parameter);
+
+#pragma pack(push, 4)
+typedef struct key {
+  const uint8_t* key;
+  int key_length;
+} FDBKey;
+
+typedef struct keyvalue {
+  const uint8_t* key;
+  int key_length;
+  const uint8_t* value;
+  int value_length;
+} FDBKeyValue;
+#pragma pack(pop)
+
+/* Streaming modes for fdb_transaction_get_range. */
+enum {
+  FDB_STREAMING_MODE_WANT_ALL = -2,
+  FDB_STREAMING_MODE_ITERATOR = -1,
+  FDB_STREAMING_MODE_EXACT = 0,
+  FDB_STREAMING_MODE_SMALL = 1,
+  FDB_STREAMING_MODE_MEDIUM = 2,
+  FDB_STREAMING_MODE_LARGE = 3,
+  FDB_STREAMING_MODE_SERIAL = 4
+};
+
+/* Atomic operation codes for fdb_transaction_atomic_op. */
+enum {
+  FDB_MUTATION_TYPE_ADD = 2,
+  FDB_MUTATION_TYPE_AND = 6,
+  FDB_MUTATION_TYPE_BIT_AND = 6,
+  FDB_MUTATION_TYPE_OR = 7,
+  FDB_MUTATION_TYPE_BIT_OR = 7,
+  FDB_MUTATION_TYPE_XOR = 8,
+  FDB_MUTATION_TYPE_BIT_XOR = 8,
+  FDB_MUTATION_TYPE_APPEND_IF_FITS = 9,
+  FDB_MUTATION_TYPE_MAX = 12,
+  FDB_MUTATION_TYPE_MIN = 13,
+  FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_KEY = 14,
+  FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE = 15,
+  FDB_MUTATION_TYPE_BYTE_MIN = 16,
+  FDB_MUTATION_TYPE_BYTE_MAX = 17,
+  FDB_MUTATION_TYPE_COMPARE_AND_CLEAR = 20
+};
+
+enum { FDB_CONFLICT_RANGE_TYPE_READ = 0, FDB_CONFLICT_RANGE_TYPE_WRITE = 1 };
+
+enum {
+  FDB_ERROR_PREDICATE_RETRYABLE = 50000,
+  FDB_ERROR_PREDICATE_MAYBE_COMMITTED = 50001,
+  FDB_ERROR_PREDICATE_RETRYABLE_NOT_COMMITTED = 50002
+};
+
+/* The options strata acts on; every other option code is accepted and ignored. */
+enum {
+  FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE = 26,
+  FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE = 27,
+  FDB_DB_OPTION_TRANSACTION_TIMEOUT = 500,
+  FDB_DB_OPTION_TRANSACTION_RETRY_LIMIT = 501,
+  FDB_DB_OPTION_TRANSACTION_MAX_RETRY_DELAY = 502,
+  FDB_DB_OPTION_TRANSACTION_SIZE_LIMIT = 503
+};
+
+enum {
+  FDB_TR_OPTION_NEXT_WRITE_NO_WRITE_CONFLICT_RANGE = 30,
+  FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE = 51,
+  FDB_TR_OPTION_ACCESS_SYSTEM_KEYS = 301,
+  FDB_TR_OPTION_READ_SYSTEM_KEYS = 302,
+  FDB_TR_OPTION_TIMEOUT = 500,
+  FDB_TR_OPTION_RETRY_LIMIT = 501,
+  FDB_TR_OPTION_MAX_RETRY_DELAY = 502,
+  FDB_TR_OPTION_SIZE_LIMIT = 503,
+  FDB_TR_OPTION_SNAPSHOT_RYW_ENABLE = 600,
+  FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE = 601
+};
+
+/* ---- API version, errors ------------------------------------------------------------ */
+
+fdb_error_t fdb_select_api_version_impl(int runtime_version, int header_version);
+int fdb_get_max_api_version(void);
+const char* fdb_get_client_version(void);
+const char* fdb_get_error(fdb_error_t code);
+fdb_bool_t fdb_error_predicate(int predicate_test, fdb_error_t code);
+
+/* ---- Network ------------------------------------------------------------------------ */
+
+fdb_error_t fdb_network_set_option(FDBNetworkOption option, const uint8_t* value, int value_length);
+fdb_error_t fdb_setup_network(void);
+fdb_error_t fdb_run_network(void);
+fdb_error_t fdb_stop_network(void);
+fdb_error_t fdb_add_network_thread_completion_hook(void (*hook)(void*), void* hook_parameter);
+
+/* ---- Futures ------------------------------------------------------------------------ */
+
+void fdb_future_cancel(FDBFuture* f);
+void fdb_future_release_memory(FDBFuture* f);
+void fdb_future_destroy(FDBFuture* f);
+fdb_error_t fdb_future_block_until_ready(FDBFuture* f);
+fdb_bool_t fdb_future_is_ready(FDBFuture* f);
+fdb_error_t fdb_future_set_callback(FDBFuture* f, FDBCallback callback, void* callback_parameter);
+fdb_error_t fdb_future_get_error(FDBFuture* f);
+fdb_error_t fdb_future_get_bool(FDBFuture* f, fdb_bool_t* out);
+fdb_error_t fdb_future_get_int64(FDBFuture* f, int64_t* out);
+fdb_error_t fdb_future_get_uint64(FDBFuture* f, uint64_t* out);
+fdb_error_t fdb_future_get_key(FDBFuture* f, const uint8_t** out_key, int* out_key_length);
+fdb_error_t fdb_future_get_value(FDBFuture* f, fdb_bool_t* out_present, const uint8_t** out_value,
+                                 int* out_value_length);
+fdb_error_t fdb_future_get_keyvalue_array(FDBFuture* f, const FDBKeyValue** out_kv, int* out_count,
+                                          fdb_bool_t* out_more);
+fdb_error_t fdb_future_get_key_array(FDBFuture* f, const FDBKey** out_key_array, int* out_count);
+fdb_error_t fdb_future_get_string_array(FDBFuture* f, const char*** out_strings, int* out_count);
+
+/* ---- Databases ---------------------------------------------------------------------- */
+
+fdb_error_t fdb_create_database(const char* cluster_file_path, FDBDatabase** out_database);
+fdb_error_t fdb_create_database_from_connection_string(const char* connection_string,
+                                                       FDBDatabase** out_database);
+void fdb_database_destroy(FDBDatabase* d);
+fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption option, const uint8_t* value,
+                                    int value_length);
+fdb_error_t fdb_database_create_transaction(FDBDatabase* d, FDBTransaction** out_transaction);
+double fdb_database_get_main_thread_busyness(FDBDatabase* d);
+
+/* ---- Transactions ------------------------------------------------------------------- */
+
+void fdb_transaction_destroy(FDBTransaction* tr);
+void fdb_transaction_cancel(FDBTransaction* tr);
+fdb_error_t fdb_transaction_set_option(FDBTransaction* tr, FDBTransactionOption option,
+                                       const uint8_t* value, int value_length);
+void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version);
+FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr);
+FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
+                               fdb_bool_t snapshot);
+FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
+                                   fdb_bool_t or_equal, int offset, fdb_bool_t snapshot);
+FDBFuture* fdb_transaction_get_addresses_for_key(FDBTransaction* tr, const uint8_t* key_name,
+                                                 int key_name_length);
+FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                     int begin_key_name_length, fdb_bool_t begin_or_equal,
+                                     int begin_offset, const uint8_t* end_key_name,
+                                     int end_key_name_length, fdb_bool_t end_or_equal,
+                                     int end_offset, int limit, int target_bytes,
+                                     FDBStreamingMode mode, int iteration, fdb_bool_t snapshot,
+                                     fdb_bool_t reverse);
+void fdb_transaction_set(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
+                         const uint8_t* value, int value_length);
+void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
+                               const uint8_t* param, int param_length,
+                               FDBMutationType operation_type);
+void fdb_transaction_clear(FDBTransaction* tr, const uint8_t* key_name, int key_name_length);
+void fdb_transaction_clear_range(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                 int begin_key_name_length, const uint8_t* end_key_name,
+                                 int end_key_name_length);
+FDBFuture* fdb_transaction_watch(FDBTransaction* tr, const uint8_t* key_name, int key_name_length);
+FDBFuture* fdb_transaction_commit(FDBTransaction* tr);
+fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr, int64_t* out_version);
+FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr);
+FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr);
+FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error);
+void fdb_transaction_reset(FDBTransaction* tr);
+fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                               int begin_key_name_length,
+                                               const uint8_t* end_key_name, int end_key_name_length,
+                                               FDBConflictRangeType type);
+FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransaction* tr,
+                                                          const uint8_t* begin_key_name,
+                                                          int begin_key_name_length,
+                                                          const uint8_t* end_key_name,
+                                                          int end_key_name_length);
+FDBFuture* fdb_transaction_get_range_split_points(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                                  int begin_key_name_length,
+                                                  const uint8_t* end_key_name,
+                                                  int end_key_name_length, int64_t chunk_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#pragma GCC visibility pop
+
+#endif /* STRATA_FDB_C_H */

@@ -1,0 +1,273 @@
+// FDBFuture and the fdb_future_* entry points.
+#include "fdb_c/future.hpp"
+
+#include <utility>
+
+#include "fdb_c/error_codes.hpp"
+#include "fdb_c/network.hpp"
+
+using strata::fdb_c::Network;
+namespace fc = strata::fdb_c;
+
+FDB_future* FDB_future::ready(Result result) {
+  auto* f = new FDB_future();
+  f->expected_ = result.kind;
+  f->finish(&result, 0);
+  return f;
+}
+
+FDB_future* FDB_future::failed(fdb_error_t error) {
+  auto* f = new FDB_future();
+  f->finish(nullptr, error);
+  return f;
+}
+
+FDB_future* FDB_future::pending(Kind kind) {
+  auto* f = new FDB_future();
+  f->expected_ = kind;
+  return f;
+}
+
+void FDB_future::set_canceller(std::function<void()> canceller) {
+  std::lock_guard lock(mu_);
+  canceller_ = std::move(canceller);
+}
+
+void FDB_future::release() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+// Stores the outcome and builds the views. Returns whether a callback set while the
+// future was pending must now run (decided under the same lock set_callback takes, so the
+// callback runs exactly once).
+bool FDB_future::finish(Result* result, fdb_error_t error) {
+  std::lock_guard lock(mu_);
+  if (ready_) return false;
+  error_ = error;
+  if (error == 0 && result != nullptr) {
+    result_ = std::move(*result);
+    if (result_.kind == Kind::key_values) {
+      row_view_.reserve(result_.rows.size());
+      for (const strata::KeyValue& row : result_.rows) {
+        row_view_.push_back({reinterpret_cast<const uint8_t*>(row.key.data()),
+                             static_cast<int>(row.key.size()),
+                             reinterpret_cast<const uint8_t*>(row.value.data()),
+                             static_cast<int>(row.value.size())});
+      }
+    } else if (result_.kind == Kind::strings) {
+      for (const std::string& s : result_.strings) string_view_.push_back(s.c_str());
+    } else if (result_.kind == Kind::keys) {
+      for (const std::string& s : result_.strings) {
+        key_view_.push_back(
+            {reinterpret_cast<const uint8_t*>(s.data()), static_cast<int>(s.size())});
+      }
+    }
+  }
+  ready_ = true;
+  canceller_ = nullptr;
+  cv_.notify_all();
+  return callback_set_ && !destroyed_;
+}
+
+void FDB_future::complete(Result result) {
+  if (finish(&result, 0)) run_callback();
+}
+
+void FDB_future::complete_error(fdb_error_t error) {
+  if (finish(nullptr, error)) run_callback();
+}
+
+// The callback of a future that became ready runs on the network thread, holding a
+// reference so the callback may destroy the future.
+void FDB_future::run_callback() {
+  retain();
+  Network::instance().post([this] {
+    FDBCallback callback = nullptr;
+    void* parameter = nullptr;
+    {
+      std::lock_guard lock(mu_);
+      if (!destroyed_) {
+        callback = callback_;
+        parameter = callback_parameter_;
+      }
+    }
+    if (callback != nullptr) callback(this, parameter);
+    release();
+  });
+}
+
+void FDB_future::cancel() {
+  std::function<void()> canceller;
+  {
+    std::lock_guard lock(mu_);
+    if (ready_) return;
+    canceller = std::move(canceller_);
+  }
+  complete_error(fc::kOperationCancelled);
+  if (canceller) canceller();
+}
+
+void FDB_future::destroy() {
+  std::function<void()> canceller;
+  {
+    std::lock_guard lock(mu_);
+    destroyed_ = true;
+    if (!ready_) canceller = std::move(canceller_);
+  }
+  if (canceller) {
+    finish(nullptr, fc::kOperationCancelled);  // no callback: the user let go
+    canceller();
+  }
+  release();
+}
+
+void FDB_future::release_memory() {
+  std::lock_guard lock(mu_);
+  if (!ready_ || error_ != 0) return;
+  released_ = true;
+  row_view_ = {};
+  string_view_ = {};
+  key_view_ = {};
+  result_ = Result(result_.kind);
+}
+
+fdb_error_t FDB_future::block_until_ready() {
+  std::unique_lock lock(mu_);
+  if (ready_) return 0;
+  lock.unlock();
+  // Waiting on the network thread for something only it can deliver would never end.
+  if (Network::instance().on_network_thread()) return fc::kBlockedFromNetworkThread;
+  lock.lock();
+  cv_.wait(lock, [this] { return ready_; });
+  return 0;
+}
+
+bool FDB_future::is_ready() {
+  std::lock_guard lock(mu_);
+  return ready_;
+}
+
+fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
+  if (callback == nullptr) return fc::kClientInvalidOperation;
+  {
+    std::lock_guard lock(mu_);
+    if (callback_set_) return fc::kClientInvalidOperation;
+    callback_set_ = true;
+    callback_ = callback;
+    callback_parameter_ = parameter;
+    if (!ready_) return 0;
+  }
+  callback(this, parameter);  // already ready: at once, on this thread
+  return 0;
+}
+
+fdb_error_t FDB_future::error() {
+  std::lock_guard lock(mu_);
+  return ready_ ? error_ : fc::kFutureNotSet;
+}
+
+fdb_error_t FDB_future::readable(Kind kind) const {
+  if (!ready_) return fc::kFutureNotSet;
+  if (error_ != 0) return error_;
+  if (released_) return fc::kFutureReleased;
+  if (result_.kind != kind) return fc::kClientInvalidOperation;
+  return 0;
+}
+
+fdb_error_t FDB_future::get_int64(std::int64_t* out) {
+  std::lock_guard lock(mu_);
+  if (fdb_error_t e = readable(Kind::int64)) return e;
+  *out = result_.int64;
+  return 0;
+}
+
+fdb_error_t FDB_future::get_key(const uint8_t** out, int* out_length) {
+  std::lock_guard lock(mu_);
+  if (fdb_error_t e = readable(Kind::key)) return e;
+  *out = reinterpret_cast<const uint8_t*>(result_.bytes.data());
+  *out_length = static_cast<int>(result_.bytes.size());
+  return 0;
+}
+
+fdb_error_t FDB_future::get_value(fdb_bool_t* present, const uint8_t** out, int* out_length) {
+  std::lock_guard lock(mu_);
+  if (fdb_error_t e = readable(Kind::value)) return e;
+  *present = result_.present ? 1 : 0;
+  if (result_.present) {
+    *out = reinterpret_cast<const uint8_t*>(result_.bytes.data());
+    *out_length = static_cast<int>(result_.bytes.size());
+  }
+  return 0;
+}
+
+fdb_error_t FDB_future::get_key_values(const FDBKeyValue** out, int* count, fdb_bool_t* more) {
+  std::lock_guard lock(mu_);
+  if (fdb_error_t e = readable(Kind::key_values)) return e;
+  *out = row_view_.data();
+  *count = static_cast<int>(row_view_.size());
+  *more = result_.more ? 1 : 0;
+  return 0;
+}
+
+fdb_error_t FDB_future::get_strings(const char*** out, int* count) {
+  std::lock_guard lock(mu_);
+  if (fdb_error_t e = readable(Kind::strings)) return e;
+  *out = string_view_.data();
+  *count = static_cast<int>(string_view_.size());
+  return 0;
+}
+
+fdb_error_t FDB_future::get_keys(const FDBKey** out, int* count) {
+  std::lock_guard lock(mu_);
+  if (fdb_error_t e = readable(Kind::keys)) return e;
+  *out = key_view_.data();
+  *count = static_cast<int>(key_view_.size());
+  return 0;
+}
+
+extern "C" {
+
+void fdb_future_cancel(FDBFuture* f) { f->cancel(); }
+void fdb_future_release_memory(FDBFuture* f) { f->release_memory(); }
+void fdb_future_destroy(FDBFuture* f) {
+  if (f != nullptr) f->destroy();
+}
+fdb_error_t fdb_future_block_until_ready(FDBFuture* f) { return f->block_until_ready(); }
+fdb_bool_t fdb_future_is_ready(FDBFuture* f) { return f->is_ready() ? 1 : 0; }
+fdb_error_t fdb_future_set_callback(FDBFuture* f, FDBCallback callback, void* parameter) {
+  return f->set_callback(callback, parameter);
+}
+fdb_error_t fdb_future_get_error(FDBFuture* f) { return f->error(); }
+
+fdb_error_t fdb_future_get_bool(FDBFuture* f, fdb_bool_t* out) {
+  std::int64_t v = 0;
+  fdb_error_t e = f->get_int64(&v);
+  if (e == 0) *out = v != 0 ? 1 : 0;
+  return e;
+}
+fdb_error_t fdb_future_get_int64(FDBFuture* f, int64_t* out) { return f->get_int64(out); }
+fdb_error_t fdb_future_get_uint64(FDBFuture* f, uint64_t* out) {
+  std::int64_t v = 0;
+  fdb_error_t e = f->get_int64(&v);
+  if (e == 0) *out = static_cast<uint64_t>(v);
+  return e;
+}
+fdb_error_t fdb_future_get_key(FDBFuture* f, const uint8_t** out_key, int* out_key_length) {
+  return f->get_key(out_key, out_key_length);
+}
+fdb_error_t fdb_future_get_value(FDBFuture* f, fdb_bool_t* out_present, const uint8_t** out_value,
+                                 int* out_value_length) {
+  return f->get_value(out_present, out_value, out_value_length);
+}
+fdb_error_t fdb_future_get_keyvalue_array(FDBFuture* f, const FDBKeyValue** out_kv, int* out_count,
+                                          fdb_bool_t* out_more) {
+  return f->get_key_values(out_kv, out_count, out_more);
+}
+fdb_error_t fdb_future_get_key_array(FDBFuture* f, const FDBKey** out_key_array, int* out_count) {
+  return f->get_keys(out_key_array, out_count);
+}
+fdb_error_t fdb_future_get_string_array(FDBFuture* f, const char*** out_strings, int* out_count) {
+  return f->get_strings(out_strings, out_count);
+}
+
+}  // extern "C"

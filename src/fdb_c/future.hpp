@@ -1,0 +1,102 @@
+// fdb_c/future.hpp: FDBFuture, the one-shot result of a C API call.
+//
+// A future is created pending or ready. It becomes ready once, with an error code and a
+// result of one kind (int64, key, value, key-value rows, strings, keys). Whoever may
+// still complete or call back holds a reference: the user (released by
+// fdb_future_destroy), a pending operation (a watch, an on_error timer, a versionstamp
+// awaiting commit), and a queued callback. The last release deletes it.
+//
+// Callbacks: set on a ready future, the callback runs at once on the caller's thread;
+// otherwise exactly once on the network thread after the future becomes ready, unless
+// the user destroyed the future first.
+//
+// Thread safety: every method may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "strata/types.hpp"
+
+#include "fdb_c/fdb_c.h"
+
+struct FDB_future {
+ public:
+  enum class Kind : std::uint8_t { none, int64, key, value, key_values, strings, keys };
+
+  // The pieces of a result; fill() sets the ones of its kind.
+  struct Result {
+    explicit Result(Kind k = Kind::none) : kind(k) {}
+    Kind kind;
+    std::int64_t int64 = 0;
+    bool present = false;                // value
+    std::string bytes;                   // key or value
+    std::vector<strata::KeyValue> rows;  // key_values
+    bool more = false;                   // key_values
+    std::vector<std::string> strings;    // strings or keys
+  };
+
+  static FDB_future* ready(Result result);
+  static FDB_future* failed(fdb_error_t error);
+  static FDB_future* pending(Kind kind);
+
+  // Completes a pending future (no-op when it is already ready) and dispatches its
+  // callback to the network thread.
+  void complete(Result result);
+  void complete_error(fdb_error_t error);
+
+  // Called once if the future is cancelled or destroyed while pending, outside any lock
+  // (e.g. disarms a watch). Set before handing the future to the user.
+  void set_canceller(std::function<void()> canceller);
+
+  void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release();
+
+  // The C API entry points.
+  void cancel();
+  void destroy();  // the user's release
+  void release_memory();
+  fdb_error_t block_until_ready();
+  bool is_ready();
+  fdb_error_t set_callback(FDBCallback callback, void* parameter);
+  fdb_error_t error();
+
+  fdb_error_t get_int64(std::int64_t* out);
+  fdb_error_t get_key(const uint8_t** out, int* out_length);
+  fdb_error_t get_value(fdb_bool_t* present, const uint8_t** out, int* out_length);
+  fdb_error_t get_key_values(const FDBKeyValue** out, int* count, fdb_bool_t* more);
+  fdb_error_t get_strings(const char*** out, int* count);
+  fdb_error_t get_keys(const FDBKey** out, int* count);
+
+ private:
+  FDB_future() = default;
+  ~FDB_future() = default;
+
+  // Shared checks of the getters, under mu_: 0 to go on, or the error to return.
+  fdb_error_t readable(Kind kind) const;
+  bool finish(Result* result, fdb_error_t error);  // true: run the callback
+  void run_callback();
+
+  std::atomic<int> refs_{1};
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool ready_ = false;          // guarded by mu_
+  bool destroyed_ = false;      // guarded by mu_
+  bool released_ = false;       // guarded by mu_ (release_memory)
+  fdb_error_t error_ = 0;       // guarded by mu_
+  Kind expected_ = Kind::none;  // the kind a pending future will hold
+  Result result_;               // guarded by mu_; stable once ready
+  FDBCallback callback_ = nullptr;
+  void* callback_parameter_ = nullptr;
+  bool callback_set_ = false;
+  std::function<void()> canceller_;
+  // Views handed to the user, built once at completion.
+  std::vector<FDBKeyValue> row_view_;
+  std::vector<const char*> string_view_;
+  std::vector<FDBKey> key_view_;
+};

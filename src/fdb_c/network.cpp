@@ -1,0 +1,123 @@
+// The network thread and the fdb_*_network entry points.
+#include "fdb_c/network.hpp"
+
+#include "fdb_c/api_version.hpp"
+#include "fdb_c/error_codes.hpp"
+
+namespace strata::fdb_c {
+
+Network& Network::instance() {
+  static Network* network = new Network();  // never destroyed: see the header
+  return *network;
+}
+
+fdb_error_t Network::setup() {
+  std::lock_guard lock(mu_);
+  if (state_ != State::idle) return kNetworkAlreadySetup;
+  state_ = State::set_up;
+  return 0;
+}
+
+fdb_error_t Network::run() {
+  std::unique_lock lock(mu_);
+  if (state_ == State::idle) return kNetworkNotSetup;
+  if (state_ != State::set_up) return kNetworkCannotBeRestarted;
+  state_ = State::running;
+  thread_ = std::this_thread::get_id();
+  while (!stop_requested_) {
+    auto now = Clock::now();
+    while (!timers_.empty() && timers_.begin()->first <= now) {
+      tasks_.push_back(std::move(timers_.begin()->second));
+      timers_.erase(timers_.begin());
+    }
+    if (!tasks_.empty()) {
+      std::function<void()> task = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      task();
+      lock.lock();
+      continue;
+    }
+    if (timers_.empty()) {
+      cv_.wait(lock);
+    } else {
+      cv_.wait_until(lock, timers_.begin()->first);
+    }
+  }
+  state_ = State::stopped;
+  // Queued work never runs now; drop it outside the lock (a task may own resources).
+  auto tasks = std::move(tasks_);
+  auto timers = std::move(timers_);
+  auto hooks = hooks_;
+  lock.unlock();
+  for (auto& [hook, parameter] : hooks) hook(parameter);
+  return 0;
+}
+
+fdb_error_t Network::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (state_ == State::idle) return kNetworkNotSetup;
+    stop_requested_ = true;
+  }
+  cv_.notify_all();
+  return 0;
+}
+
+fdb_error_t Network::add_completion_hook(void (*hook)(void*), void* parameter) {
+  std::lock_guard lock(mu_);
+  hooks_.emplace_back(hook, parameter);
+  return 0;
+}
+
+void Network::post(std::function<void()> task) {
+  {
+    std::lock_guard lock(mu_);
+    if (state_ == State::stopped || stop_requested_) return;
+    tasks_.push_back(std::move(task));
+  }
+  cv_.notify_all();
+}
+
+void Network::post_at(Clock::time_point when, std::function<void()> task) {
+  {
+    std::lock_guard lock(mu_);
+    if (state_ == State::stopped || stop_requested_) return;
+    timers_.emplace(when, std::move(task));
+  }
+  cv_.notify_all();
+}
+
+bool Network::on_network_thread() const {
+  std::lock_guard lock(mu_);
+  return state_ == State::running && thread_ == std::this_thread::get_id();
+}
+
+}  // namespace strata::fdb_c
+
+using strata::fdb_c::Network;
+
+extern "C" {
+
+fdb_error_t fdb_network_set_option(FDBNetworkOption /*option*/, const uint8_t* /*value*/,
+                                   int /*value_length*/) {
+  // Every network option (tracing, TLS, client threads, ...) concerns a cluster
+  // connection strata does not have: accepted, without effect.
+  return strata::fdb_c::api_version() == 0 ? strata::fdb_c::kApiVersionUnset : 0;
+}
+
+fdb_error_t fdb_setup_network(void) {
+  if (strata::fdb_c::api_version() == 0) return strata::fdb_c::kApiVersionUnset;
+  return Network::instance().setup();
+}
+
+fdb_error_t fdb_run_network(void) { return Network::instance().run(); }
+
+fdb_error_t fdb_stop_network(void) { return Network::instance().stop(); }
+
+fdb_error_t fdb_add_network_thread_completion_hook(void (*hook)(void*), void* hook_parameter) {
+  if (hook == nullptr) return strata::fdb_c::kClientInvalidOperation;
+  return Network::instance().add_completion_hook(hook, hook_parameter);
+}
+
+}  // extern "C"

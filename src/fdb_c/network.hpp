@@ -1,0 +1,61 @@
+// fdb_c/network.hpp: the one network thread of the process.
+//
+// FoundationDB's client runs every callback on the thread inside fdb_run_network; bindings
+// depend on it (callbacks from many threads can deadlock them). strata does its work on
+// the calling threads, so the network thread has two jobs only: run future callbacks in
+// the order they were queued, and fire timers (on_error backoff).
+//
+// Lifecycle: setup once, run once (blocking until stop), stop once. Tasks queued before
+// run wait for it; tasks queued after stop never run.
+//
+// Thread safety: every method may be called from any thread. The instance is never
+// destroyed (a binding's network thread may outlive static destructors at exit).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "fdb_c/fdb_c.h"
+
+namespace strata::fdb_c {
+
+class Network {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  static Network& instance();
+
+  fdb_error_t setup();
+  fdb_error_t run();
+  fdb_error_t stop();
+  fdb_error_t add_completion_hook(void (*hook)(void*), void* parameter);
+
+  // Runs `task` on the network thread.
+  void post(std::function<void()> task);
+  // Runs `task` on the network thread at `when` (or later).
+  void post_at(Clock::time_point when, std::function<void()> task);
+
+  bool on_network_thread() const;
+
+ private:
+  enum class State { idle, set_up, running, stopped };
+  Network() = default;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  State state_ = State::idle;                                       // guarded by mu_
+  bool stop_requested_ = false;                                     // guarded by mu_
+  std::deque<std::function<void()>> tasks_;                         // guarded by mu_
+  std::multimap<Clock::time_point, std::function<void()>> timers_;  // guarded by mu_
+  std::vector<std::pair<void (*)(void*), void*>> hooks_;            // guarded by mu_
+  std::thread::id thread_;                                          // guarded by mu_
+};
+
+}  // namespace strata::fdb_c

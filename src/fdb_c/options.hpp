@@ -1,0 +1,29 @@
+// fdb_c/options.hpp: the transaction options strata acts on, decoded from the C API's
+// (code, bytes) form.
+#pragma once
+
+#include <cstdint>
+
+#include "fdb_c/fdb_c.h"
+
+namespace strata::fdb_c {
+
+struct TransactionOptions {
+  std::int64_t timeout_ms = 0;    // 0: none
+  std::int64_t retry_limit = -1;  // -1: unlimited
+  std::int64_t max_retry_delay_ms = 1000;
+  std::int64_t size_limit = 10'000'000;
+  bool read_your_writes = true;
+  bool snapshot_read_your_writes = true;
+};
+
+// Applies a transaction option. Returns 0, or invalid_option_value (2006) for a bad
+// value. Options strata has no use for are accepted and ignored.
+fdb_error_t apply_transaction_option(TransactionOptions& options, int code, const uint8_t* value,
+                                     int length);
+
+// Applies a database option to the defaults of new transactions, as above.
+fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const uint8_t* value,
+                                  int length);
+
+}  // namespace strata::fdb_c

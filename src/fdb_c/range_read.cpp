@@ -1,0 +1,200 @@
+// Range reads through the C API: key selectors, FoundationDB's batch sizing (limit,
+// target_bytes, streaming mode, iteration), range size estimates and split points.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "fdb_c/transaction.hpp"
+
+namespace fc = strata::fdb_c;
+using Kind = FDB_future::Kind;
+
+namespace {
+
+const std::string kKeyspaceEnd = "\xff";  // the largest readable key; selectors clamp to it
+
+std::string_view bytes(const uint8_t* data, int length) {
+  if (length <= 0) return {};
+  return {reinterpret_cast<const char*>(data), static_cast<std::size_t>(length)};
+}
+
+std::string key_after(std::string_view key) {
+  std::string next(key);
+  next.push_back('\0');
+  return next;
+}
+
+struct Selector {
+  std::string_view key;
+  bool or_equal;
+  int offset;
+  bool is_plain_key() const { return !or_equal && offset == 1; }  // first_greater_or_equal
+};
+
+std::vector<strata::KeyValue> read_range(strata::Transaction& tr, bool snapshot,
+                                         std::string_view begin, std::string_view end,
+                                         strata::RangeOptions options) {
+  return snapshot ? tr.snapshot().get_range(begin, end, options)
+                  : tr.get_range(begin, end, options);
+}
+
+void check_selector_key(std::string_view key) {
+  if (key > kKeyspaceEnd) {
+    throw strata::Error(strata::ErrorCode::key_outside_legal_range,
+                        "key selector beyond \\xff (strata has no system keys)");
+  }
+}
+
+// FDB-SEMANTICS 3.11: the last key < key (<= with or_equal), then `offset` keys on,
+// clamped to "" and "\xff". The limited range reads add exactly the conflict ranges of
+// FDB-SEMANTICS 3.4 for get_key.
+std::string resolve(strata::Transaction& tr, const Selector& s, bool snapshot) {
+  check_selector_key(s.key);
+  if (s.offset >= 1) {
+    std::string start = s.or_equal ? key_after(s.key) : std::string(s.key);
+    if (start >= kKeyspaceEnd) return kKeyspaceEnd;
+    auto rows = read_range(tr, snapshot, start, kKeyspaceEnd, {.limit = s.offset});
+    return rows.size() == static_cast<std::size_t>(s.offset) ? rows.back().key : kKeyspaceEnd;
+  }
+  std::string end = s.or_equal ? key_after(s.key) : std::string(s.key);
+  end = std::min(end, kKeyspaceEnd);
+  if (end.empty()) return {};
+  int wanted = 1 - s.offset;  // offset 0: the base key itself
+  auto rows = read_range(tr, snapshot, "", end, {.limit = wanted, .reverse = true});
+  return rows.size() == static_cast<std::size_t>(wanted) ? rows.back().key : std::string();
+}
+
+// FoundationDB's batch sizing for get_range (its C binding's rules).
+struct Batch {
+  int limit = 0;         // rows, 0: unlimited
+  int target_bytes = 0;  // 0: unlimited
+  fdb_error_t error = 0;
+};
+
+Batch batch_for(int limit, int target_bytes, FDBStreamingMode mode, int iteration) {
+  static constexpr int kModeBytes[] = {0, 256, 1000, 4096, 80000};  // EXACT..SERIAL
+  static constexpr int kIteratorBytes[] = {4096,  6144,  9216,  13824, 20736,
+                                           31104, 46656, 69984, 80000, 120000};
+  Batch b;
+  if (limit < 0 || target_bytes < 0) return {0, 0, fc::kRangeLimitsInvalid};
+  if (limit == 0 && target_bytes == 0 && mode == FDB_STREAMING_MODE_EXACT) {
+    return {0, 0, fc::kExactModeWithoutLimits};
+  }
+  if (mode == FDB_STREAMING_MODE_WANT_ALL) mode = FDB_STREAMING_MODE_SERIAL;
+  int mode_bytes = 0;
+  if (mode == FDB_STREAMING_MODE_ITERATOR) {
+    if (iteration <= 0) return {0, 0, fc::kClientInvalidOperation};
+    mode_bytes = kIteratorBytes[std::min<int>(iteration, std::size(kIteratorBytes)) - 1];
+  } else if (mode >= FDB_STREAMING_MODE_EXACT && mode <= FDB_STREAMING_MODE_SERIAL) {
+    mode_bytes = kModeBytes[mode];
+  } else {
+    return {0, 0, fc::kClientInvalidOperation};
+  }
+  b.limit = limit;
+  if (target_bytes == 0) {
+    b.target_bytes = mode_bytes;
+  } else {
+    b.target_bytes = mode_bytes == 0 ? target_bytes : std::min(target_bytes, mode_bytes);
+  }
+  return b;
+}
+
+// Whether the row limit or the byte target ended the batch (FoundationDB's "more").
+bool reached(const std::vector<strata::KeyValue>& rows, const Batch& batch) {
+  if (rows.empty()) return false;
+  if (batch.limit > 0 && rows.size() >= static_cast<std::size_t>(batch.limit)) return true;
+  if (batch.target_bytes == 0) return false;
+  std::size_t total = 0;
+  for (const auto& row : rows) total += row.key.size() + row.value.size();
+  return total >= static_cast<std::size_t>(batch.target_bytes);
+}
+
+}  // namespace
+
+extern "C" {
+
+FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
+                                   fdb_bool_t or_equal, int offset, fdb_bool_t snapshot) {
+  Selector selector{bytes(key_name, key_name_length), or_equal != 0, offset};
+  return tr->read([&](FDB_future::Result& r) {
+    r.kind = Kind::key;
+    r.bytes = resolve(tr->tr, selector, snapshot != 0);
+  });
+}
+
+FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                     int begin_key_name_length, fdb_bool_t begin_or_equal,
+                                     int begin_offset, const uint8_t* end_key_name,
+                                     int end_key_name_length, fdb_bool_t end_or_equal,
+                                     int end_offset, int limit, int target_bytes,
+                                     FDBStreamingMode mode, int iteration, fdb_bool_t snapshot,
+                                     fdb_bool_t reverse) {
+  Batch batch = batch_for(limit, target_bytes, mode, iteration);
+  if (batch.error != 0) return FDB_future::failed(batch.error);
+  Selector first{bytes(begin_key_name, begin_key_name_length), begin_or_equal != 0, begin_offset};
+  Selector last{bytes(end_key_name, end_key_name_length), end_or_equal != 0, end_offset};
+  return tr->read([&](FDB_future::Result& r) {
+    r.kind = Kind::key_values;
+    std::string begin, end;
+    if (first.is_plain_key()) {
+      check_selector_key(first.key);
+      begin = first.key;
+    } else {
+      begin = resolve(tr->tr, first, snapshot != 0);
+    }
+    if (last.is_plain_key()) {
+      check_selector_key(last.key);
+      end = last.key;
+    } else {
+      end = resolve(tr->tr, last, snapshot != 0);
+    }
+    if (begin >= end) return;
+    strata::RangeOptions options{
+        .limit = batch.limit, .reverse = reverse != 0, .target_bytes = batch.target_bytes};
+    r.rows = read_range(tr->tr, snapshot != 0, begin, end, options);
+    r.more = reached(r.rows, batch);
+  });
+}
+
+FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransaction* tr,
+                                                          const uint8_t* begin_key_name,
+                                                          int begin_key_name_length,
+                                                          const uint8_t* end_key_name,
+                                                          int end_key_name_length) {
+  std::string_view begin = bytes(begin_key_name, begin_key_name_length);
+  std::string_view end = bytes(end_key_name, end_key_name_length);
+  return tr->read([&](FDB_future::Result& r) {
+    r.kind = Kind::int64;
+    if (begin >= end) return;
+    for (const auto& row : tr->tr.snapshot().get_range(begin, end)) {
+      r.int64 += static_cast<std::int64_t>(row.key.size() + row.value.size());
+    }
+  });
+}
+
+FDBFuture* fdb_transaction_get_range_split_points(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                                  int begin_key_name_length,
+                                                  const uint8_t* end_key_name,
+                                                  int end_key_name_length, int64_t chunk_size) {
+  std::string_view begin = bytes(begin_key_name, begin_key_name_length);
+  std::string_view end = bytes(end_key_name, end_key_name_length);
+  if (chunk_size <= 0) return FDB_future::failed(fc::kClientInvalidOperation);
+  return tr->read([&](FDB_future::Result& r) {
+    r.kind = Kind::keys;
+    r.strings.emplace_back(begin);
+    if (begin < end) {
+      std::int64_t filled = 0;
+      for (const auto& row : tr->tr.snapshot().get_range(begin, end)) {
+        if (filled >= chunk_size && row.key != r.strings.back()) {
+          r.strings.push_back(row.key);
+          filled = 0;
+        }
+        filled += static_cast<std::int64_t>(row.key.size() + row.value.size());
+      }
+    }
+    if (end != r.strings.back()) r.strings.emplace_back(end);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,411 @@
+// FDBTransaction: state, commit, retry, options, and the point-access entry points.
+// Range reads and key selectors are in range_read.cpp.
+#include "fdb_c/transaction.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string_view>
+
+#include "fdb_c/api_version.hpp"
+#include "fdb_c/network.hpp"
+
+namespace fc = strata::fdb_c;
+using Kind = FDB_future::Kind;
+
+FDB_transaction::FDB_transaction(strata::Database db, fc::TransactionOptions defaults)
+    : tr(db.create_transaction()),
+      db_(std::move(db)),
+      defaults_(defaults),
+      options_(defaults),
+      start_(Clock::now()) {
+  apply_read_options();
+}
+
+FDB_transaction::~FDB_transaction() {
+  std::lock_guard lock(mu);
+  finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+}
+
+fdb_error_t FDB_transaction::check() const {
+  if (deferred_ != 0) return deferred_;
+  if (options_.timeout_ms > 0 &&
+      Clock::now() - start_ >= std::chrono::milliseconds(options_.timeout_ms)) {
+    return static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out);
+  }
+  return 0;
+}
+
+void FDB_transaction::apply_read_options() {
+  if (!options_.read_your_writes) tr.set_read_your_writes(false);
+  tr.set_snapshot_read_your_writes(options_.snapshot_read_your_writes);
+}
+
+// Completes the versionstamp futures asked for before the commit: with the stamp after a
+// successful commit (error 0), or with `error`.
+void FDB_transaction::finish_stamp_waiters(fdb_error_t error) {
+  if (stamp_waiters_.empty()) return;
+  Result stamp{Kind::key};
+  if (error == 0) {
+    try {
+      stamp.bytes = tr.versionstamp();
+    } catch (const strata::Error& e) {
+      error = fc::to_fdb_error(e);
+    }
+  }
+  for (FDBFuture* f : stamp_waiters_) {
+    if (error == 0) {
+      f->complete(stamp);
+    } else {
+      f->complete_error(error);
+    }
+    f->release();
+  }
+  stamp_waiters_.clear();
+}
+
+FDBFuture* FDB_transaction::watch(std::string_view key) {
+  std::shared_ptr<strata::Watch> watch;
+  {
+    std::lock_guard lock(mu);
+    if (fdb_error_t e = check()) return FDB_future::failed(e);
+    try {
+      watch = std::make_shared<strata::Watch>(tr.watch(key));
+    } catch (const strata::Error& e) {
+      return FDB_future::failed(fc::to_fdb_error(e));
+    }
+  }
+  FDBFuture* f = FDB_future::pending(Kind::none);
+  f->set_canceller([watch] { watch->cancel(); });
+  f->retain();  // for the watch's listener
+  watch->on_ready([f, watch] {
+    try {
+      if (watch->wait_for(std::chrono::milliseconds(0))) {
+        f->complete(Result{Kind::none});
+      } else {
+        f->complete_error(fc::kOperationCancelled);
+      }
+    } catch (const strata::Error& e) {
+      f->complete_error(fc::to_fdb_error(e));
+    }
+    f->release();
+  });
+  return f;
+}
+
+FDBFuture* FDB_transaction::commit() {
+  std::lock_guard lock(mu);
+  fdb_error_t error = check();
+  if (error == 0) {
+    try {
+      if (static_cast<std::int64_t>(tr.approximate_size()) > options_.size_limit) {
+        throw strata::Error(strata::ErrorCode::transaction_too_large,
+                            "transaction of " + std::to_string(tr.approximate_size()) +
+                                " bytes exceeds SIZE_LIMIT " + std::to_string(options_.size_limit));
+      }
+      tr.commit();
+      committed_ = true;
+    } catch (const strata::Error& e) {
+      error = fc::to_fdb_error(e);
+    }
+  }
+  finish_stamp_waiters(error);
+  return error == 0 ? FDB_future::ready(Result{Kind::none}) : FDB_future::failed(error);
+}
+
+FDBFuture* FDB_transaction::versionstamp() {
+  std::lock_guard lock(mu);
+  if (fdb_error_t e = check()) return FDB_future::failed(e);
+  if (committed_) {
+    try {
+      Result stamp{Kind::key};
+      stamp.bytes = tr.versionstamp();
+      return FDB_future::ready(std::move(stamp));
+    } catch (const strata::Error& e) {
+      return FDB_future::failed(fc::to_fdb_error(e));
+    }
+  }
+  FDBFuture* f = FDB_future::pending(Kind::key);
+  f->retain();  // for the commit that completes it
+  stamp_waiters_.push_back(f);
+  return f;
+}
+
+// FoundationDB's backoff: 10 ms after transaction_too_old or future_version; otherwise a
+// random fraction of a delay that doubles from 10 ms up to MAX_RETRY_DELAY.
+std::chrono::duration<double> FDB_transaction::next_backoff(fdb_error_t error) {
+  double cap = static_cast<double>(options_.max_retry_delay_ms) / 1000.0;
+  if (error == static_cast<fdb_error_t>(strata::ErrorCode::transaction_too_old) ||
+      error == static_cast<fdb_error_t>(strata::ErrorCode::future_version)) {
+    return std::chrono::duration<double>(std::min(0.01, cap));
+  }
+  thread_local std::minstd_rand rng{std::random_device{}()};
+  double delay = std::min(backoff_seconds_, cap) * std::uniform_real_distribution<>(0, 1)(rng);
+  backoff_seconds_ = std::min(backoff_seconds_ * 2, cap);
+  return std::chrono::duration<double>(delay);
+}
+
+FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
+  std::lock_guard lock(mu);
+  if (error == 0) return FDB_future::failed(fc::kClientInvalidOperation);
+  if (!fdb_error_predicate(FDB_ERROR_PREDICATE_RETRYABLE, error)) {
+    return FDB_future::failed(error);
+  }
+  if (options_.retry_limit >= 0 && retries_ >= options_.retry_limit) {
+    return FDB_future::failed(error);
+  }
+  auto now = Clock::now();
+  auto deadline = Clock::time_point::max();
+  if (options_.timeout_ms > 0) deadline = start_ + std::chrono::milliseconds(options_.timeout_ms);
+  if (now >= deadline) {
+    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
+  }
+  auto when = now + std::chrono::duration_cast<Clock::duration>(next_backoff(error));
+  ++retries_;
+  // Reset now, keeping the options, the retry count and the timeout's start.
+  finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+  tr.reset();
+  apply_read_options();
+  deferred_ = 0;
+  committed_ = false;
+
+  bool timed_out = when >= deadline;
+  FDBFuture* f = FDB_future::pending(Kind::none);
+  f->retain();  // for the timer
+  fc::Network::instance().post_at(std::min(when, deadline), [f, timed_out] {
+    if (timed_out) {
+      f->complete_error(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
+    } else {
+      f->complete(Result{Kind::none});
+    }
+    f->release();
+  });
+  return f;
+}
+
+fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) {
+  std::lock_guard lock(mu);
+  fc::TransactionOptions updated = options_;
+  if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
+  try {
+    if (updated.read_your_writes != options_.read_your_writes) {
+      tr.set_read_your_writes(updated.read_your_writes);
+    }
+    if (updated.snapshot_read_your_writes != options_.snapshot_read_your_writes) {
+      tr.set_snapshot_read_your_writes(updated.snapshot_read_your_writes);
+    }
+  } catch (const strata::Error& e) {
+    return fc::to_fdb_error(e);
+  }
+  options_ = updated;
+  return 0;
+}
+
+void FDB_transaction::reset() {
+  std::lock_guard lock(mu);
+  finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+  tr.reset();
+  options_ = defaults_;
+  apply_read_options();
+  start_ = Clock::now();
+  retries_ = 0;
+  backoff_seconds_ = 0.01;
+  deferred_ = 0;
+  committed_ = false;
+}
+
+void FDB_transaction::cancel() {
+  std::lock_guard lock(mu);
+  finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+  tr.cancel();
+}
+
+// ---- Entry points ---------------------------------------------------------------------
+
+namespace {
+
+std::string_view bytes(const uint8_t* data, int length) {
+  if (length <= 0) return {};
+  return {reinterpret_cast<const char*>(data), static_cast<std::size_t>(length)};
+}
+
+// FoundationDB's mutation codes to strata's.
+std::optional<strata::MutationType> mutation_type(FDBMutationType code) {
+  using strata::MutationType;
+  switch (code) {
+    case FDB_MUTATION_TYPE_ADD:
+      return MutationType::add;
+    case FDB_MUTATION_TYPE_BIT_AND:
+      return MutationType::bit_and;
+    case FDB_MUTATION_TYPE_BIT_OR:
+      return MutationType::bit_or;
+    case FDB_MUTATION_TYPE_BIT_XOR:
+      return MutationType::bit_xor;
+    case FDB_MUTATION_TYPE_APPEND_IF_FITS:
+      return MutationType::append_if_fits;
+    case FDB_MUTATION_TYPE_MAX:
+      return MutationType::max;
+    case FDB_MUTATION_TYPE_MIN:
+      return MutationType::min;
+    case FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_KEY:
+      return MutationType::set_versionstamped_key;
+    case FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE:
+      return MutationType::set_versionstamped_value;
+    case FDB_MUTATION_TYPE_BYTE_MIN:
+      return MutationType::byte_min;
+    case FDB_MUTATION_TYPE_BYTE_MAX:
+      return MutationType::byte_max;
+    case FDB_MUTATION_TYPE_COMPARE_AND_CLEAR:
+      return MutationType::compare_and_clear;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Before API version 520 a versionstamp offset was 2 bytes; strata reads 4.
+std::string widen_stamp_offset(std::string_view operand) {
+  std::string widened(operand);
+  if (fc::api_version() < 520 && widened.size() >= 2) widened.append(2, '\0');
+  return widened;
+}
+
+}  // namespace
+
+extern "C" {
+
+void fdb_transaction_destroy(FDBTransaction* tr) { delete tr; }
+
+void fdb_transaction_cancel(FDBTransaction* tr) { tr->cancel(); }
+
+fdb_error_t fdb_transaction_set_option(FDBTransaction* tr, FDBTransactionOption option,
+                                       const uint8_t* value, int value_length) {
+  return tr->set_option(option, value, value_length);
+}
+
+void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) {
+  tr->write([&] {
+    if (version <= 0) {  // FoundationDB: version_invalid
+      tr->defer(fc::kVersionInvalid);
+      return;
+    }
+    tr->tr.set_read_version(version);
+  });
+}
+
+FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
+  return tr->read([&](FDB_future::Result& r) {
+    r.kind = Kind::int64;
+    r.int64 = tr->tr.read_version();
+  });
+}
+
+FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
+                               fdb_bool_t snapshot) {
+  std::string_view key = bytes(key_name, key_name_length);
+  return tr->read([&](FDB_future::Result& r) {
+    std::optional<std::string> value = snapshot ? tr->tr.snapshot().get(key) : tr->tr.get(key);
+    r.kind = Kind::value;
+    r.present = value.has_value();
+    if (value) r.bytes = std::move(*value);
+  });
+}
+
+FDBFuture* fdb_transaction_get_addresses_for_key(FDBTransaction* tr, const uint8_t* /*key_name*/,
+                                                 int /*key_name_length*/) {
+  return tr->read([](FDB_future::Result& r) {
+    r.kind = Kind::strings;
+    r.strings = {"127.0.0.1:4500"};  // one in-process "server"
+  });
+}
+
+void fdb_transaction_set(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
+                         const uint8_t* value, int value_length) {
+  tr->write([&] { tr->tr.set(bytes(key_name, key_name_length), bytes(value, value_length)); });
+}
+
+void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
+                               const uint8_t* param, int param_length,
+                               FDBMutationType operation_type) {
+  tr->write([&] {
+    auto type = mutation_type(operation_type);
+    if (!type) {
+      throw strata::Error(strata::ErrorCode::invalid_mutation_type,
+                          "mutation type " + std::to_string(operation_type));
+    }
+    std::string_view key = bytes(key_name, key_name_length);
+    std::string_view operand = bytes(param, param_length);
+    if (*type == strata::MutationType::set_versionstamped_key) {
+      tr->tr.atomic_op(*type, widen_stamp_offset(key), operand);
+    } else if (*type == strata::MutationType::set_versionstamped_value) {
+      tr->tr.atomic_op(*type, key, widen_stamp_offset(operand));
+    } else {
+      tr->tr.atomic_op(*type, key, operand);
+    }
+  });
+}
+
+void fdb_transaction_clear(FDBTransaction* tr, const uint8_t* key_name, int key_name_length) {
+  tr->write([&] { tr->tr.clear(bytes(key_name, key_name_length)); });
+}
+
+void fdb_transaction_clear_range(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                 int begin_key_name_length, const uint8_t* end_key_name,
+                                 int end_key_name_length) {
+  tr->write([&] {
+    tr->tr.clear_range(bytes(begin_key_name, begin_key_name_length),
+                       bytes(end_key_name, end_key_name_length));
+  });
+}
+
+FDBFuture* fdb_transaction_watch(FDBTransaction* tr, const uint8_t* key_name, int key_name_length) {
+  return tr->watch(bytes(key_name, key_name_length));
+}
+
+FDBFuture* fdb_transaction_commit(FDBTransaction* tr) { return tr->commit(); }
+
+fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr, int64_t* out_version) {
+  std::lock_guard lock(tr->mu);
+  try {
+    *out_version = tr->tr.committed_version();
+    return 0;
+  } catch (const strata::Error& e) {
+    return fc::to_fdb_error(e);
+  }
+}
+
+FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
+  return tr->read([&](FDB_future::Result& r) {
+    r.kind = Kind::int64;
+    r.int64 = static_cast<std::int64_t>(tr->tr.approximate_size());
+  });
+}
+
+FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr) { return tr->versionstamp(); }
+
+FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error) {
+  return tr->on_error(error);
+}
+
+void fdb_transaction_reset(FDBTransaction* tr) { tr->reset(); }
+
+fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                               int begin_key_name_length,
+                                               const uint8_t* end_key_name, int end_key_name_length,
+                                               FDBConflictRangeType type) {
+  std::string_view begin = bytes(begin_key_name, begin_key_name_length);
+  std::string_view end = bytes(end_key_name, end_key_name_length);
+  if (begin > end) return static_cast<fdb_error_t>(strata::ErrorCode::inverted_range);
+  if (type != FDB_CONFLICT_RANGE_TYPE_READ && type != FDB_CONFLICT_RANGE_TYPE_WRITE) {
+    return fc::kClientInvalidOperation;
+  }
+  tr->write([&] {
+    if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
+      tr->tr.add_read_conflict_range(begin, end);
+    } else {
+      tr->tr.add_write_conflict_range(begin, end);
+    }
+  });
+  return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,95 @@
+// fdb_c/transaction.hpp: FDBTransaction, a strata::Transaction with FoundationDB's C
+// rules on top (docs/fdb_c.md, "Transactions"): deferred write errors, the timeout,
+// retry-limit and backoff options of on_error, and versionstamp futures that wait for the
+// commit.
+//
+// Thread safety: FoundationDB lets several threads use one transaction at once, so every
+// entry point takes `mu`. Futures are completed without holding it where they may run
+// user code (callbacks run on the network thread anyway).
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <vector>
+
+#include "strata/database.hpp"
+#include "strata/transaction.hpp"
+
+#include "fdb_c/error_codes.hpp"
+#include "fdb_c/fdb_c.h"
+#include "fdb_c/future.hpp"
+#include "fdb_c/options.hpp"
+
+struct FDB_transaction {
+  using Clock = std::chrono::steady_clock;
+  using Result = FDB_future::Result;
+
+  FDB_transaction(strata::Database db, strata::fdb_c::TransactionOptions defaults);
+  ~FDB_transaction();
+  FDB_transaction(const FDB_transaction&) = delete;
+  FDB_transaction& operator=(const FDB_transaction&) = delete;
+
+  // A read-like call: under the lock, fails with the deferred error or the timeout, else
+  // runs body(Result&) and returns a ready future with its result or its error.
+  template <class Body>
+  FDBFuture* read(Body body) {
+    Result result;
+    {
+      std::lock_guard lock(mu);
+      if (fdb_error_t e = check()) return FDB_future::failed(e);
+      try {
+        body(result);
+      } catch (const strata::Error& e) {
+        return FDB_future::failed(strata::fdb_c::to_fdb_error(e));
+      } catch (...) {
+        return FDB_future::failed(strata::fdb_c::kInternalError);
+      }
+    }
+    return FDB_future::ready(std::move(result));
+  }
+
+  // A write-like call: errors are held back for the next read, watch or commit.
+  template <class Body>
+  void write(Body body) {
+    std::lock_guard lock(mu);
+    try {
+      body();
+    } catch (const strata::Error& e) {
+      defer(strata::fdb_c::to_fdb_error(e));
+    } catch (...) {
+      defer(strata::fdb_c::kInternalError);
+    }
+  }
+
+  FDBFuture* watch(std::string_view key);
+  FDBFuture* commit();
+  FDBFuture* versionstamp();
+  FDBFuture* on_error(fdb_error_t error);
+  fdb_error_t set_option(int code, const uint8_t* value, int length);
+  void reset();
+  void cancel();
+
+  // REQUIRES: mu held.
+  fdb_error_t check() const;  // the deferred error, or transaction_timed_out
+  void defer(fdb_error_t error) {
+    if (deferred_ == 0) deferred_ = error;
+  }
+
+  std::mutex mu;
+  strata::Transaction tr;  // guarded by mu
+
+ private:
+  void apply_read_options();                     // REQUIRES: mu held
+  void finish_stamp_waiters(fdb_error_t error);  // REQUIRES: mu held; 0: after a commit
+  std::chrono::duration<double> next_backoff(fdb_error_t error);
+
+  strata::Database db_;
+  const strata::fdb_c::TransactionOptions defaults_;
+  strata::fdb_c::TransactionOptions options_;  // guarded by mu
+  Clock::time_point start_;                    // guarded by mu; the timeout counts from it
+  std::int64_t retries_ = 0;                   // guarded by mu
+  double backoff_seconds_ = 0.01;              // guarded by mu
+  fdb_error_t deferred_ = 0;                   // guarded by mu
+  bool committed_ = false;                     // guarded by mu: a commit succeeded
+  std::vector<FDBFuture*> stamp_waiters_;      // guarded by mu; each holds a reference
+};

@@ -1,0 +1,249 @@
+// Transaction and database options: TIMEOUT, RETRY_LIMIT, SIZE_LIMIT,
+// READ_YOUR_WRITES_DISABLE, SNAPSHOT_RYW_ENABLE/DISABLE, database defaults, and options that
+// are accepted without effect.
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "fdb_c/fdb_c.h"
+#include "fdb_c_test_util.hpp"
+
+namespace fdbc_test {
+namespace {
+
+using Options = FdbTest;
+
+// Lets a transaction timeout of `ms` expire. Passing time is what is under test here.
+void let_expire(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms + 50)); }
+
+TEST_F(Options, TimeoutFailsEveryCallAfterItExpires) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 20), 0);
+  set(tr, k("a"), "1");
+  let_expire(20);
+  EXPECT_EQ(get(tr, k("a")).error, 1031);
+  Future rv(fdb_transaction_get_read_version(tr.get()));
+  EXPECT_EQ(wait(rv), 1031);
+  EXPECT_EQ(commit(tr), 1031);
+  EXPECT_FALSE(read(k("a")).present);
+}
+
+TEST_F(Options, TimeoutIsNotRetryable) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 20), 0);
+  let_expire(20);
+  ASSERT_EQ(commit(tr), 1031);
+  EXPECT_EQ(on_error(tr, 1031), 1031);
+}
+
+TEST_F(Options, TimeoutZeroMeansNone) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 20), 0);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 0), 0);
+  let_expire(20);
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 0);
+}
+
+TEST_F(Options, ResetClearsTheTimeout) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 20), 0);
+  fdb_transaction_reset(tr.get());
+  let_expire(20);
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 0);
+}
+
+TEST_F(Options, ResetRestartsTheTimeoutClock) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 20), 0);
+  let_expire(20);
+  ASSERT_EQ(get(tr, k("a")).error, 1031);
+  fdb_transaction_reset(tr.get());
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 60000), 0);
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 0);
+}
+
+TEST_F(Options, WatchAfterTheTimeoutIsTimedOut) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 20), 0);
+  let_expire(20);
+  Future w(fdb_transaction_watch(tr.get(), u8(k("w")), len(k("w"))));
+  ASSERT_TRUE(wait_ready_for(w));
+  EXPECT_EQ(fdb_future_get_error(w.get()), 1031);
+}
+
+TEST_F(Options, DatabaseTimeoutAppliesToNewTransactions) {
+  Db d = open_db();
+  ASSERT_EQ(set_db_option(d.get(), FDB_DB_OPTION_TRANSACTION_TIMEOUT, 20), 0);
+  Tr tr = make_tr(d.get());
+  let_expire(20);
+  EXPECT_EQ(get(tr, k("a")).error, 1031);
+}
+
+TEST_F(Options, SizeLimit) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 1000), 0);
+  set(tr, k("a"), std::string(2000, 'v'));
+  EXPECT_EQ(commit(tr), 2101);
+  EXPECT_FALSE(read(k("a")).present);
+
+  Tr small = make_tr();
+  ASSERT_EQ(set_option(small, FDB_TR_OPTION_SIZE_LIMIT, 1000), 0);
+  set(small, k("a"), std::string(100, 'v'));
+  EXPECT_EQ(commit(small), 0);
+}
+
+TEST_F(Options, DefaultSizeLimitIsTenMillionBytes) {
+  Tr tr = make_tr();
+  std::string value(100000, 'v');
+  for (int i = 0; i < 101; ++i) set(tr, k("big" + std::to_string(i)), value);
+  EXPECT_EQ(commit(tr), 2101);
+}
+
+TEST_F(Options, DatabaseSizeLimitAppliesToNewTransactions) {
+  Db d = open_db();
+  ASSERT_EQ(set_db_option(d.get(), FDB_DB_OPTION_TRANSACTION_SIZE_LIMIT, 1000), 0);
+  Tr tr = make_tr(d.get());
+  set(tr, k("a"), std::string(2000, 'v'));
+  EXPECT_EQ(commit(tr), 2101);
+}
+
+TEST_F(Options, ReadYourWritesDisable) {
+  ASSERT_EQ(write(k("a"), "committed"), 0);
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+  set(tr, k("a"), "mine");
+  set(tr, k("b"), "mine");
+  EXPECT_EQ(get(tr, k("a")).value, "committed");
+  EXPECT_FALSE(get(tr, k("b")).present);
+  Range r = get_range(tr, prefix(), prefix_end());
+  ASSERT_EQ(r.error, 0);
+  EXPECT_EQ(r.rows, (Rows{{k("a"), "committed"}}));
+  ASSERT_EQ(commit(tr), 0);
+  EXPECT_EQ(read(k("a")).value, "mine");
+  EXPECT_EQ(read(k("b")).value, "mine");
+}
+
+TEST_F(Options, WatchWithReadYourWritesDisabledIsWatchesDisabled) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+  Future w(fdb_transaction_watch(tr.get(), u8(k("w")), len(k("w"))));
+  ASSERT_TRUE(wait_ready_for(w));
+  EXPECT_EQ(fdb_future_get_error(w.get()), 1034);
+}
+
+TEST_F(Options, ResetRestoresReadYourWrites) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+  fdb_transaction_reset(tr.get());
+  set(tr, k("a"), "mine");
+  EXPECT_EQ(get(tr, k("a")).value, "mine");
+}
+
+TEST_F(Options, SnapshotReadYourWritesDisable) {
+  ASSERT_EQ(write(k("a"), "committed"), 0);
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE), 0);
+  set(tr, k("a"), "mine");
+  EXPECT_EQ(get(tr, k("a"), /*snapshot=*/true).value, "committed");
+  EXPECT_EQ(get(tr, k("a"), /*snapshot=*/false).value, "mine");
+  Range r = get_range(tr, prefix(), prefix_end(), {.snapshot = true});
+  ASSERT_EQ(r.error, 0);
+  EXPECT_EQ(r.rows, (Rows{{k("a"), "committed"}}));
+}
+
+TEST_F(Options, SnapshotReadYourWritesEnableUndoesDisable) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE), 0);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SNAPSHOT_RYW_ENABLE), 0);
+  set(tr, k("a"), "mine");
+  EXPECT_EQ(get(tr, k("a"), /*snapshot=*/true).value, "mine");
+}
+
+// The two options count: disables must outnumber enables (FoundationDB's rule).
+TEST_F(Options, SnapshotReadYourWritesOptionsCount) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE), 0);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE), 0);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SNAPSHOT_RYW_ENABLE), 0);
+  set(tr, k("a"), "mine");
+  EXPECT_FALSE(get(tr, k("a"), /*snapshot=*/true).present);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SNAPSHOT_RYW_ENABLE), 0);
+  EXPECT_EQ(get(tr, k("a"), /*snapshot=*/true).value, "mine");
+}
+
+TEST_F(Options, DatabaseSnapshotReadYourWritesDisable) {
+  Db d = open_db();
+  ASSERT_EQ(fdb_database_set_option(d.get(), FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE, nullptr, 0), 0);
+  Tr tr = make_tr(d.get());
+  set(tr, k("a"), "mine");
+  EXPECT_FALSE(get(tr, k("a"), /*snapshot=*/true).present);
+  ASSERT_EQ(fdb_database_set_option(d.get(), FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE, nullptr, 0), 0);
+  Tr tr2 = make_tr(d.get());
+  set(tr2, k("a"), "mine");
+  EXPECT_EQ(get(tr2, k("a"), /*snapshot=*/true).value, "mine");
+}
+
+TEST_F(Options, NextWriteNoWriteConflictRange) {
+  Tr reader = make_tr();
+  ASSERT_EQ(get(reader, k("a")).error, 0);
+  Tr writer = make_tr();
+  ASSERT_EQ(set_option(writer, FDB_TR_OPTION_NEXT_WRITE_NO_WRITE_CONFLICT_RANGE), 0);
+  set(writer, k("a"), "quiet");
+  ASSERT_EQ(commit(writer), 0);
+  EXPECT_EQ(read(k("a")).value, "quiet");
+  // Accepted; whether the reader conflicts is not asserted (FoundationDB would not).
+  set(reader, k("z"), "x");
+  fdb_error_t e = commit(reader);
+  EXPECT_TRUE(e == 0 || e == 1020) << e;
+}
+
+// Integer options are 8 bytes, within FoundationDB's bounds; otherwise invalid_option_value.
+TEST_F(Options, IntegerOptionsOutOfRangeAreInvalidOptionValue) {
+  Tr tr = make_tr();
+  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, -1), 2006);
+  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_RETRY_LIMIT, -2), 2006);
+  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_MAX_RETRY_DELAY, -1), 2006);
+  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 31), 2006);
+  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 10000001), 2006);
+  std::string four = le32(100);
+  EXPECT_EQ(fdb_transaction_set_option(tr.get(), FDB_TR_OPTION_TIMEOUT, u8(four), 4), 2006);
+  EXPECT_EQ(fdb_transaction_set_option(tr.get(), FDB_TR_OPTION_TIMEOUT, nullptr, 0), 2006);
+  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 32), 0);
+  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 10000000), 0);
+}
+
+TEST_F(Options, OtherTransactionOptionsAreAccepted) {
+  Tr tr = make_tr();
+  // CAUSAL_WRITE_RISKY, CAUSAL_READ_RISKY, PRIORITY_SYSTEM_IMMEDIATE, PRIORITY_BATCH,
+  // DEBUG_TRANSACTION_IDENTIFIER (a string), LOG_TRANSACTION, LOCK_AWARE, USE_PROVISIONAL_PROXIES,
+  // REPORT_CONFLICTING_KEYS, TAG (a string), AUTO_THROTTLE_TAG (a string).
+  for (int o : {10, 20, 200, 201, 402, 404, 700, 711, 712, 800, 801}) {
+    std::string value = (o == 402 || o == 800 || o == 801) ? "strata-test" : "";
+    EXPECT_EQ(
+        fdb_transaction_set_option(tr.get(), o, value.empty() ? nullptr : u8(value), len(value)), 0)
+        << "option " << o;
+  }
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 0);
+}
+
+TEST_F(Options, OtherDatabaseOptionsAreAccepted) {
+  Db d = open_db();
+  // LOCATION_CACHE_SIZE, MAX_WATCHES (integers); MACHINE_ID, DATACENTER_ID (strings).
+  EXPECT_EQ(set_db_option(d.get(), 10, 100000), 0);
+  EXPECT_EQ(set_db_option(d.get(), 20, 10000), 0);
+  std::string id = "strata";
+  EXPECT_EQ(fdb_database_set_option(d.get(), 21, u8(id), len(id)), 0);
+  EXPECT_EQ(fdb_database_set_option(d.get(), 22, u8(id), len(id)), 0);
+  Tr tr = make_tr(d.get());
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 0);
+}
+
+}  // namespace
+}  // namespace fdbc_test

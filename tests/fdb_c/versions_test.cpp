@@ -1,0 +1,225 @@
+// Versions: get/set read version, committed version and versionstamps.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "fdb_c/fdb_c.h"
+#include "fdb_c_test_util.hpp"
+
+namespace fdbc_test {
+namespace {
+
+using Versions = FdbTest;
+
+TEST_F(Versions, ReadVersionIsPositiveAndStable) {
+  Tr tr = make_tr();
+  int64_t v1 = read_version(tr);
+  EXPECT_GT(v1, 0);
+  ASSERT_EQ(write(k("a"), "1"), 0);
+  EXPECT_EQ(read_version(tr), v1);  // fixed once taken
+}
+
+TEST_F(Versions, ReadVersionSeesEveryEarlierCommit) {
+  Tr w = make_tr();
+  set(w, k("a"), "1");
+  ASSERT_EQ(commit(w), 0);
+  int64_t cv = committed_version(w);
+  ASSERT_GT(cv, 0);
+  Tr r = make_tr();
+  EXPECT_GE(read_version(r), cv);
+  EXPECT_EQ(get(r, k("a")).value, "1");
+}
+
+TEST_F(Versions, CommittedVersionsIncrease) {
+  int64_t last = 0;
+  for (int i = 0; i < 5; ++i) {
+    Tr tr = make_tr();
+    set(tr, k("a"), std::to_string(i));
+    ASSERT_EQ(commit(tr), 0);
+    int64_t cv = committed_version(tr);
+    EXPECT_GT(cv, last);
+    last = cv;
+  }
+}
+
+TEST_F(Versions, CommittedVersionBeforeCommitIsClientInvalidOperation) {
+  Tr tr = make_tr();
+  set(tr, k("a"), "1");
+  int64_t v = 0;
+  EXPECT_EQ(fdb_transaction_get_committed_version(tr.get(), &v), 2000);
+}
+
+TEST_F(Versions, CommittedVersionOfReadOnlyCommitIsMinusOne) {
+  Tr tr = make_tr();
+  ASSERT_EQ(get(tr, k("a")).error, 0);
+  ASSERT_EQ(commit(tr), 0);
+  EXPECT_EQ(committed_version(tr), -1);
+}
+
+TEST_F(Versions, SetReadVersionReadsTheOlderSnapshot) {
+  ASSERT_EQ(write(k("a"), "old"), 0);
+  Tr holder = make_tr();  // keeps the old version alive (the MVCC window)
+  int64_t old_version = read_version(holder);
+  ASSERT_EQ(get(holder, k("a")).value, "old");
+  ASSERT_EQ(write(k("a"), "new"), 0);
+
+  Tr tr = make_tr();
+  fdb_transaction_set_read_version(tr.get(), old_version);
+  EXPECT_EQ(read_version(tr), old_version);
+  Value v = get(tr, k("a"));
+  EXPECT_EQ(v.error, 0);
+  EXPECT_EQ(v.value, "old");
+  EXPECT_EQ(read(k("a")).value, "new");
+}
+
+TEST_F(Versions, SetReadVersionThenConflictingCommitIsNotCommitted) {
+  ASSERT_EQ(write(k("a"), "old"), 0);
+  Tr holder = make_tr();
+  int64_t old_version = read_version(holder);
+  ASSERT_EQ(get(holder, k("a")).error, 0);
+  ASSERT_EQ(write(k("a"), "new"), 0);
+
+  Tr tr = make_tr();
+  fdb_transaction_set_read_version(tr.get(), old_version);
+  ASSERT_EQ(get(tr, k("a")).value, "old");
+  set(tr, k("b"), "x");
+  EXPECT_EQ(commit(tr), 1020);
+}
+
+TEST_F(Versions, SetReadVersionTwiceIsReadVersionAlreadySet) {
+  Tr probe = make_tr();
+  int64_t v = read_version(probe);
+  Tr tr = make_tr();
+  fdb_transaction_set_read_version(tr.get(), v);
+  fdb_transaction_set_read_version(tr.get(), v);
+  EXPECT_EQ(get(tr, k("a")).error, 2010);
+}
+
+TEST_F(Versions, SetReadVersionAfterAReadIsReadVersionAlreadySet) {
+  Tr tr = make_tr();
+  int64_t v = read_version(tr);
+  fdb_transaction_set_read_version(tr.get(), v);
+  set(tr, k("a"), "x");
+  EXPECT_EQ(commit(tr), 2010);
+}
+
+TEST_F(Versions, SetReadVersionInTheFutureIsFutureVersion) {
+  Tr probe = make_tr();
+  int64_t v = read_version(probe);
+  Tr tr = make_tr();
+  fdb_transaction_set_read_version(tr.get(), v + 1000000000);
+  EXPECT_EQ(get(tr, k("a")).error, 1009);
+}
+
+TEST_F(Versions, SetReadVersionTooOldIsTransactionTooOld) {
+  // Move the database past version 1 with nobody holding old versions.
+  ASSERT_EQ(write(k("a"), "1"), 0);
+  ASSERT_EQ(write(k("a"), "2"), 0);
+  Tr tr = make_tr();
+  fdb_transaction_set_read_version(tr.get(), 1);
+  EXPECT_EQ(get(tr, k("a")).error, 1007);
+}
+
+TEST_F(Versions, ResetAllowsANewReadVersion) {
+  Tr probe = make_tr();
+  int64_t v = read_version(probe);
+  Tr tr = make_tr();
+  ASSERT_GT(read_version(tr), 0);
+  fdb_transaction_reset(tr.get());
+  fdb_transaction_set_read_version(tr.get(), v);
+  EXPECT_EQ(get(tr, k("a")).error, 0);
+  EXPECT_EQ(read_version(tr), v);
+}
+
+// ---- Versionstamps --------------------------------------------------------------------------
+
+TEST_F(Versions, VersionstampCompletesWithTheCommitAndMatchesTheCommitVersion) {
+  Tr tr = make_tr();
+  set(tr, k("a"), "1");
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  EXPECT_FALSE(fdb_future_is_ready(vs.get()));
+  ASSERT_EQ(commit(tr), 0);
+  ASSERT_TRUE(wait_ready_for(vs));
+  Key stamp = key_of(vs.get());
+  ASSERT_EQ(stamp.error, 0);
+  ASSERT_EQ(stamp.key.size(), 10u);
+  EXPECT_EQ(from_be(stamp.key.substr(0, 8)), committed_version(tr));
+}
+
+TEST_F(Versions, VersionstampCallbackRunsOnTheNetworkThreadOrAtOnce) {
+  Tr tr = make_tr();
+  set(tr, k("a"), "1");
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  CallbackProbe probe;
+  ASSERT_EQ(fdb_future_set_callback(vs.get(), &CallbackProbe::callback, &probe), 0);
+  EXPECT_EQ(probe.count(), 0);  // pending until commit
+  ASSERT_EQ(commit(tr), 0);
+  ASSERT_TRUE(probe.wait_calls(1));
+  EXPECT_EQ(probe.called_on(), network_thread());
+  EXPECT_EQ(probe.called_with(), 0);
+}
+
+TEST_F(Versions, VersionstampsOfSuccessiveCommitsIncrease) {
+  std::string last;
+  for (int i = 0; i < 5; ++i) {
+    Tr tr = make_tr();
+    set(tr, k("a"), std::to_string(i));
+    Future vs(fdb_transaction_get_versionstamp(tr.get()));
+    ASSERT_EQ(commit(tr), 0);
+    ASSERT_TRUE(wait_ready_for(vs));
+    Key stamp = key_of(vs.get());
+    ASSERT_EQ(stamp.error, 0);
+    EXPECT_GT(stamp.key, last) << hex(stamp.key) << " after " << hex(last);
+    last = stamp.key;
+  }
+}
+
+TEST_F(Versions, VersionstampOfReadOnlyCommitIsNoCommitVersion) {
+  Tr tr = make_tr();
+  ASSERT_EQ(get(tr, k("a")).error, 0);
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_EQ(commit(tr), 0);
+  ASSERT_TRUE(wait_ready_for(vs));
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 2021);
+}
+
+TEST_F(Versions, VersionstampOfFailedCommitIsTheCommitError) {
+  Tr tr = make_tr();
+  ASSERT_EQ(get(tr, k("a")).error, 0);
+  set(tr, k("b"), "x");
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_EQ(write(k("a"), "conflict"), 0);
+  ASSERT_EQ(commit(tr), 1020);
+  ASSERT_TRUE(wait_ready_for(vs));
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 1020);
+}
+
+TEST_F(Versions, VersionstampOfResetTransactionIsCancelled) {
+  Tr tr = make_tr();
+  set(tr, k("a"), "1");
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  fdb_transaction_reset(tr.get());
+  ASSERT_TRUE(wait_ready_for(vs));
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 1025);
+}
+
+TEST_F(Versions, VersionstampOfDestroyedTransactionIsCancelled) {
+  Tr tr = make_tr();
+  set(tr, k("a"), "1");
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  tr.reset();
+  ASSERT_TRUE(wait_ready_for(vs));
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 1025);
+}
+
+TEST_F(Versions, VersionstampAfterADeferredErrorFails) {
+  Tr tr = make_tr();
+  std::string sys = "\xff/sys";
+  set(tr, sys, "v");
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_TRUE(wait_ready_for(vs));
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 2004);
+}
+
+}  // namespace
+}  // namespace fdbc_test

@@ -80,19 +80,18 @@ void FDB_future::complete_error(fdb_error_t error) {
 // The callback of a future that became ready runs on the network thread, holding a
 // reference so the callback may destroy the future.
 void FDB_future::run_callback() {
-  retain();
-  Network::instance().post([this] {
+  Network::instance().post([held = hold()] {
+    FDB_future* f = held.get();
     FDBCallback callback = nullptr;
     void* parameter = nullptr;
     {
-      std::lock_guard lock(mu_);
-      if (!destroyed_) {
-        callback = callback_;
-        parameter = callback_parameter_;
+      std::lock_guard lock(f->mu_);
+      if (!f->destroyed_) {
+        callback = f->callback_;
+        parameter = f->callback_parameter_;
       }
     }
-    if (callback != nullptr) callback(this, parameter);
-    release();
+    if (callback != nullptr) callback(f, parameter);
   });
 }
 

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -56,6 +57,11 @@ struct FDB_future {
 
   void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release();
+  // A reference that releases itself: for tasks the network may drop without running.
+  std::shared_ptr<FDB_future> hold() {
+    retain();
+    return {this, [](FDB_future* f) { f->release(); }};
+  }
 
   // The C API entry points.
   void cancel();

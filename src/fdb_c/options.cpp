@@ -43,10 +43,10 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
       options.read_your_writes = false;
       return 0;
     case FDB_TR_OPTION_SNAPSHOT_RYW_ENABLE:
-      options.snapshot_read_your_writes = true;
+      ++options.snapshot_ryw_count;
       return 0;
     case FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE:
-      options.snapshot_read_your_writes = false;
+      --options.snapshot_ryw_count;
       return 0;
     default:
       return 0;  // priorities, tracing, causal-read risk, ...: nothing to do in-process
@@ -65,10 +65,10 @@ fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const 
     case FDB_DB_OPTION_TRANSACTION_SIZE_LIMIT:
       return apply_transaction_option(defaults, FDB_TR_OPTION_SIZE_LIMIT, value, length);
     case FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE:
-      defaults.snapshot_read_your_writes = true;
+      ++defaults.snapshot_ryw_count;
       return 0;
     case FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE:
-      defaults.snapshot_read_your_writes = false;
+      --defaults.snapshot_ryw_count;
       return 0;
     default:
       return 0;  // location cache, machine and datacenter ids, ...: nothing to do

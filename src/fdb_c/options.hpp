@@ -14,7 +14,10 @@ struct TransactionOptions {
   std::int64_t max_retry_delay_ms = 1000;
   std::int64_t size_limit = 10'000'000;
   bool read_your_writes = true;
-  bool snapshot_read_your_writes = true;
+  // As FoundationDB, a count: SNAPSHOT_RYW_ENABLE adds one, DISABLE takes one away, and
+  // snapshot reads see the transaction's writes while it is positive.
+  int snapshot_ryw_count = 1;
+  bool snapshot_read_your_writes() const { return snapshot_ryw_count > 0; }
 };
 
 // Applies a transaction option. Returns 0, or invalid_option_value (2006) for a bad

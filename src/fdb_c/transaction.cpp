@@ -38,7 +38,7 @@ fdb_error_t FDB_transaction::check() const {
 
 void FDB_transaction::apply_read_options() {
   if (!options_.read_your_writes) tr.set_read_your_writes(false);
-  tr.set_snapshot_read_your_writes(options_.snapshot_read_your_writes);
+  tr.set_snapshot_read_your_writes(options_.snapshot_read_your_writes());
 }
 
 // Completes the versionstamp futures asked for before the commit: with the stamp after a
@@ -171,14 +171,13 @@ FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
 
   bool timed_out = when >= deadline;
   FDBFuture* f = FDB_future::pending(Kind::none);
-  f->retain();  // for the timer
-  fc::Network::instance().post_at(std::min(when, deadline), [f, timed_out] {
+  // The timer holds a reference, released when it runs or is dropped by a stopped network.
+  fc::Network::instance().post_at(std::min(when, deadline), [held = f->hold(), timed_out] {
     if (timed_out) {
-      f->complete_error(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
+      held->complete_error(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
     } else {
-      f->complete(Result{Kind::none});
+      held->complete(Result{Kind::none});
     }
-    f->release();
   });
   return f;
 }
@@ -191,8 +190,8 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
     if (updated.read_your_writes != options_.read_your_writes) {
       tr.set_read_your_writes(updated.read_your_writes);
     }
-    if (updated.snapshot_read_your_writes != options_.snapshot_read_your_writes) {
-      tr.set_snapshot_read_your_writes(updated.snapshot_read_your_writes);
+    if (updated.snapshot_read_your_writes() != options_.snapshot_read_your_writes()) {
+      tr.set_snapshot_read_your_writes(updated.snapshot_read_your_writes());
     }
   } catch (const strata::Error& e) {
     return fc::to_fdb_error(e);

@@ -42,7 +42,7 @@ void FDB_future::release() {
 // callback runs exactly once).
 bool FDB_future::finish(Result* result, fdb_error_t error) {
   std::lock_guard lock(mu_);
-  if (ready_) return false;
+  if (ready_.load(std::memory_order_relaxed)) return false;
   error_ = error;
   if (error == 0 && result != nullptr) {
     result_ = std::move(*result);
@@ -63,7 +63,7 @@ bool FDB_future::finish(Result* result, fdb_error_t error) {
       }
     }
   }
-  ready_ = true;
+  ready_.store(true, std::memory_order_release);
   canceller_ = nullptr;
   cv_.notify_all();
   return callback_set_ && !destroyed_;
@@ -99,7 +99,7 @@ void FDB_future::cancel() {
   std::function<void()> canceller;
   {
     std::lock_guard lock(mu_);
-    if (ready_) return;
+    if (ready_.load(std::memory_order_relaxed)) return;
     canceller = std::move(canceller_);
   }
   complete_error(fc::kOperationCancelled);
@@ -111,7 +111,7 @@ void FDB_future::destroy() {
   {
     std::lock_guard lock(mu_);
     destroyed_ = true;
-    if (!ready_) canceller = std::move(canceller_);
+    if (!ready_.load(std::memory_order_relaxed)) canceller = std::move(canceller_);
   }
   if (canceller) {
     finish(nullptr, fc::kOperationCancelled);  // no callback: the user let go
@@ -122,8 +122,8 @@ void FDB_future::destroy() {
 
 void FDB_future::release_memory() {
   std::lock_guard lock(mu_);
-  if (!ready_ || error_ != 0) return;
-  released_ = true;
+  if (!ready_.load(std::memory_order_relaxed) || error_ != 0) return;
+  released_.store(true, std::memory_order_relaxed);
   row_view_ = {};
   string_view_ = {};
   key_view_ = {};
@@ -131,20 +131,17 @@ void FDB_future::release_memory() {
 }
 
 fdb_error_t FDB_future::block_until_ready() {
+  if (ready_.load(std::memory_order_acquire)) return 0;
   std::unique_lock lock(mu_);
-  if (ready_) return 0;
   lock.unlock();
   // Waiting on the network thread for something only it can deliver would never end.
   if (Network::instance().on_network_thread()) return fc::kBlockedFromNetworkThread;
   lock.lock();
-  cv_.wait(lock, [this] { return ready_; });
+  cv_.wait(lock, [this] { return ready_.load(std::memory_order_relaxed); });
   return 0;
 }
 
-bool FDB_future::is_ready() {
-  std::lock_guard lock(mu_);
-  return ready_;
-}
+bool FDB_future::is_ready() { return ready_.load(std::memory_order_acquire); }
 
 fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
   if (callback == nullptr) return fc::kClientInvalidOperation;
@@ -154,34 +151,32 @@ fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
     callback_set_ = true;
     callback_ = callback;
     callback_parameter_ = parameter;
-    if (!ready_) return 0;
+    if (!ready_.load(std::memory_order_relaxed)) return 0;
   }
   callback(this, parameter);  // already ready: at once, on this thread
   return 0;
 }
 
+// Once ready, a future's outcome never changes: the getters read it without the lock.
 fdb_error_t FDB_future::error() {
-  std::lock_guard lock(mu_);
-  return ready_ ? error_ : fc::kFutureNotSet;
+  return ready_.load(std::memory_order_acquire) ? error_ : fc::kFutureNotSet;
 }
 
 fdb_error_t FDB_future::readable(Kind kind) const {
-  if (!ready_) return fc::kFutureNotSet;
+  if (!ready_.load(std::memory_order_acquire)) return fc::kFutureNotSet;
   if (error_ != 0) return error_;
-  if (released_) return fc::kFutureReleased;
+  if (released_.load(std::memory_order_relaxed)) return fc::kFutureReleased;
   if (result_.kind != kind) return fc::kClientInvalidOperation;
   return 0;
 }
 
 fdb_error_t FDB_future::get_int64(std::int64_t* out) {
-  std::lock_guard lock(mu_);
   if (fdb_error_t e = readable(Kind::int64)) return e;
   *out = result_.int64;
   return 0;
 }
 
 fdb_error_t FDB_future::get_key(const uint8_t** out, int* out_length) {
-  std::lock_guard lock(mu_);
   if (fdb_error_t e = readable(Kind::key)) return e;
   *out = reinterpret_cast<const uint8_t*>(result_.bytes.data());
   *out_length = static_cast<int>(result_.bytes.size());
@@ -189,7 +184,6 @@ fdb_error_t FDB_future::get_key(const uint8_t** out, int* out_length) {
 }
 
 fdb_error_t FDB_future::get_value(fdb_bool_t* present, const uint8_t** out, int* out_length) {
-  std::lock_guard lock(mu_);
   if (fdb_error_t e = readable(Kind::value)) return e;
   *present = result_.present ? 1 : 0;
   if (result_.present) {
@@ -200,7 +194,6 @@ fdb_error_t FDB_future::get_value(fdb_bool_t* present, const uint8_t** out, int*
 }
 
 fdb_error_t FDB_future::get_key_values(const FDBKeyValue** out, int* count, fdb_bool_t* more) {
-  std::lock_guard lock(mu_);
   if (fdb_error_t e = readable(Kind::key_values)) return e;
   *out = row_view_.data();
   *count = static_cast<int>(row_view_.size());
@@ -209,7 +202,6 @@ fdb_error_t FDB_future::get_key_values(const FDBKeyValue** out, int* count, fdb_
 }
 
 fdb_error_t FDB_future::get_strings(const char*** out, int* count) {
-  std::lock_guard lock(mu_);
   if (fdb_error_t e = readable(Kind::strings)) return e;
   *out = string_view_.data();
   *count = static_cast<int>(string_view_.size());
@@ -217,7 +209,6 @@ fdb_error_t FDB_future::get_strings(const char*** out, int* count) {
 }
 
 fdb_error_t FDB_future::get_keys(const FDBKey** out, int* count) {
-  std::lock_guard lock(mu_);
   if (fdb_error_t e = readable(Kind::keys)) return e;
   *out = key_view_.data();
   *count = static_cast<int>(key_view_.size());

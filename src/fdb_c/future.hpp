@@ -83,7 +83,7 @@ struct FDB_future {
   FDB_future() = default;
   ~FDB_future() = default;
 
-  // Shared checks of the getters, under mu_: 0 to go on, or the error to return.
+  // Shared checks of the getters: 0 to go on, or the error to return.
   fdb_error_t readable(Kind kind) const;
   bool finish(Result* result, fdb_error_t error);  // true: run the callback
   void run_callback();
@@ -91,12 +91,12 @@ struct FDB_future {
   std::atomic<int> refs_{1};
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool ready_ = false;          // guarded by mu_
-  bool destroyed_ = false;      // guarded by mu_
-  bool released_ = false;       // guarded by mu_ (release_memory)
-  fdb_error_t error_ = 0;       // guarded by mu_
-  Kind expected_ = Kind::none;  // the kind a pending future will hold
-  Result result_;               // guarded by mu_; stable once ready
+  std::atomic<bool> ready_{false};     // set under mu_; the result is immutable once true
+  bool destroyed_ = false;             // guarded by mu_
+  std::atomic<bool> released_{false};  // release_memory
+  fdb_error_t error_ = 0;              // guarded by mu_
+  Kind expected_ = Kind::none;         // the kind a pending future will hold
+  Result result_;                      // guarded by mu_; stable once ready
   FDBCallback callback_ = nullptr;
   void* callback_parameter_ = nullptr;
   bool callback_set_ = false;

@@ -8,11 +8,13 @@
 
 namespace strata::fdb_c {
 
+inline constexpr std::int64_t kDefaultSizeLimit = 10'000'000;
+
 struct TransactionOptions {
   std::int64_t timeout_ms = 0;    // 0: none
   std::int64_t retry_limit = -1;  // -1: unlimited
   std::int64_t max_retry_delay_ms = 1000;
-  std::int64_t size_limit = 10'000'000;
+  std::int64_t size_limit = kDefaultSizeLimit;
   bool read_your_writes = true;
   // As FoundationDB, a count: SNAPSHOT_RYW_ENABLE adds one, DISABLE takes one away, and
   // snapshot reads see the transaction's writes while it is positive.

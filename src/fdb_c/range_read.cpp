@@ -136,18 +136,20 @@ FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_ke
   Selector last{bytes(end_key_name, end_key_name_length), end_or_equal != 0, end_offset};
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::key_values;
-    std::string begin, end;
+    // Plain keys (first_greater_or_equal) are used in place; other selectors resolve.
+    std::string resolved_begin, resolved_end;
+    std::string_view begin = first.key, end = last.key;
     if (first.is_plain_key()) {
       check_selector_key(first.key);
-      begin = first.key;
     } else {
-      begin = resolve(tr->tr, first, snapshot != 0);
+      resolved_begin = resolve(tr->tr, first, snapshot != 0);
+      begin = resolved_begin;
     }
     if (last.is_plain_key()) {
       check_selector_key(last.key);
-      end = last.key;
     } else {
-      end = resolve(tr->tr, last, snapshot != 0);
+      resolved_end = resolve(tr->tr, last, snapshot != 0);
+      end = resolved_end;
     }
     if (begin >= end) return;
     strata::RangeOptions options{

@@ -11,6 +11,7 @@
 #include "fdb_c/network.hpp"
 
 namespace fc = strata::fdb_c;
+using fc::kDefaultSizeLimit;
 using Kind = FDB_future::Kind;
 
 FDB_transaction::FDB_transaction(strata::Database db, fc::TransactionOptions defaults)
@@ -96,15 +97,18 @@ FDBFuture* FDB_transaction::watch(std::string_view key) {
 FDBFuture* FDB_transaction::commit() {
   std::lock_guard lock(mu);
   fdb_error_t error = check();
+  commit_started_ = true;
   if (error == 0) {
     try {
-      if (static_cast<std::int64_t>(tr.approximate_size()) > options_.size_limit) {
+      // strata itself enforces the default limit; a lower SIZE_LIMIT is checked here.
+      if (options_
+              .size_limit<kDefaultSizeLimit&& static_cast<std::int64_t>(tr.approximate_size())>
+                  options_.size_limit) {
         throw strata::Error(strata::ErrorCode::transaction_too_large,
                             "transaction of " + std::to_string(tr.approximate_size()) +
                                 " bytes exceeds SIZE_LIMIT " + std::to_string(options_.size_limit));
       }
       tr.commit();
-      committed_ = true;
     } catch (const strata::Error& e) {
       error = fc::to_fdb_error(e);
     }
@@ -116,14 +120,9 @@ FDBFuture* FDB_transaction::commit() {
 FDBFuture* FDB_transaction::versionstamp() {
   std::lock_guard lock(mu);
   if (fdb_error_t e = check()) return FDB_future::failed(e);
-  if (committed_) {
-    try {
-      Result stamp{Kind::key};
-      stamp.bytes = tr.versionstamp();
-      return FDB_future::ready(std::move(stamp));
-    } catch (const strata::Error& e) {
-      return FDB_future::failed(fc::to_fdb_error(e));
-    }
+  if (commit_started_) {
+    // As FoundationDB: the stamp is asked for before commit; afterwards it is misuse.
+    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::used_during_commit));
   }
   FDBFuture* f = FDB_future::pending(Kind::key);
   f->retain();  // for the commit that completes it
@@ -167,7 +166,7 @@ FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
   tr.reset();
   apply_read_options();
   deferred_ = 0;
-  committed_ = false;
+  commit_started_ = false;
 
   bool timed_out = when >= deadline;
   FDBFuture* f = FDB_future::pending(Kind::none);
@@ -210,7 +209,7 @@ void FDB_transaction::reset() {
   retries_ = 0;
   backoff_seconds_ = 0.01;
   deferred_ = 0;
-  committed_ = false;
+  commit_started_ = false;
 }
 
 void FDB_transaction::cancel() {

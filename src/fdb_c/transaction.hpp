@@ -90,6 +90,6 @@ struct FDB_transaction {
   std::int64_t retries_ = 0;                   // guarded by mu
   double backoff_seconds_ = 0.01;              // guarded by mu
   fdb_error_t deferred_ = 0;                   // guarded by mu
-  bool committed_ = false;                     // guarded by mu: a commit succeeded
+  bool commit_started_ = false;                // guarded by mu: commit() was called
   std::vector<FDBFuture*> stamp_waiters_;      // guarded by mu; each holds a reference
 };

@@ -146,6 +146,15 @@ TEST_F(Versions, VersionstampCompletesWithTheCommitAndMatchesTheCommitVersion) {
   EXPECT_EQ(from_be(stamp.key.substr(0, 8)), committed_version(tr));
 }
 
+TEST_F(Versions, VersionstampAskedAfterCommitIsUsedDuringCommit) {
+  Tr tr = make_tr();
+  set(tr, k("a"), "1");
+  ASSERT_EQ(commit(tr), 0);
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_TRUE(fdb_future_is_ready(vs.get()));
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 2017);  // as FoundationDB's client
+}
+
 TEST_F(Versions, VersionstampCallbackRunsOnTheNetworkThreadOrAtOnce) {
   Tr tr = make_tr();
   set(tr, k("a"), "1");

@@ -12,6 +12,11 @@ run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR} -B ${WORK_DIR}/strata
     -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/strata)
 run(${CMAKE_COMMAND} --install ${WORK_DIR}/strata)
+# The install carries libfdb_c.so, FoundationDB's C API over strata (src/fdb_c).
+file(GLOB fdb_c_installed ${WORK_DIR}/prefix/lib*/libfdb_c.so)
+if(NOT fdb_c_installed)
+  message(FATAL_ERROR "cmake --install did not install libfdb_c.so under ${WORK_DIR}/prefix")
+endif()
 run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/tests/package/consumer -B ${WORK_DIR}/consumer
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)

@@ -5,25 +5,17 @@
 #include <string>
 #include <string_view>
 
+#include "fdb_c/bytes.hpp"
 #include "fdb_c/transaction.hpp"
 
 namespace fc = strata::fdb_c;
+using fc::bytes;
+using fc::key_after;
 using Kind = FDB_future::Kind;
 
 namespace {
 
 const std::string kKeyspaceEnd = "\xff";  // the largest readable key; selectors clamp to it
-
-std::string_view bytes(const uint8_t* data, int length) {
-  if (length <= 0) return {};
-  return {reinterpret_cast<const char*>(data), static_cast<std::size_t>(length)};
-}
-
-std::string key_after(std::string_view key) {
-  std::string next(key);
-  next.push_back('\0');
-  return next;
-}
 
 struct Selector {
   std::string_view key;

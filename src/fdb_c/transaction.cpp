@@ -8,9 +8,11 @@
 #include <string_view>
 
 #include "fdb_c/api_version.hpp"
+#include "fdb_c/bytes.hpp"
 #include "fdb_c/network.hpp"
 
 namespace fc = strata::fdb_c;
+using fc::bytes;
 using fc::kDefaultSizeLimit;
 using Kind = FDB_future::Kind;
 
@@ -221,11 +223,6 @@ void FDB_transaction::cancel() {
 // ---- Entry points ---------------------------------------------------------------------
 
 namespace {
-
-std::string_view bytes(const uint8_t* data, int length) {
-  if (length <= 0) return {};
-  return {reinterpret_cast<const char*>(data), static_cast<std::size_t>(length)};
-}
 
 // FoundationDB's mutation codes to strata's.
 std::optional<strata::MutationType> mutation_type(FDBMutationType code) {

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "options.hpp"
+#include "recipes/high_contention.hpp"
 #include "runner.hpp"
 #include "workloads.hpp"
 
@@ -67,6 +68,12 @@ int main(int argc, char** argv) {
     std::printf(
         "strata-stress: --api c runs the queues' simple mode only (the C recipes have no "
         "high-contention mode)\n");
+  }
+
+  strata::recipes_detail::set_client_latency(std::chrono::microseconds(o.round_trip_us));
+  if (o.round_trip_us > 0) {
+    std::printf("strata-stress: pops wait a simulated %d us round trip before committing\n",
+                o.round_trip_us);
   }
 
   std::vector<RunResult> results;

@@ -37,6 +37,10 @@ percentiles and peak memory. Exits 1 on any violation.
                          "strata:DIR" with --path). The C recipes have the simple mode
                          only: --high-contention both runs just the simple mode (and
                          says so), --high-contention on is refused
+  --round-trip-us N      simulate a networked client: every pop transaction of the C++
+                         recipes (both modes) waits N microseconds between its reads and
+                         its commit, so consumers' transactions overlap as they do against
+                         a cluster (default 0)
   --help                 this text
 )";
 
@@ -106,6 +110,8 @@ StressOptions parse_options(int argc, char** argv) {
       o.seed = number(flag, value, 0, ~0ull);
     } else if (flag == "--json") {
       o.json = value;
+    } else if (flag == "--round-trip-us") {
+      o.round_trip_us = static_cast<int>(number(flag, value, 0, 100'000));
     } else if (flag == "--api") {
       std::string_view api = value;
       if (api == "cpp")
@@ -117,6 +123,9 @@ StressOptions parse_options(int argc, char** argv) {
     } else {
       fail("unknown option '" + std::string(flag) + "'");
     }
+  }
+  if (o.api == ClientApi::c && o.round_trip_us > 0) {
+    fail("--round-trip-us applies to the C++ recipes only (--api cpp)");
   }
   if (o.api == ClientApi::c) {
 #if !STRATA_STRESS_FDB_C

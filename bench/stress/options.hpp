@@ -23,6 +23,7 @@ struct StressOptions {
   std::uint64_t seed = 1;
   std::string json;  // write the results here too
   ClientApi api = ClientApi::cpp;
+  int round_trip_us = 0;  // simulated client round trip inside each C++ recipe pop
 };
 
 // Parses argv. On --help prints usage and exits 0; on a bad flag prints the problem and

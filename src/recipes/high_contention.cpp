@@ -1,6 +1,7 @@
 #include "recipes/high_contention.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <thread>
 #include <tuple>
@@ -13,6 +14,13 @@
 
 namespace strata::recipes_detail {
 namespace {
+
+std::atomic<std::int64_t> g_client_latency_us{0};
+
+void client_round_trip() {
+  std::int64_t us = g_client_latency_us.load(std::memory_order_relaxed);
+  if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+}
 
 // The next request index: last request's index + 1, or 0, from a snapshot read.
 std::int64_t next_request_index(Transaction& tr, const Subspace& requests) {
@@ -57,6 +65,7 @@ bool fulfil_once(Transaction& tr, const StagedLayout& layout) {
     tr.get(requests[i].key);
     tr.clear(requests[i].key);
   }
+  client_round_trip();
   tr.commit();
   return requests.size() < static_cast<std::size_t>(kFulfilBatch);
 }
@@ -77,6 +86,10 @@ void fulfil_all(Transaction& tr, const StagedLayout& layout, PopCounters& counte
 }
 
 }  // namespace
+
+void set_client_latency(std::chrono::microseconds latency) {
+  g_client_latency_us.store(latency.count(), std::memory_order_relaxed);
+}
 
 PopCounters& pop_counters() {
   thread_local PopCounters counters;
@@ -104,7 +117,9 @@ std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End e
   auto result = db.run([&](Transaction& tr) {
     if (!first_attempt) ++counters.retries;
     first_attempt = false;
-    return pop_simple(tr, items, end, true);
+    auto value = pop_simple(tr, items, end, true);
+    client_round_trip();
+    return value;
   });
   ++counters.pops;
   return result;
@@ -120,11 +135,13 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
     std::int64_t index = next_request_index(tr, layout.requests);
     if (index == 0) {
       auto value = pop_simple(tr, layout.items, layout.end, true);
+      client_round_trip();
       tr.commit();
       ++counters.pops;
       return value;
     }
     std::tie(request_key, result_key) = add_request(tr, layout, index);
+    client_round_trip();
     tr.commit();
   } catch (const Error& e) {
     if (!e.retryable()) throw;
@@ -137,6 +154,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
     tr.reset();
     try {
       auto keys = add_request(tr, layout, next_request_index(tr, layout.requests));
+      client_round_trip();
       tr.commit();
       std::tie(request_key, result_key) = std::move(keys);
     } catch (const Error& e) {
@@ -160,6 +178,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
       auto value = tr.get(result_key);
       if (value) {
         tr.clear(result_key);
+        client_round_trip();
         tr.commit();
       }
       ++counters.pops;

@@ -51,6 +51,12 @@ struct PopCounters {
 };
 PopCounters& pop_counters();
 
+// A simulated client round trip, for tests and benchmarks: every pop transaction, in either
+// mode, waits this long between its reads and its commit, as a client of a networked cluster
+// does. In one process a transaction takes microseconds, too short for consumers to collide
+// the way the high-contention mode is designed for. Zero (the default) in real use.
+void set_client_latency(std::chrono::microseconds latency);
+
 // Builds the bookkeeping subspaces under key() + "\xff" (outside items.range()).
 // Throws Error(invalid_argument) for an empty prefix.
 Subspace bookkeeping(const Subspace& items, const Tuple& name);

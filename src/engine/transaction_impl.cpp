@@ -16,33 +16,25 @@ namespace {
 
 std::size_t row_bytes(const KeyValue& row) { return row.key.size() + row.value.size(); }
 
-// Whether the row limit or the byte target ended a read (FoundationDB's "more").
-bool reached_limits(const std::vector<KeyValue>& rows, const RangeOptions& options) {
-  if (rows.empty()) return false;
-  if (options.limit > 0 && rows.size() >= static_cast<std::size_t>(options.limit)) return true;
-  if (options.target_bytes <= 0) return false;
-  std::size_t bytes = 0;
-  for (const KeyValue& row : rows) bytes += row_bytes(row);
-  return bytes >= static_cast<std::size_t>(options.target_bytes);
-}
-
 // full(): whether the rows read so far reach the limit or the byte target. Counts each
-// row's bytes once, as rows are appended.
+// row's bytes once, as rows are appended. The last answer is whether a limit ended the
+// read (FoundationDB's "more"), kept in `reached`.
 class LimitTracker {
  public:
-  LimitTracker(const RangeOptions& options, const std::vector<KeyValue>& rows)
-      : options_(options), rows_(rows) {}
+  LimitTracker(const RangeOptions& options, const std::vector<KeyValue>& rows, bool& reached)
+      : options_(options), rows_(rows), reached_(reached) {}
   bool operator()() {
     for (; counted_ < rows_.size(); ++counted_) bytes_ += row_bytes(rows_[counted_]);
-    if (options_.limit > 0 && rows_.size() >= static_cast<std::size_t>(options_.limit)) {
-      return true;
-    }
-    return options_.target_bytes > 0 && bytes_ >= static_cast<std::size_t>(options_.target_bytes);
+    reached_ =
+        (options_.limit > 0 && rows_.size() >= static_cast<std::size_t>(options_.limit)) ||
+        (options_.target_bytes > 0 && bytes_ >= static_cast<std::size_t>(options_.target_bytes));
+    return reached_;
   }
 
  private:
   const RangeOptions& options_;
   const std::vector<KeyValue>& rows_;
+  bool& reached_;
   std::size_t counted_ = 0;
   std::size_t bytes_ = 0;
 };
@@ -221,12 +213,13 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
   static const WriteMap kNoWrites;
   const bool own = sees_own_writes(mode);
   const WriteMap& writes = own ? writes_ : kNoWrites;
-  std::vector<KeyValue> rows = options.reverse ? read_reverse(writes, begin, end, options)
-                                               : read_forward(writes, begin, end, options);
+  bool limited = false;
+  std::vector<KeyValue> rows = options.reverse ? read_reverse(writes, begin, end, options, limited)
+                                               : read_forward(writes, begin, end, options, limited);
   // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless a
   // limit stopped the read, in which case only up to (or from) the last row returned.
   std::string span_begin(begin), span_end(end);
-  if (reached_limits(rows, options)) {
+  if (limited) {
     if (options.reverse) {
       span_begin = rows.back().key;
     } else {
@@ -269,14 +262,14 @@ void TransactionImpl::append_own_write(const std::string& key, const PointWrite&
 
 std::vector<KeyValue> TransactionImpl::read_forward(const WriteMap& writes, std::string_view begin,
                                                     std::string_view end,
-                                                    const RangeOptions& options) {
+                                                    const RangeOptions& options, bool& limited) {
   using Node = kv::MvccStore::Node;
   const kv::MvccStore& store = db_->store();
   const Version rv = read_version_;
   const auto& points = writes.points();
   const RangeSet& cleared = writes.cleared_ranges();
   std::vector<KeyValue> rows;
-  LimitTracker full(options, rows);
+  LimitTracker full(options, rows, limited);
 
   // The next store node at or after `n` with a value visible at rv, below `end`.
   auto visible_from = [&](Node* n) {
@@ -315,14 +308,14 @@ std::vector<KeyValue> TransactionImpl::read_forward(const WriteMap& writes, std:
 
 std::vector<KeyValue> TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begin,
                                                     std::string_view end,
-                                                    const RangeOptions& options) {
+                                                    const RangeOptions& options, bool& limited) {
   using Node = kv::MvccStore::Node;
   const kv::MvccStore& store = db_->store();
   const Version rv = read_version_;
   const auto& points = writes.points();
   const RangeSet& cleared = writes.cleared_ranges();
   std::vector<KeyValue> rows;
-  LimitTracker full(options, rows);
+  LimitTracker full(options, rows, limited);
 
   // The last store node before `key` with a value visible at rv, at or after `begin`.
   auto visible_before = [&](std::string_view key) {

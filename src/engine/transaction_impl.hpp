@@ -90,10 +90,13 @@ class TransactionImpl {
   static void append_own_write(const std::string& key, const PointWrite& w,
                                std::optional<std::string_view> stored, std::vector<KeyValue>& rows);
   // `writes` is writes_, or an empty map when the read does not see its own writes.
+  // `limited`: set when the row limit or the byte target ended the read.
   std::vector<KeyValue> read_forward(const WriteMap& writes, std::string_view begin,
-                                     std::string_view end, const RangeOptions& options);
+                                     std::string_view end, const RangeOptions& options,
+                                     bool& limited);
   std::vector<KeyValue> read_reverse(const WriteMap& writes, std::string_view begin,
-                                     std::string_view end, const RangeOptions& options);
+                                     std::string_view end, const RangeOptions& options,
+                                     bool& limited);
 
   std::shared_ptr<DatabaseImpl> db_;
   kv::ReaderRegistry::Slot* slot_ = nullptr;

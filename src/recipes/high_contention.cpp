@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -40,23 +43,40 @@ std::pair<std::string, std::string> add_request(Transaction& tr, const StagedLay
   return {std::move(request_key), std::move(result_key)};
 }
 
-// One fulfilment transaction: pairs up to kFulfilBatch requests with items in order and
-// commits. True when it saw fewer than kFulfilBatch requests (nothing more to do).
-bool fulfil_once(Transaction& tr, const StagedLayout& layout) {
+// What one fulfilment pass did for the popper that ran it.
+struct Pass {
+  bool any = false;         // there were requests to serve
+  bool more = false;        // it took a full batch of requests: another pass may have work
+  bool served_own = false;  // it resolved the popper's own request: `own` is the outcome
+  std::optional<std::string> own;
+};
+
+// One fulfilment pass, up to its commit: pairs up to kFulfilBatch requests with items in
+// order. The popper's own request, when paired, keeps its item instead of writing it to the
+// result slot, which saves the transaction that would collect it.
+Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own_request) {
   ReadView snap = tr.snapshot();
   auto requests = snap.get_range(layout.requests.range(), {.limit = kFulfilBatch});
-  if (requests.empty()) return true;
-  auto items =
-      snap.get_range(layout.items, {.limit = kFulfilBatch, .reverse = layout.end == End::last});
+  Pass pass;
+  if (requests.empty()) return pass;
+  auto items = snap.get_range(layout.items, {.limit = static_cast<int>(requests.size()),
+                                             .reverse = layout.end == End::last});
+  pass.any = true;
+  pass.more = requests.size() == static_cast<std::size_t>(kFulfilBatch);
   std::size_t i = 0;
   for (; i < requests.size() && i < items.size(); ++i) {
-    Tuple request = layout.requests.unpack(requests[i].key);
-    tr.set(layout.results.pack(Tuple{request[1]}), items[i].value);
     // Serializable point reads of exactly the keys consumed, before clearing them.
     // (They see what the snapshot saw, at the same read version; a mismatch would mean the
     // store changed under us, so give the pass up as a conflict.)
     if (!tr.get(items[i].key) || !tr.get(requests[i].key)) {
       throw Error(ErrorCode::not_committed, "fulfilment saw a consumed key vanish");
+    }
+    if (requests[i].key == own_request) {
+      pass.served_own = true;
+      pass.own = std::move(items[i].value);
+    } else {
+      Tuple request = layout.requests.unpack(requests[i].key);
+      tr.set(layout.results.pack(Tuple{request[1]}), items[i].value);
     }
     tr.clear(items[i].key);
     tr.clear(requests[i].key);
@@ -64,25 +84,69 @@ bool fulfil_once(Transaction& tr, const StagedLayout& layout) {
   for (; i < requests.size(); ++i) {  // no items left: "empty" for these requests
     tr.get(requests[i].key);
     tr.clear(requests[i].key);
+    if (requests[i].key == own_request) pass.served_own = true;  // own stays nullopt
   }
-  client_round_trip();
-  tr.commit();
-  return requests.size() < static_cast<std::size_t>(kFulfilBatch);
+  return pass;
 }
 
-// Fulfils until a pass sees a short batch or loses a race (1020: someone else served
-// those requests; go check).
-void fulfil_all(Transaction& tr, const StagedLayout& layout, PopCounters& counters) {
+// Fulfils until a pass serves the popper's own request, sees a short batch, or loses a race
+// (1020: someone else served those requests; go check). Returns the own outcome if served.
+std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const StagedLayout& layout,
+                                                     std::string_view own_request,
+                                                     PopCounters& counters) {
   for (;;) {
     tr.reset();
+    Pass pass;
     try {
-      if (fulfil_once(tr, layout)) return;
+      pass = plan_pass(tr, layout, own_request);
+      if (!pass.any) return std::nullopt;
+      client_round_trip();
+      tr.commit();
+      if (pass.served_own) return std::move(pass.own);
+      if (!pass.more) return std::nullopt;
     } catch (const Error& e) {
+      // The own item was taken out of the queue in memory only: if the commit's fate is
+      // unknown, so is the pop's, and retrying could lose the item. Say so.
+      if (pass.served_own && e.error_code() == ErrorCode::commit_unknown_result) throw;
       ++counters.retries;
-      if (e.error_code() == ErrorCode::not_committed) return;
+      if (e.error_code() == ErrorCode::not_committed) {
+        ++counters.fulfil_races;
+        return std::nullopt;
+      }
       tr.on_error(e);  // backs off, or rethrows a non-retryable error
     }
   }
+}
+
+// Waits until the popper's own request or the oldest request changes (a pass served or
+// cleared it), up to `timeout`: watches on both keys, armed by committing `tr`. True if one
+// fired.
+bool wait_for_progress(Transaction& tr, const std::string& own_request,
+                       const std::string& head_request, std::chrono::microseconds timeout) {
+  struct Signal {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool fired = false;
+  };
+  auto signal = std::make_shared<Signal>();
+  Watch own = tr.watch(own_request);
+  Watch head = tr.watch(head_request);
+  tr.commit();
+  for (Watch* w : {&own, &head}) {
+    w->on_ready([signal] {
+      std::lock_guard lock(signal->mu);
+      signal->fired = true;
+      signal->cv.notify_all();
+    });
+  }
+  bool fired;
+  {
+    std::unique_lock lock(signal->mu);
+    fired = signal->cv.wait_for(lock, timeout, [&] { return signal->fired; });
+  }
+  own.cancel();
+  head.cancel();
+  return fired;
 }
 
 }  // namespace
@@ -129,6 +193,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
   PopCounters& counters = pop_counters();
   Transaction tr = db.create_transaction();
   std::string request_key, result_key;
+  const auto started = std::chrono::steady_clock::now();
 
   // Step 1, the fast path: nobody waiting -> the simple pop; else queue up behind them.
   try {
@@ -163,26 +228,42 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
     }
   }
 
-  // Step 3: help fulfil, then check our own request; back off while it is unserved.
-  std::chrono::microseconds backoff = kFirstBackoff;
+  // Step 3: serve. The popper holding the oldest request runs fulfilment passes; the others
+  // wait for its pass (see wait_for_progress) up to a backoff that doubles to a cap, and run
+  // a pass themselves only when that runs out, so passes seldom race each other. The first
+  // wait is twice what registering took, which is about a transaction's round trip here:
+  // long enough for the oldest popper's pass to land, whatever the latency to the store.
+  auto registering = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - started);
+  std::chrono::microseconds backoff = std::clamp(2 * registering, kFirstBackoff, kMaxBackoff);
+  bool help = false;
   for (;;) {
-    fulfil_all(tr, layout, counters);
     tr.reset();
     try {
-      if (tr.get(request_key)) {
-        ++counters.sleeps;
-        std::this_thread::sleep_for(backoff);
-        backoff = std::min(backoff * 2, kMaxBackoff);
+      if (!tr.get(request_key)) {  // served by someone else's pass: collect the result
+        auto value = tr.get(result_key);
+        if (value) {
+          tr.clear(result_key);
+          client_round_trip();
+          tr.commit();
+        }
+        ++counters.pops;
+        return value;
+      }
+      auto head = tr.snapshot().get_range(layout.requests.range(), {.limit = 1});
+      if (help || head.empty() || head[0].key == request_key) {
+        help = false;
+        if (auto own = fulfil_all(tr, layout, request_key, counters)) {
+          ++counters.pops;
+          return std::move(*own);
+        }
         continue;
       }
-      auto value = tr.get(result_key);
-      if (value) {
-        tr.clear(result_key);
-        client_round_trip();
-        tr.commit();
+      ++counters.sleeps;
+      if (!wait_for_progress(tr, request_key, head[0].key, backoff)) {
+        help = true;
+        backoff = std::min(backoff * 2, kMaxBackoff);
       }
-      ++counters.pops;
-      return value;
     } catch (const Error& e) {
       ++counters.retries;
       tr.on_error(e);

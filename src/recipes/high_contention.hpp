@@ -2,12 +2,15 @@
 //
 // pop_simple is the documented recipe's pop inside one transaction. pop_staged is
 // FoundationDB's high-contention queue layer (FDB-SEMANTICS 7.3): a fast path when no pop is
-// waiting, else a pop request (index, random id) that every waiting popper helps fulfil, in
-// request order, with the items in item order. Each fulfilment writes the result and does
+// waiting, else a pop request (index, random id) served by fulfilment passes, in request
+// order, with the items in item order. Each fulfilment writes the result and does
 // serializable point reads of exactly the item key and request key it consumes, so two
 // fulfillers that consume the same item or request conflict (1020) instead of losing or
 // duplicating it. Requests left over when items run out are cleared without a result,
-// which their owners read as "empty".
+// which their owners read as "empty". Two changes from the layer, both scheduling
+// (docs/recipes.md): the popper holding the oldest request runs the passes while the others
+// wait on watches, instead of every waiter racing the same batch; and a pass keeps the
+// item it pairs with its own popper's request instead of writing it to the result slot.
 //
 // Thread safety: free functions; StagedLayout is an immutable value; PopCounters are
 // per thread.
@@ -34,19 +37,24 @@ struct StagedLayout {
   End end = End::first;
 };
 
-// Backoff between checks of an unserved request. The layer used 10 ms doubling to 1 s, sized
-// for a networked cluster; strata commits in microseconds, and each round fulfils outstanding
-// requests itself before sleeping, so a sleep only waits out a concurrent fulfiller.
-inline constexpr std::chrono::microseconds kFirstBackoff{100};
-inline constexpr std::chrono::microseconds kMaxBackoff{10000};
+// Bounds of the wait of a popper whose request is not the oldest. It waits on watches of the
+// oldest request and its own, so a pass wakes it at once; the bound only matters when the
+// oldest popper stalls, and then the waiter runs a pass itself. The first wait is twice the
+// popper's registration time (about one round trip to the store), at least kFirstBackoff;
+// each wait that runs out doubles it, up to kMaxBackoff. (The layer slept 10 ms doubling to
+// 1 s between checks, sized for a networked cluster.)
+inline constexpr std::chrono::microseconds kFirstBackoff{500};
+inline constexpr std::chrono::microseconds kMaxBackoff{100000};
 // Requests and items taken per fulfilment transaction.
 inline constexpr int kFulfilBatch = 100;
 
 // This thread's counters, for tests and benchmarks: pops finished, failed transaction
-// attempts (conflicts and other retried errors) and backoff sleeps.
+// attempts (conflicts and other retried errors), the part of those that were fulfilment
+// passes losing to another pass, and backoff sleeps.
 struct PopCounters {
   std::uint64_t pops = 0;
   std::uint64_t retries = 0;
+  std::uint64_t fulfil_races = 0;
   std::uint64_t sleeps = 0;
 };
 PopCounters& pop_counters();

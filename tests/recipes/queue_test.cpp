@@ -143,6 +143,21 @@ TEST(QueueHighContention, FulfilsOutstandingRequestsInOrder) {
   EXPECT_TRUE(tr.get_range(q.subspace().range()).empty());
 }
 
+// Pop counters summed over consumer threads: count() runs a consumer's loop on the calling
+// thread and adds what that thread's pops counted.
+struct ConsumerCounters {
+  std::atomic<std::uint64_t> pops{0}, retries{0}, races{0};
+  template <class Consume>
+  void count(Consume&& consume) {
+    recipes_detail::PopCounters before = recipes_detail::pop_counters();
+    consume();
+    const recipes_detail::PopCounters& after = recipes_detail::pop_counters();
+    pops += after.pops - before.pops;
+    retries += after.retries - before.retries;
+    races += after.fulfil_races - before.fulfil_races;
+  }
+};
+
 struct MoveStats {
   long enqueue_conflicts = 0;
   std::uint64_t pops = 0, retries = 0;
@@ -157,7 +172,7 @@ MoveStats move_items(bool high_contention, int producers, int consumers, int ite
   const int total = per_producer * producers;
   std::atomic<long> enqueue_conflicts{0};
   std::atomic<int> received{0};
-  std::atomic<std::uint64_t> pops{0}, retries{0};
+  ConsumerCounters counters;
   std::vector<std::vector<std::pair<int, int>>> seen(consumers);
   std::vector<std::thread> threads;
   for (int p = 0; p < producers; ++p) {
@@ -180,17 +195,15 @@ MoveStats move_items(bool high_contention, int producers, int consumers, int ite
   }
   for (int c = 0; c < consumers; ++c) {
     threads.emplace_back([&, c] {
-      recipes_detail::PopCounters before = recipes_detail::pop_counters();
-      while (received.load() < total) {
-        // Sleeps on the signal key when the queue is momentarily empty.
-        if (auto v = q.dequeue_wait(db, 5ms)) {
-          seen[c].push_back(parse_item(*v));
-          ++received;
+      counters.count([&] {
+        while (received.load() < total) {
+          // Sleeps on the signal key when the queue is momentarily empty.
+          if (auto v = q.dequeue_wait(db, 5ms)) {
+            seen[c].push_back(parse_item(*v));
+            ++received;
+          }
         }
-      }
-      const recipes_detail::PopCounters& after = recipes_detail::pop_counters();
-      pops += after.pops - before.pops;
-      retries += after.retries - before.retries;
+      });
     });
   }
   for (auto& t : threads) t.join();
@@ -210,7 +223,7 @@ MoveStats move_items(bool high_contention, int producers, int consumers, int ite
   EXPECT_EQ(wrong, 0) << "items not delivered exactly once";
   EXPECT_EQ(received.load(), total);
   EXPECT_EQ(q.peek(db), std::nullopt);
-  return {enqueue_conflicts.load(), pops.load(), retries.load()};
+  return {enqueue_conflicts.load(), counters.pops.load(), counters.retries.load()};
 }
 
 TEST_P(QueueModes, FourProducersFourConsumersExactlyOnceFifoPerProducer) {
@@ -234,19 +247,18 @@ TEST(QueueContention, EightConsumersRetriesPerPop) {
     db.run([&](Transaction& tr) {
       for (int i = 0; i < items; ++i) q.enqueue(tr, item_value(0, i));
     });
-    std::atomic<std::uint64_t> pops{0}, retries{0};
+    ConsumerCounters counters;
     std::vector<std::vector<int>> seen(8);
     std::vector<std::thread> threads;
     for (int c = 0; c < 8; ++c) {
       threads.emplace_back([&, c] {
-        recipes_detail::PopCounters before = recipes_detail::pop_counters();
-        while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
-        const recipes_detail::PopCounters& after = recipes_detail::pop_counters();
-        pops += after.pops - before.pops;
-        retries += after.retries - before.retries;
+        counters.count([&] {
+          while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
+        });
       });
     }
     for (auto& t : threads) t.join();
+    const std::uint64_t pops = counters.pops.load(), retries = counters.retries.load();
     std::vector<int> count(items, 0);
     for (auto& s : seen) {
       EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
@@ -257,10 +269,10 @@ TEST(QueueContention, EightConsumersRetriesPerPop) {
         << std::count_if(count.begin(), count.end(), [](int n) { return n > 1; })
         << "; left in the item range " << recipestest::read_all(db, q.subspace().range()).size()
         << ", bookkeeping rows left " << read_prefix(db, q.subspace().key() + "\xff").size();
-    per_pop[hc] = double(retries.load()) / double(pops.load());
+    per_pop[hc] = double(retries) / double(pops);
     std::printf("[ stats    ] %s, 8 consumers: %llu pops, %llu retries (%.3f per pop)\n",
-                hc ? "high-contention" : "simple", static_cast<unsigned long long>(pops.load()),
-                static_cast<unsigned long long>(retries.load()), per_pop[hc]);
+                hc ? "high-contention" : "simple", static_cast<unsigned long long>(pops),
+                static_cast<unsigned long long>(retries), per_pop[hc]);
   }
   // The staged path bounds retries: a lost fulfilment race costs one retry and serves the
   // loser's request anyway.
@@ -279,24 +291,21 @@ TEST_P(QueueModes, EightConsumersWithClientRoundTripsDeliverExactlyOnce) {
   });
   recipes_detail::set_client_latency(200us);
   std::vector<std::vector<int>> seen(8);
-  std::atomic<std::uint64_t> pops{0}, retries{0}, races{0};
+  ConsumerCounters counters;
   std::vector<std::thread> threads;
   for (int c = 0; c < 8; ++c) {
     threads.emplace_back([&, c] {
-      recipes_detail::PopCounters before = recipes_detail::pop_counters();
-      while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
-      const recipes_detail::PopCounters& after = recipes_detail::pop_counters();
-      pops += after.pops - before.pops;
-      retries += after.retries - before.retries;
-      races += after.fulfil_races - before.fulfil_races;
+      counters.count([&] {
+        while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
+      });
     });
   }
   for (auto& t : threads) t.join();
   recipes_detail::set_client_latency(0us);
   std::printf("[ stats    ] %s, 200 us round trips: %.3f retries per pop, %.3f lost passes\n",
               GetParam() ? "high-contention" : "simple",
-              double(retries.load()) / double(pops.load()),
-              double(races.load()) / double(pops.load()));
+              double(counters.retries.load()) / double(counters.pops.load()),
+              double(counters.races.load()) / double(counters.pops.load()));
   std::vector<int> count(items, 0);
   for (auto& s : seen) {
     EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));

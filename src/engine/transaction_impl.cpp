@@ -163,7 +163,10 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
   check_usable();
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) return std::nullopt;  // no such key can exist
-  if (!sees_own_writes(mode)) {
+  // The stored value at the read version, with the point's read conflict when serializable.
+  // (When this transaction's writes are seen, keys it set or cleared never get here, so there
+  // is nothing to subtract from the conflict.)
+  auto read_store = [&] {
     Version rv = ensure_read_version();
     check_not_too_old();
     std::optional<std::string> value;
@@ -173,7 +176,8 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
       conflict_bytes_ += 2 * key.size() + 1;
     }
     return value;
-  }
+  };
+  if (!sees_own_writes(mode)) return read_store();
   const PointWrite* w = writes_.find(key);
   if (w != nullptr && w->kind != PointWrite::Kind::dependent) {
     if (w->kind == PointWrite::Kind::stamped) {
@@ -185,15 +189,7 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
   }
   if (w == nullptr && writes_.cleared(key)) return std::nullopt;
   check_readable(key);
-  Version rv = ensure_read_version();
-  check_not_too_old();
-  std::optional<std::string> value;
-  if (const kv::VersionRecord* r = db_->store().get(key, rv)) value.emplace(r->value());
-  if (mode == ReadMode::serializable) {
-    // Keys this transaction set or cleared returned above, so nothing to subtract.
-    point_reads_.emplace_back(key);
-    conflict_bytes_ += 2 * key.size() + 1;
-  }
+  std::optional<std::string> value = read_store();
   if (w != nullptr) return resolve_dependent(*w, value);
   return value;
 }

@@ -11,9 +11,9 @@ MvccStore::~MvccStore() {
   }
   for (const Retired& r : retired_) {
     if (r.is_node) {
-      List::destroy_node(static_cast<Node*>(r.ptr));
+      list_.destroy_node(static_cast<Node*>(r.ptr));
     } else {
-      VersionRecord::destroy(static_cast<VersionRecord*>(r.ptr));
+      VersionRecord::destroy(record_pool_, static_cast<VersionRecord*>(r.ptr));
     }
   }
 }
@@ -63,13 +63,14 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
   if (head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
     // published version may be standing on it: retire, do not free.
-    node->payload().store(VersionRecord::make(version, value, head->older()),
+    node->payload().store(VersionRecord::make(record_pool_, version, value, head->older()),
                           std::memory_order_release);
     retired_.push_back({committed(), head, false});
     return;
   }
   // Release: a reader that loads the new head sees its contents and its older link.
-  node->payload().store(VersionRecord::make(version, value, head), std::memory_order_release);
+  node->payload().store(VersionRecord::make(record_pool_, version, value, head),
+                        std::memory_order_release);
   gc_queue_.push_back({node, version});
 }
 
@@ -132,9 +133,9 @@ void MvccStore::reclaim(Version oldest) {
   while (!retired_.empty() && retired_.front().tag < oldest) {
     const Retired& r = retired_.front();
     if (r.is_node) {
-      List::destroy_node(static_cast<Node*>(r.ptr));
+      list_.destroy_node(static_cast<Node*>(r.ptr));
     } else {
-      VersionRecord::destroy(static_cast<VersionRecord*>(r.ptr));
+      VersionRecord::destroy(record_pool_, static_cast<VersionRecord*>(r.ptr));
     }
     retired_.pop_front();
   }

@@ -27,6 +27,7 @@
 #include "strata/types.hpp"
 
 #include "kv/reader_registry.hpp"
+#include "kv/size_class_pool.hpp"
 #include "kv/skiplist.hpp"
 #include "kv/version_chain.hpp"
 
@@ -37,7 +38,7 @@ class MvccStore {
   using List = SkipList<std::atomic<VersionRecord*>>;
   using Node = List::Node;
 
-  MvccStore() = default;
+  MvccStore() : list_(node_pool_) {}
   ~MvccStore();
   MvccStore(const MvccStore&) = delete;
   MvccStore& operator=(const MvccStore&) = delete;
@@ -102,6 +103,10 @@ class MvccStore {
   void reclaim(Version oldest);
   std::uint64_t next_random();
 
+  // Nodes and version records come from separate pools, so the nodes a seek walks sit
+  // together rather than between values. Before list_: the list frees into node_pool_.
+  SizeClassPool node_pool_;
+  SizeClassPool record_pool_;
   List list_;
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};

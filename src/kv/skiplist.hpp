@@ -12,6 +12,7 @@
 //   - An unlinked node keeps its next pointers, which still lead forward into the list
 //     (or to nodes unlinked later), so a reader standing on it can carry on.
 //   - Nodes are freed only by the owner, after unlink, once no reader can hold them.
+//   - Node memory comes from the SizeClassPool the list is built on, which must outlive it.
 #pragma once
 
 #include <atomic>
@@ -20,6 +21,8 @@
 #include <cstring>
 #include <new>
 #include <string_view>
+
+#include "kv/size_class_pool.hpp"
 
 namespace strata::kv {
 
@@ -78,7 +81,7 @@ class SkipList {
     std::atomic<Node*> next_[1];  // really next_[height_], followed by the key bytes
   };
 
-  SkipList() : head_(make_node({}, kMaxHeight)) {}
+  explicit SkipList(SizeClassPool& pool) : pool_(pool), head_(make_node({}, kMaxHeight)) {}
   SkipList(const SkipList&) = delete;
   SkipList& operator=(const SkipList&) = delete;
   ~SkipList() {
@@ -138,9 +141,10 @@ class SkipList {
     }
   }
 
-  static void destroy_node(Node* n) {
+  void destroy_node(Node* n) {
+    std::size_t size = node_size(n->key().size(), n->height());
     n->~Node();
-    ::operator delete(n);
+    pool_.deallocate(n, size);
   }
 
  private:
@@ -164,6 +168,9 @@ class SkipList {
     for (int level = max_height() - 1; level >= 0; --level) {
       for (;;) {
         Node* n = x->next(level);
+        // Whichever way the comparison goes, the next node is n or x's successor one level
+        // down: fetch the latter while n's key is compared, so the two misses overlap.
+        if (level > 0) __builtin_prefetch(x->next(level - 1));
         if (n == nullptr || n == known_bigger || !key_less(n->key(), key)) {
           known_bigger = n;
           break;
@@ -185,12 +192,15 @@ class SkipList {
     return height;
   }
 
-  static Node* make_node(std::string_view key, int height) {
-    std::size_t size = offsetof(Node, next_) + sizeof(std::atomic<Node*>) * height + key.size();
-    void* mem = ::operator new(size);
+  static std::size_t node_size(std::size_t key_size, int height) {
+    return offsetof(Node, next_) + sizeof(std::atomic<Node*>) * height + key_size;
+  }
+  Node* make_node(std::string_view key, int height) {
+    void* mem = pool_.allocate(node_size(key.size(), height));
     return new (mem) Node(key, height);
   }
 
+  SizeClassPool& pool_;
   Node* const head_;
   std::atomic<int> max_height_{1};
 };

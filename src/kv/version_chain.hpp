@@ -17,23 +17,27 @@
 
 #include "strata/types.hpp"
 
+#include "kv/size_class_pool.hpp"
+
 namespace strata::kv {
 
 class VersionRecord {
  public:
-  // A record holding `value`, or a tombstone (the key is absent) when value is nullopt.
-  static VersionRecord* make(Version version, std::optional<std::string_view> value,
-                             VersionRecord* older) {
+  // A record holding `value`, or a tombstone (the key is absent) when value is nullopt,
+  // in memory from `pool`; destroy gives it back to the same pool.
+  static VersionRecord* make(SizeClassPool& pool, Version version,
+                             std::optional<std::string_view> value, VersionRecord* older) {
     std::size_t n = value ? value->size() : 0;
-    void* mem = ::operator new(kHeaderSize + n);
+    void* mem = pool.allocate(kHeaderSize + n);
     auto* r =
         new (mem) VersionRecord(version, value.has_value(), static_cast<std::uint32_t>(n), older);
     if (n != 0) std::memcpy(r->data(), value->data(), n);
     return r;
   }
-  static void destroy(VersionRecord* r) {
+  static void destroy(SizeClassPool& pool, VersionRecord* r) {
+    std::size_t size = kHeaderSize + r->value().size();
     r->~VersionRecord();
-    ::operator delete(r);
+    pool.deallocate(r, size);
   }
 
   Version version() const { return version_; }

@@ -22,7 +22,8 @@ std::string key_of(int i) {
 }
 
 TEST(SkipList, EmptyListFindsNothing) {
-  List list;
+  SizeClassPool pool;
+  List list(pool);
   EXPECT_EQ(list.first(), nullptr);
   EXPECT_EQ(list.find_greater_or_equal("a"), nullptr);
   EXPECT_EQ(list.find_less_than("z"), nullptr);
@@ -30,7 +31,8 @@ TEST(SkipList, EmptyListFindsNothing) {
 }
 
 TEST(SkipList, MatchesOrderedSetModelUnderInsertAndUnlink) {
-  List list;
+  SizeClassPool pool;
+  List list(pool);
   std::set<std::string> model;
   std::mt19937_64 rng(42);
   for (int step = 0; step < 20000; ++step) {
@@ -40,7 +42,7 @@ TEST(SkipList, MatchesOrderedSetModelUnderInsertAndUnlink) {
     ASSERT_EQ(present, model.count(k) == 1) << k;
     if (rng() % 3 == 0 && present) {
       list.unlink(n);
-      List::destroy_node(n);  // no concurrent readers in this test
+      list.destroy_node(n);  // no concurrent readers in this test
       model.erase(k);
     } else if (!present) {
       list.insert(k, rng());
@@ -79,7 +81,8 @@ TEST(SkipList, MatchesOrderedSetModelUnderInsertAndUnlink) {
 TEST(SkipList, ConcurrentReadersNeverMissKeysInsertedBeforeTheirScan) {
   constexpr int kKeys = 20000;
   // The payload is published after the link (as the MVCC store does): 0 until then.
-  SkipList<std::atomic<int>> list;
+  SizeClassPool pool;
+  SkipList<std::atomic<int>> list(pool);
   std::vector<std::atomic<bool>> inserted(kKeys);
   std::atomic<bool> done{false};
   std::atomic<int> scans{0};
@@ -131,7 +134,8 @@ TEST(SkipList, ConcurrentReadersNeverMissKeysInsertedBeforeTheirScan) {
 // inserts keys just before them.
 TEST(SkipList, LookupOfAnExistingKeyNeverMissesDuringInserts) {
   constexpr int kKeys = 4000;
-  SkipList<int> list;
+  SizeClassPool pool;
+  SkipList<int> list(pool);
   std::mt19937_64 rng(5);
   for (int i = 0; i < kKeys; ++i) list.insert(key_of(2 * i + 1), rng());  // odd keys exist
   std::atomic<bool> done{false};

@@ -1,0 +1,94 @@
+#include "kv/size_class_pool.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+
+#include <sys/mman.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define STRATA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STRATA_ASAN 1
+#endif
+#endif
+
+#ifdef STRATA_ASAN
+#include <sanitizer/asan_interface.h>
+#define STRATA_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define STRATA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define STRATA_POISON(p, n) ((void)(p), (void)(n))
+#define STRATA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+namespace strata::kv {
+
+SizeClassPool::~SizeClassPool() {
+  for (const Slab& slab : slabs_) {
+    // Unpoisoned: the system allocator may hand these bytes out again.
+    STRATA_UNPOISON(slab.memory, slab.size);
+    std::free(slab.memory);
+  }
+}
+
+void* SizeClassPool::allocate(std::size_t size) {
+  if (size > kMaxPooled) return ::operator new(size);
+  std::size_t cls = class_of(size == 0 ? 1 : size);
+  std::size_t bytes = cls * kGranule;
+  if (FreeBlock* b = free_[cls]) {
+    STRATA_UNPOISON(b, bytes);
+    free_[cls] = b->next;
+    return b;
+  }
+  return carve(bytes);
+}
+
+void SizeClassPool::deallocate(void* p, std::size_t size) noexcept {
+  if (p == nullptr) return;
+  if (size > kMaxPooled) {
+    ::operator delete(p);
+    return;
+  }
+  push_free(p, class_of(size == 0 ? 1 : size));
+}
+
+void* SizeClassPool::carve(std::size_t bytes) {
+  if (static_cast<std::size_t>(end_ - cursor_) < bytes) {
+    // The old slab's tail becomes a free block of its own size rather than a hole.
+    auto rest = static_cast<std::size_t>(end_ - cursor_);
+    if (rest >= kGranule) push_free(cursor_, rest / kGranule);
+    add_slab();
+  }
+  void* p = cursor_;
+  cursor_ += bytes;
+  STRATA_UNPOISON(p, bytes);
+  return p;
+}
+
+void SizeClassPool::add_slab() {
+  std::size_t size = slabs_.empty() ? kFirstSlab : std::min(2 * slabs_.back().size, kHugeSlab);
+  slabs_.reserve(slabs_.size() + 1);  // so that push_back below cannot throw and leak
+  void* memory = size == kHugeSlab ? std::aligned_alloc(kHugeSlab, size) : std::malloc(size);
+  if (memory == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  // Advice only: without huge pages the slab works the same, with more TLB misses.
+  if (size == kHugeSlab) ::madvise(memory, size, MADV_HUGEPAGE);
+#endif
+  slabs_.push_back({memory, size});
+  slab_bytes_ += size;
+  cursor_ = static_cast<std::byte*>(memory);
+  end_ = cursor_ + size;
+  STRATA_POISON(cursor_, size);
+}
+
+void SizeClassPool::push_free(void* p, std::size_t cls) noexcept {
+  STRATA_UNPOISON(p, sizeof(FreeBlock));
+  auto* b = static_cast<FreeBlock*>(p);
+  b->next = free_[cls];
+  free_[cls] = b;
+  STRATA_POISON(p, cls * kGranule);
+}
+
+}  // namespace strata::kv

@@ -7,12 +7,12 @@
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "strata/error.hpp"
 
+#include "recipes/contention.hpp"
 #include "recipes/random_id.hpp"
 
 namespace strata::recipes_detail {
@@ -25,23 +25,40 @@ void client_round_trip() {
   if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
 
-// The next request index: last request's index + 1, or 0, from a snapshot read.
-std::int64_t next_request_index(Transaction& tr, const Subspace& requests) {
-  auto last = tr.snapshot().get_range(requests.range(), {.limit = 1, .reverse = true});
-  if (last.empty()) return 0;
-  return requests.unpack(last[0].key)[0].get<std::int64_t>() + 1;
+// Whether a pop request is waiting, from a snapshot read.
+bool requests_waiting(Transaction& tr, const Subspace& requests) {
+  return !tr.snapshot().get_range(requests.range(), {.limit = 1}).empty();
 }
 
-// Writes a new pop request in `tr` and returns its key and result key.
-std::pair<std::string, std::string> add_request(Transaction& tr, const StagedLayout& layout,
-                                                std::int64_t index) {
-  Bytes id = random_id();
-  std::string request_key = layout.requests.pack(Tuple{index, id});
-  std::string result_key = layout.results.pack(Tuple{std::move(id)});
-  tr.get(request_key);  // as the layer: a serializable read of the brand-new key
-  tr.set(request_key, "");
-  return {std::move(request_key), std::move(result_key)};
-}
+// A pop request: (versionstamp, Bytes id) -> "". The layer keys requests by (index, id),
+// with the index read from a snapshot, so two registrations that overlap take the same
+// index and order by their random ids: a request committed later can sort ahead of one
+// whose popper already runs a pass as the oldest, and the two passes then race for the same
+// items. The commit's versionstamp orders requests exactly as their registrations commit
+// (docs/decisions/0004-pop-requests-in-commit-order.md).
+class Request {
+ public:
+  // Writes the request in `tr`; its key is known once `tr` commits (key()).
+  Request(Transaction& tr, const StagedLayout& layout)
+      : layout_(&layout), id_(random_id()), tr_(&tr) {
+    tr.atomic_op(MutationType::set_versionstamped_key,
+                 layout.requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), id_}),
+                 "");
+  }
+  // REQUIRES: the registering transaction committed.
+  std::string key() const {
+    Versionstamp stamp;
+    std::string committed = tr_->versionstamp();
+    std::copy(committed.begin(), committed.end(), stamp.tr.begin());
+    return layout_->requests.pack(Tuple{stamp, id_});
+  }
+  std::string result_key() const { return layout_->results.pack(Tuple{id_}); }
+
+ private:
+  const StagedLayout* layout_;
+  Bytes id_;
+  Transaction* tr_;
+};
 
 // What one fulfilment pass did for the popper that ran it.
 struct Pass {
@@ -93,6 +110,8 @@ Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own
 // (1020: someone else served those requests; go check). Returns the own outcome if served.
 std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const StagedLayout& layout,
                                                      std::string_view own_request,
+                                                     ContentionHints& hints,
+                                                     std::chrono::microseconds bound,
                                                      PopCounters& counters) {
   for (;;) {
     tr.reset();
@@ -102,6 +121,7 @@ std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const Stag
       if (!pass.any) return std::nullopt;
       client_round_trip();
       tr.commit();
+      hints.pass_landed();
       if (pass.served_own) return std::move(pass.own);
       if (!pass.more) return std::nullopt;
     } catch (const Error& e) {
@@ -111,6 +131,7 @@ std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const Stag
       ++counters.retries;
       if (e.error_code() == ErrorCode::not_committed) {
         ++counters.fulfil_races;
+        hints.pass_lost(bound);
         return std::nullopt;
       }
       tr.on_error(e);  // backs off, or rethrows a non-retryable error
@@ -196,32 +217,47 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
   const auto started = std::chrono::steady_clock::now();
 
   // Step 1, the fast path: nobody waiting -> the simple pop; else queue up behind them.
-  try {
-    std::int64_t index = next_request_index(tr, layout.requests);
-    if (index == 0) {
-      auto value = pop_simple(tr, layout.items, layout.end, true);
+  // While the gate is closed (a fast-path pop lost recently), go straight to step 2.
+  ContentionHints& hints = contention_hints(layout.requests.key());
+  if (hints.fast_path_open()) {
+    bool fast = false;
+    try {
+      if (!requests_waiting(tr, layout.requests)) {
+        fast = true;
+        auto value = pop_simple(tr, layout.items, layout.end, true);
+        client_round_trip();
+        tr.commit();
+        hints.fast_path_won();
+        ++counters.pops;
+        return value;
+      }
+      Request request(tr, layout);
       client_round_trip();
       tr.commit();
-      ++counters.pops;
-      return value;
+      request_key = request.key();
+      result_key = request.result_key();
+    } catch (const Error& e) {
+      if (!e.retryable()) throw;
+      ++counters.retries;
+      if (fast && e.error_code() == ErrorCode::not_committed) {
+        ++counters.fast_path_losses;
+        hints.fast_path_lost();
+      }
+      request_key.clear();
     }
-    std::tie(request_key, result_key) = add_request(tr, layout, index);
-    client_round_trip();
-    tr.commit();
-  } catch (const Error& e) {
-    if (!e.retryable()) throw;
-    ++counters.retries;
-    request_key.clear();
+  } else {
+    ++counters.fast_path_skips;
   }
 
-  // Step 2: after losing the race, always register (index may be 0).
+  // Step 2: after losing the race, or with the gate closed, register.
   while (request_key.empty()) {
     tr.reset();
     try {
-      auto keys = add_request(tr, layout, next_request_index(tr, layout.requests));
+      Request request(tr, layout);
       client_round_trip();
       tr.commit();
-      std::tie(request_key, result_key) = std::move(keys);
+      request_key = request.key();
+      result_key = request.result_key();
     } catch (const Error& e) {
       ++counters.retries;
       tr.on_error(e);
@@ -235,7 +271,8 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
   // long enough for the oldest popper's pass to land, whatever the latency to the store.
   auto registering = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started);
-  std::chrono::microseconds backoff = std::clamp(2 * registering, kFirstBackoff, kMaxBackoff);
+  std::chrono::microseconds backoff =
+      hints.help_bound(std::clamp(2 * registering, kFirstBackoff, kMaxBackoff));
   bool help = false;
   for (;;) {
     tr.reset();
@@ -252,8 +289,9 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
       }
       auto head = tr.snapshot().get_range(layout.requests.range(), {.limit = 1});
       if (help || head.empty() || head[0].key == request_key) {
+        counters.helps += help;
         help = false;
-        if (auto own = fulfil_all(tr, layout, request_key, counters)) {
+        if (auto own = fulfil_all(tr, layout, request_key, hints, backoff, counters)) {
           ++counters.pops;
           return std::move(*own);
         }

@@ -2,15 +2,17 @@
 //
 // pop_simple is the documented recipe's pop inside one transaction. pop_staged is
 // FoundationDB's high-contention queue layer (FDB-SEMANTICS 7.3): a fast path when no pop is
-// waiting, else a pop request (index, random id) served by fulfilment passes, in request
-// order, with the items in item order. Each fulfilment writes the result and does
-// serializable point reads of exactly the item key and request key it consumes, so two
-// fulfillers that consume the same item or request conflict (1020) instead of losing or
-// duplicating it. Requests left over when items run out are cleared without a result,
-// which their owners read as "empty". Two changes from the layer, both scheduling
-// (docs/recipes.md): the popper holding the oldest request runs the passes while the others
-// wait on watches, instead of every waiter racing the same batch; and a pass keeps the
-// item it pairs with its own popper's request instead of writing it to the result slot.
+// waiting, else a pop request served by fulfilment passes, in request order, with the items
+// in item order. Each fulfilment writes the result and does serializable point reads of
+// exactly the item key and request key it consumes, so two fulfillers that consume the same
+// item or request conflict (1020) instead of losing or duplicating it. Requests left over
+// when items run out are cleared without a result, which their owners read as "empty".
+// Changes from the layer, all scheduling (docs/recipes.md, docs/decisions/0004):
+//   - the popper holding the oldest request runs the passes while the others wait on
+//     watches, instead of every waiter racing the same batch;
+//   - a pass keeps the item it pairs with its own popper's request;
+//   - requests are keyed (versionstamp, id), so they sort in the order they committed;
+//   - the fast path and the wait bound adapt to the contention seen (ContentionHints).
 //
 // Thread safety: free functions; StagedLayout is an immutable value; PopCounters are
 // per thread.
@@ -49,14 +51,20 @@ inline constexpr std::chrono::microseconds kMaxBackoff{100000};
 inline constexpr int kFulfilBatch = 100;
 
 // This thread's counters, for tests and benchmarks: pops finished, failed transaction
-// attempts (conflicts and other retried errors), the part of those that were fulfilment
-// passes losing to another pass, and backoff sleeps.
+// attempts (conflicts and other retried errors), the parts of those that were fulfilment
+// passes losing to another pass and fast-path pops losing the head, backoff sleeps, and
+// passes run by a popper whose wait ran out, and pops that skipped the fast path because
+// of a recent loss (ContentionHints).
 struct PopCounters {
   std::uint64_t pops = 0;
   std::uint64_t retries = 0;
   std::uint64_t fulfil_races = 0;
+  std::uint64_t fast_path_losses = 0;
   std::uint64_t sleeps = 0;
+  std::uint64_t helps = 0;
+  std::uint64_t fast_path_skips = 0;
 };
+
 PopCounters& pop_counters();
 
 // A simulated client round trip, for tests and benchmarks: every pop transaction, in either

@@ -123,22 +123,31 @@ TEST(Queue, HighContentionNeedsAPrefix) {
   EXPECT_NO_THROW(Queue(Subspace(), false));
 }
 
-// A waiting request is served first, in request order; the popper's own request then finds
-// the queue empty and returns nullopt, exactly as the layer's fulfilment does. The waiting
-// request's owner never runs a pass (it does not exist), so this also checks that a popper
-// behind a stalled oldest request stops waiting for it and runs the pass itself.
-TEST(QueueHighContention, FulfilsOutstandingRequestsInOrder) {
+// Waiting requests are served first, in the order their registrations committed (requests
+// are keyed by versionstamp, docs/decisions/0004), not by their random ids; the popper's own
+// request then finds the queue empty and returns nullopt, exactly as the layer's fulfilment
+// does. The waiting requests' owners never run a pass (they do not exist), so this also
+// checks that a popper behind a stalled oldest request stops waiting and runs the pass.
+TEST(QueueHighContention, ServesWaitingRequestsInCommitOrder) {
   Database db = Database::open();
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
   Subspace results(Tuple{"result"}, q.subspace().key() + "\xff");
-  Bytes waiting{std::string(20, '\x07')};
-  db.run([&](Transaction& tr) { tr.set(requests.pack(Tuple{0, waiting}), ""); });
-  q.enqueue(db, "only");
+  Bytes earlier{std::string(20, '\x09')};
+  Bytes later{std::string(20, '\x01')};  // a smaller id, registered second
+  for (const Bytes& id : {earlier, later}) {
+    db.run([&](Transaction& tr) {
+      tr.atomic_op(MutationType::set_versionstamped_key,
+                   requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), id}), "");
+    });
+  }
+  q.enqueue(db, "first");
+  q.enqueue(db, "second");
 
   EXPECT_EQ(q.dequeue(db), std::nullopt);
   Transaction tr = db.create_transaction();
-  EXPECT_EQ(tr.get(results.pack(Tuple{waiting})), "only");
+  EXPECT_EQ(tr.get(results.pack(Tuple{earlier})), "first");
+  EXPECT_EQ(tr.get(results.pack(Tuple{later})), "second");
   EXPECT_TRUE(tr.get_range(requests.range()).empty());
   EXPECT_TRUE(tr.get_range(q.subspace().range()).empty());
 }
@@ -146,7 +155,7 @@ TEST(QueueHighContention, FulfilsOutstandingRequestsInOrder) {
 // Pop counters summed over consumer threads: count() runs a consumer's loop on the calling
 // thread and adds what that thread's pops counted.
 struct ConsumerCounters {
-  std::atomic<std::uint64_t> pops{0}, retries{0}, races{0};
+  std::atomic<std::uint64_t> pops{0}, retries{0}, races{0}, fast_losses{0}, skips{0}, helps{0};
   template <class Consume>
   void count(Consume&& consume) {
     recipes_detail::PopCounters before = recipes_detail::pop_counters();
@@ -155,6 +164,9 @@ struct ConsumerCounters {
     pops += after.pops - before.pops;
     retries += after.retries - before.retries;
     races += after.fulfil_races - before.fulfil_races;
+    fast_losses += after.fast_path_losses - before.fast_path_losses;
+    skips += after.fast_path_skips - before.fast_path_skips;
+    helps += after.helps - before.helps;
   }
 };
 
@@ -302,10 +314,13 @@ TEST_P(QueueModes, EightConsumersWithClientRoundTripsDeliverExactlyOnce) {
   }
   for (auto& t : threads) t.join();
   recipes_detail::set_client_latency(0us);
-  std::printf("[ stats    ] %s, 200 us round trips: %.3f retries per pop, %.3f lost passes\n",
-              GetParam() ? "high-contention" : "simple",
-              double(counters.retries.load()) / double(counters.pops.load()),
-              double(counters.races.load()) / double(counters.pops.load()));
+  const double pops = double(counters.pops.load());
+  std::printf(
+      "[ stats    ] %s, 200 us round trips: %.3f retries per pop (%.3f lost passes, %.3f lost "
+      "fast paths), %.3f fast paths skipped, %.3f helping passes\n",
+      GetParam() ? "high-contention" : "simple", double(counters.retries.load()) / pops,
+      double(counters.races.load()) / pops, double(counters.fast_losses.load()) / pops,
+      double(counters.skips.load()) / pops, double(counters.helps.load()) / pops);
   std::vector<int> count(items, 0);
   for (auto& s : seen) {
     EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));

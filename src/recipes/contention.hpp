@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <string_view>
 
 namespace strata::recipes_detail {

@@ -170,6 +170,21 @@ struct ConsumerCounters {
   }
 };
 
+// Eight consumers dequeue until the queue is empty; returns the sequence numbers each saw.
+std::vector<std::vector<int>> drain(Database& db, const Queue& q, ConsumerCounters& counters) {
+  std::vector<std::vector<int>> seen(8);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < 8; ++c) {
+    threads.emplace_back([&, c] {
+      counters.count([&] {
+        while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
+      });
+    });
+  }
+  for (auto& t : threads) t.join();
+  return seen;
+}
+
 struct MoveStats {
   long enqueue_conflicts = 0;
   std::uint64_t pops = 0, retries = 0;
@@ -260,16 +275,7 @@ TEST(QueueContention, EightConsumersRetriesPerPop) {
       for (int i = 0; i < items; ++i) q.enqueue(tr, item_value(0, i));
     });
     ConsumerCounters counters;
-    std::vector<std::vector<int>> seen(8);
-    std::vector<std::thread> threads;
-    for (int c = 0; c < 8; ++c) {
-      threads.emplace_back([&, c] {
-        counters.count([&] {
-          while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
-        });
-      });
-    }
-    for (auto& t : threads) t.join();
+    std::vector<std::vector<int>> seen = drain(db, q, counters);
     const std::uint64_t pops = counters.pops.load(), retries = counters.retries.load();
     std::vector<int> count(items, 0);
     for (auto& s : seen) {
@@ -302,17 +308,8 @@ TEST_P(QueueModes, EightConsumersWithClientRoundTripsDeliverExactlyOnce) {
     for (int i = 0; i < items; ++i) q.enqueue(tr, item_value(0, i));
   });
   recipes_detail::set_client_latency(200us);
-  std::vector<std::vector<int>> seen(8);
   ConsumerCounters counters;
-  std::vector<std::thread> threads;
-  for (int c = 0; c < 8; ++c) {
-    threads.emplace_back([&, c] {
-      counters.count([&] {
-        while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
-      });
-    });
-  }
-  for (auto& t : threads) t.join();
+  std::vector<std::vector<int>> seen = drain(db, q, counters);
   recipes_detail::set_client_latency(0us);
   const double pops = double(counters.pops.load());
   std::printf(

@@ -22,8 +22,8 @@ struct Resolver::Split {
 Resolver::Resolver() = default;
 
 Resolver::~Resolver() {
-  std::size_t count = 0;
-  destroy(root_, count);
+  recycle(root_);
+  for (Node* n : spare_) delete n;
 }
 
 Version Resolver::max_of(const Node* n) { return n == nullptr ? 0 : n->subtree_max; }
@@ -59,14 +59,45 @@ Resolver::Node* Resolver::merge(Node* a, Node* b) {
   return b;
 }
 
-void Resolver::destroy(Node* n, std::size_t& count) {
+// Iterative, so a degenerate subtree cannot overflow the stack.
+void Resolver::recycle(Node* n) {
   while (n != nullptr) {
-    destroy(n->left, count);
+    if (n->left != nullptr) {  // rotate the left child up, then continue
+      Node* l = n->left;
+      n->left = l->right;
+      l->right = n;
+      n = l;
+      continue;
+    }
     Node* right = n->right;
-    delete n;
-    ++count;
+    release(n);
     n = right;
   }
+}
+
+void Resolver::release(Node* n) {
+  --size_;
+  if (spare_.size() < kMaxSpare) {
+    spare_.push_back(n);
+  } else {
+    delete n;
+  }
+}
+
+Resolver::Node* Resolver::make_node(std::string_view key, Version version) {
+  Node* n;
+  if (spare_.empty()) {
+    n = new Node{std::string(key), version, version, next_priority()};
+  } else {
+    n = spare_.back();
+    spare_.pop_back();
+    n->key.assign(key);
+    n->version = n->subtree_max = version;
+    n->priority = next_priority();
+    n->left = n->right = nullptr;
+  }
+  ++size_;
+  return n;
 }
 
 Version Resolver::version_at(std::string_view key) const {
@@ -80,19 +111,6 @@ Version Resolver::version_at(std::string_view key) const {
     }
   }
   return v;
-}
-
-const Resolver::Node* Resolver::next_boundary(std::string_view key) const {
-  const Node* best = nullptr;
-  for (const Node* n = root_; n != nullptr;) {
-    if (std::string_view(n->key) > key) {
-      best = n;
-      n = n->left;
-    } else {
-      n = n->right;
-    }
-  }
-  return best;
 }
 
 // Walks the two search paths for `begin` and `end`; whole subtrees between them count by
@@ -140,11 +158,8 @@ void Resolver::record_write(std::string_view begin, std::string_view end, Versio
   Version after = version_at(end);  // the interval containing `end` keeps its version
   Split lower = split(root_, begin);
   Split upper = split(lower.rest, end);
-  std::size_t removed = 0;
-  destroy(upper.less, removed);
-  size_ -= removed;
-  Node* b = new Node{std::string(begin), version, version, next_priority()};
-  ++size_;
+  recycle(upper.less);
+  Node* b = make_node(begin, version);
   Node* tail = upper.rest;
   bool end_is_boundary = false;
   if (tail != nullptr) {
@@ -153,58 +168,77 @@ void Resolver::record_write(std::string_view begin, std::string_view end, Versio
     end_is_boundary = first->key == end;
   }
   if (!end_is_boundary) {
-    Node* e = new Node{std::string(end), after, after, next_priority()};
-    ++size_;
+    Node* e = make_node(end, after);
     tail = merge(e, tail);
   }
   root_ = merge(lower.less, merge(b, tail));
 }
 
-void Resolver::erase(std::string_view key) {
-  Split lower = split(root_, key);
-  Split upper = split(lower.rest, std::string(key) + '\0');
-  std::size_t removed = 0;
-  destroy(upper.less, removed);
-  size_ -= removed;
-  root_ = merge(lower.less, upper.rest);
-}
-
 // A boundary whose interval is at or below `oldest` can merge into its predecessor when
-// that is at or below `oldest` too: no live reader can tell them apart. The scan resumes
-// where it stopped and wraps around, so all of history is visited over time.
-void Resolver::prune(Version oldest, std::size_t budget) {
-  if (root_ == nullptr) return;
+// that is at or below `oldest` too: no live reader can tell them apart. One in-order pass
+// keeps the rest and rebuilds the treap from them, so a pass costs O(boundaries) and runs
+// only after their count has doubled.
+void Resolver::prune(Version oldest, bool force) {
+  if (size_ < prune_at_ && !force) return;
   if (max_of(root_) <= oldest) {
-    std::size_t removed = 0;
-    destroy(root_, removed);
+    recycle(root_);
     root_ = nullptr;
-    size_ = 0;
-    prune_cursor_.clear();
+    prune_at_ = kMinPrune;
     return;
   }
-  Version prev = version_at(prune_cursor_);
-  const Node* n = next_boundary(prune_cursor_);
-  if (prune_cursor_.empty()) {
-    // Start of the key space: the first boundary (which may be "" itself).
-    n = root_;
-    while (n->left != nullptr) n = n->left;
-    prev = 0;
-  }
-  while (budget-- > 0) {
-    if (n == nullptr) {
-      prune_cursor_.clear();
-      return;
+  scratch_.clear();
+  std::vector<Node*> stack;  // in-order walk; as deep as the treap
+  for (Node* n = root_; n != nullptr || !stack.empty();) {
+    if (n != nullptr) {
+      stack.push_back(n);
+      n = n->left;
+      continue;
     }
-    std::string key = n->key;
-    Version v = n->version;
+    n = stack.back();
+    stack.pop_back();
+    scratch_.push_back(n);
+    n = n->right;
+  }
+  std::size_t kept = 0;
+  Version prev = 0;  // the interval before the first boundary: nothing recorded
+  for (Node* n : scratch_) {
+    const Version v = n->version;
+    n->left = n->right = nullptr;
     if (v <= oldest && prev <= oldest) {
-      erase(key);  // its interval joins the predecessor's
+      release(n);
     } else {
-      prev = v;
+      scratch_[kept++] = n;
     }
-    prune_cursor_ = key;
-    n = next_boundary(key);
+    prev = v;
   }
+  scratch_.resize(kept);
+  root_ = build(scratch_);
+  prune_at_ = std::max(kMinPrune, 2 * size_);
+}
+
+Resolver::Node* Resolver::build(const std::vector<Node*>& sorted) {
+  // The right spine of the treap built so far; a node with a higher priority than the
+  // spine's tail takes the popped part as its left subtree.
+  std::vector<Node*> spine;
+  for (Node* n : sorted) {
+    Node* last = nullptr;
+    while (!spine.empty() && spine.back()->priority < n->priority) {
+      last = spine.back();
+      spine.pop_back();
+    }
+    n->left = last;
+    if (!spine.empty()) spine.back()->right = n;
+    spine.push_back(n);
+  }
+  if (spine.empty()) return nullptr;
+  fix_maxima(spine.front());
+  return spine.front();
+}
+
+Version Resolver::fix_maxima(Node* n) {
+  if (n == nullptr) return 0;
+  n->subtree_max = std::max({n->version, fix_maxima(n->left), fix_maxima(n->right)});
+  return n->subtree_max;
 }
 
 std::uint32_t Resolver::next_priority() {

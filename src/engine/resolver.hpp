@@ -5,7 +5,9 @@
 // boundaries live in a treap whose nodes also keep the maximum version of their subtree,
 // so "the newest write in [begin, end)" costs O(log n), independent of history length.
 // History at or below the oldest live read version can never cause a conflict; prune()
-// merges it away a bounded number of boundaries at a time.
+// merges it away in one in-order pass whenever the boundary count has doubled since the
+// last pass (amortized O(1) per recorded write). Nodes are recycled, so a steady stream of
+// short transactions allocates nothing here.
 //
 // Thread safety: none; the commit pipeline owns it and calls it under its lock.
 #pragma once
@@ -14,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "strata/types.hpp"
 
@@ -32,8 +35,9 @@ class Resolver {
   // Records a write of [begin, end) at `version`. REQUIRES: begin < end; version >= every
   // version recorded before.
   void record_write(std::string_view begin, std::string_view end, Version version);
-  // Forgets boundaries whose versions are all <= `oldest`, visiting at most `budget`.
-  void prune(Version oldest, std::size_t budget);
+  // Forgets boundaries at or below `oldest` (merging their intervals into neighbours that
+  // are too) once the boundary count has doubled since the last pass; `force` prunes now.
+  void prune(Version oldest, bool force = false);
 
   std::size_t boundary_count() const { return size_; }
 
@@ -45,18 +49,26 @@ class Resolver {
   static void update(Node* n);
   static Split split(Node* n, std::string_view key);  // [< key], [>= key]
   static Node* merge(Node* a, Node* b);
-  static void destroy(Node* n, std::size_t& count);
+  // Treap of `sorted` (ascending keys), keeping their priorities; recomputes maxima.
+  static Node* build(const std::vector<Node*>& sorted);
+  static Version fix_maxima(Node* n);
+  Node* make_node(std::string_view key, Version version);
+  void recycle(Node* n);  // n's subtree, through release()
+  void release(Node* n);  // into spare_, or deleted when spare_ is full
   // Version of the interval containing `key` (the last boundary <= key).
   Version version_at(std::string_view key) const;
   // Max version of boundaries with begin < key < end.
   static Version max_strictly_inside(const Node* n, std::string_view begin, std::string_view end);
-  const Node* next_boundary(std::string_view key) const;  // first boundary > key
-  void erase(std::string_view key);
   std::uint32_t next_priority();
+
+  static constexpr std::size_t kMinPrune = 64;    // boundaries before the first pass
+  static constexpr std::size_t kMaxSpare = 4096;  // recycled nodes kept
 
   Node* root_ = nullptr;
   std::size_t size_ = 0;
-  std::string prune_cursor_;
+  std::size_t prune_at_ = kMinPrune;
+  std::vector<Node*> spare_;    // recycled nodes (their keys keep their capacity)
+  std::vector<Node*> scratch_;  // prune's in-order list
   std::uint64_t rng_ = 0x853C49E6748FEA9Bull;
 };
 

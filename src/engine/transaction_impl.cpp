@@ -267,12 +267,17 @@ std::vector<KeyValue> TransactionImpl::read_forward(const WriteMap& writes, std:
   std::vector<KeyValue> rows;
   LimitTracker full(options, rows, limited);
 
-  // The next store node at or after `n` with a value visible at rv, below `end`.
-  auto visible_from = [&](Node* n) {
-    while (n != nullptr && n->key() < end && kv::MvccStore::visible(n, rv) == nullptr) {
-      n = kv::MvccStore::next(n);
+  // The next store node at or after `n` with a value visible at rv, below `end`. Keys that
+  // are invisible here (deleted before rv, as at a queue's head while an old reader holds
+  // collection back) are compared with `end` only every kEndCheckStride steps: the walk
+  // may overshoot `end` by that many nodes, never more.
+  auto visible_from = [&](Node* n) -> Node* {
+    constexpr unsigned kEndCheckStride = 16;
+    for (unsigned step = 1; n != nullptr; ++step, n = kv::MvccStore::next(n)) {
+      if (kv::MvccStore::visible(n, rv) != nullptr) return n->key() < end ? n : nullptr;
+      if (step % kEndCheckStride == 0 && n->key() >= end) return nullptr;
     }
-    return (n != nullptr && n->key() < end) ? n : nullptr;
+    return n;
   };
   Node* node = visible_from(store.seek_ge(begin));
   auto point = points.lower_bound(begin);
@@ -524,10 +529,20 @@ void TransactionImpl::commit() {
   state_ = State::committed;
   release_read_version();
   finish_watches(request.error == ErrorCode::success, request.error);
-  if (request.error != ErrorCode::success) {
-    throw Error(request.error, "a transaction committed after read version " +
-                                   std::to_string(request.read_version) +
-                                   " wrote a range this one read");
+  switch (request.error) {
+    case ErrorCode::success:
+      break;
+    case ErrorCode::not_committed:
+      throw Error(request.error, "a transaction committed after read version " +
+                                     std::to_string(request.read_version) +
+                                     " wrote a range this one read");
+    case ErrorCode::commit_unknown_result:
+      throw Error(request.error,
+                  "writing the commit to the log failed; it may or may not be durable");
+    default:
+      throw Error(request.error,
+                  "an earlier write to the log failed, so the database accepts no more "
+                  "commits; reopen it to recover");
   }
   commit_succeeded_ = true;
   committed_version_ = request.version;

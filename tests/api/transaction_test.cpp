@@ -165,6 +165,27 @@ TEST(TransactionBasics, FullKeySpaceRangeEndsAtFF) {
 
 // ---- Read-your-writes ---------------------------------------------------------------
 
+// Deleted keys an old reader still holds (so collection keeps them) are skipped in bulk;
+// the walk over them must still stop at `end` and never return a key past it.
+TEST(TransactionBasics, GetRangeOverManyDeletedKeysStopsAtEnd) {
+  Database db = Database::open();
+  for (int i = 0; i < 100; ++i) put(db, "a" + std::to_string(1000 + i), "v");
+  put(db, "b", "after");
+  Transaction holder = db.create_transaction();
+  Version old_version = holder.read_version();  // keeps the deleted keys in the store
+  db.run([](Transaction& tr) { tr.clear_range("a", "b"); });
+
+  for (int end = 1000; end <= 1100; end += 7) {
+    Transaction tr = db.create_transaction();
+    EXPECT_THAT(tr.get_range("a", "a" + std::to_string(end)), ::testing::IsEmpty()) << end;
+  }
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT(keys_of(tr.get_range("a", "c")), ::testing::ElementsAre("b"));
+  EXPECT_THAT(keys_of(tr.get_range("a", "b")), ::testing::IsEmpty());
+  EXPECT_EQ(holder.get_range("a", "b").size(), 100u);
+  EXPECT_EQ(holder.read_version(), old_version);
+}
+
 TEST(ReadYourWrites, GetSeesOwnSetBeforeCommit) {
   Database db = five_rows();
   Transaction tr = db.create_transaction();

@@ -82,7 +82,7 @@ TEST(Resolver, PruningKeepsEveryAnswerAboveTheWatermark) {
     r.record_write(std::string(1, b), std::string(1, e), version);
     for (char c = b; c < e; ++c) m.v[c] = version;
     Version oldest = version - 20;
-    r.prune(oldest, 8);
+    r.prune(oldest);
     char qb = static_cast<char>('a' + rng() % 26);
     char qe = static_cast<char>(qb + 1 + rng() % 5);
     Version expect = m.newest(qb, qe);
@@ -101,7 +101,7 @@ TEST(Resolver, PruningEverythingEmptiesTheHistory) {
   Resolver r;
   for (int i = 0; i < 100; ++i)
     r.record_write("k" + std::to_string(i), "k" + std::to_string(i) + "x", i + 1);
-  r.prune(1000, 1);
+  r.prune(1000, /*force=*/true);
   EXPECT_EQ(r.boundary_count(), 0u);
   EXPECT_EQ(r.newest_write("", "\xff"), 0);
 }

@@ -1,0 +1,130 @@
+// The commit pipeline on its own: concurrent committers all finish with the right results,
+// and a failing log fails the batch it held (commit_unknown_result) and every commit after
+// it (database_failed), queued or new, without publishing anything.
+#include "engine/commit_pipeline.hpp"
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/coding.hpp"
+#include "engine/persistence.hpp"
+#include "support/error_matchers.hpp"
+#include "support/fault_file_system.hpp"
+
+namespace strata::engine {
+namespace {
+
+using strata::testing::FaultFileSystem;
+using strata::testing::ThrowsCode;
+
+std::string key_after(const std::string& key) { return key + '\0'; }
+
+// A request that blindly writes key = value (no reads, so it cannot conflict).
+struct BlindWrite {
+  WriteMap writes;
+  CommitRequest request;
+
+  BlindWrite(const std::string& key, const std::string& value) {
+    writes.set(key, value);
+    request.write_ranges.push_back({key, key_after(key)});
+    request.writes = &writes;
+  }
+};
+
+TEST(CommitPipeline, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
+  kv::MvccStore store;
+  CommitPipeline pipeline(store);
+  constexpr int kThreads = 8;
+  constexpr int kCommits = 500;
+  std::vector<std::vector<Version>> versions(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCommits; ++i) {
+        BlindWrite w("k" + std::to_string(t) + "/" + std::to_string(i), std::to_string(i));
+        pipeline.commit(w.request);
+        ASSERT_EQ(w.request.error, ErrorCode::success);
+        versions[t].push_back(w.request.version);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+
+  EXPECT_EQ(pipeline.stats().commits, std::uint64_t{kThreads} * kCommits);
+  EXPECT_EQ(pipeline.stats().conflicts, 0u);
+  EXPECT_LE(pipeline.stats().batches, pipeline.stats().commits);
+  EXPECT_EQ(store.committed(), static_cast<Version>(pipeline.stats().batches));
+  for (int t = 0; t < kThreads; ++t) {
+    // One thread's commits land in increasing versions, each published when it returned.
+    for (std::size_t i = 1; i < versions[t].size(); ++i) {
+      EXPECT_LT(versions[t][i - 1], versions[t][i]);
+    }
+    for (int i = 0; i < kCommits; ++i) {
+      const std::string key = "k" + std::to_string(t) + "/" + std::to_string(i);
+      auto value = store.latest(key);
+      ASSERT_TRUE(value.has_value()) << key;
+      EXPECT_EQ(*value, std::to_string(i));
+    }
+  }
+}
+
+TEST(CommitPipeline, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefused) {
+  kv::MvccStore store;
+  CommitPipeline pipeline(store);
+  // A reader holding version 0 keeps that history from being pruned, as a transaction does.
+  kv::ReaderRegistry::Slot* reader = store.registry().acquire();
+  ASSERT_EQ(kv::ReaderRegistry::announce(reader, store.committed_atomic()), 0);
+  BlindWrite first("a", "1");
+  pipeline.commit(first.request);
+  ASSERT_EQ(first.request.error, ErrorCode::success);
+
+  BlindWrite stale("b", "2");  // read "a" before `first` committed
+  stale.request.read_version = first.request.version - 1;
+  stale.request.read_ranges.push_back({"a", key_after("a")});
+  pipeline.commit(stale.request);
+  EXPECT_EQ(stale.request.error, ErrorCode::not_committed);
+  EXPECT_FALSE(store.latest("b").has_value());
+
+  BlindWrite fresh("b", "3");  // read "a" after it
+  fresh.request.read_version = first.request.version;
+  fresh.request.read_ranges.push_back({"a", key_after("a")});
+  pipeline.commit(fresh.request);
+  EXPECT_EQ(fresh.request.error, ErrorCode::success);
+  EXPECT_EQ(store.latest("b"), "3");
+  EXPECT_EQ(pipeline.stats().conflicts, 1u);
+  kv::ReaderRegistry::withdraw(reader);
+  store.registry().release(reader);
+}
+
+TEST(CommitPipeline, FailingLogFailsThatBatchAsUnknownAndEveryLaterCommit) {
+  FaultFileSystem fs;
+  Options options;
+  options.path = "/db";
+  options.durability = Durability::fsync;
+  kv::MvccStore store;
+  Persistence persistence(options, store, fs);
+  CommitPipeline pipeline(store);
+  pipeline.set_persistence(&persistence);
+
+  BlindWrite ok("a", "1");
+  pipeline.commit(ok.request);
+  ASSERT_EQ(ok.request.error, ErrorCode::success);
+  const Version published = store.committed();
+
+  fs.fail_nth(FaultFileSystem::Op::sync, 1);
+  BlindWrite lost("b", "2");
+  pipeline.commit(lost.request);
+  EXPECT_EQ(lost.request.error, ErrorCode::commit_unknown_result);
+  EXPECT_EQ(store.committed(), published);  // never published
+
+  BlindWrite after("c", "3");
+  EXPECT_THAT([&] { pipeline.commit(after.request); }, ThrowsCode(ErrorCode::database_failed));
+  EXPECT_EQ(store.committed(), published);
+}
+
+}  // namespace
+}  // namespace strata::engine

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/key_compare.hpp"
+
 namespace strata::engine {
+
+using base::key_less;
 
 struct Resolver::Node {
   std::string key;  // the interval [key, next boundary) ...
@@ -34,7 +38,7 @@ void Resolver::update(Node* n) {
 
 Resolver::Split Resolver::split(Node* n, std::string_view key) {
   if (n == nullptr) return {nullptr, nullptr};
-  if (std::string_view(n->key) < key) {
+  if (key_less(n->key, key)) {
     Split s = split(n->right, key);
     n->right = s.less;
     update(n);
@@ -103,7 +107,7 @@ Resolver::Node* Resolver::make_node(std::string_view key, Version version) {
 Version Resolver::version_at(std::string_view key) const {
   Version v = 0;  // the interval before the first boundary: nothing recorded
   for (const Node* n = root_; n != nullptr;) {
-    if (std::string_view(n->key) <= key) {
+    if (!key_less(key, n->key)) {
       v = n->version;
       n = n->right;
     } else {
@@ -119,9 +123,9 @@ Version Resolver::max_strictly_inside(const Node* n, std::string_view begin, std
   // Descend to the split point: the first node with begin < key < end.
   while (n != nullptr) {
     std::string_view k = n->key;
-    if (k <= begin) {
+    if (!key_less(begin, k)) {
       n = n->right;
-    } else if (k >= end) {
+    } else if (!key_less(k, end)) {
       n = n->left;
     } else {
       break;
@@ -131,7 +135,7 @@ Version Resolver::max_strictly_inside(const Node* n, std::string_view begin, std
   Version best = n->version;
   // Left path: nodes > begin; their right subtrees lie wholly inside.
   for (const Node* l = n->left; l != nullptr;) {
-    if (std::string_view(l->key) > begin) {
+    if (key_less(begin, l->key)) {
       best = std::max({best, l->version, max_of(l->right)});
       l = l->left;
     } else {
@@ -140,7 +144,7 @@ Version Resolver::max_strictly_inside(const Node* n, std::string_view begin, std
   }
   // Right path: nodes < end; their left subtrees lie wholly inside.
   for (const Node* r = n->right; r != nullptr;) {
-    if (std::string_view(r->key) < end) {
+    if (key_less(r->key, end)) {
       best = std::max({best, r->version, max_of(r->left)});
       r = r->right;
     } else {

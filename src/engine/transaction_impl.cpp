@@ -4,6 +4,7 @@
 #include <random>
 #include <thread>
 
+#include "base/key_compare.hpp"
 #include "base/limits.hpp"
 #include "engine/database_impl.hpp"
 #include "engine/versionstamp.hpp"
@@ -11,6 +12,7 @@
 namespace strata::engine {
 
 using base::key_after;
+using base::key_less;
 
 namespace {
 
@@ -274,8 +276,8 @@ std::vector<KeyValue> TransactionImpl::read_forward(const WriteMap& writes, std:
   auto visible_from = [&](Node* n) -> Node* {
     constexpr unsigned kEndCheckStride = 16;
     for (unsigned step = 1; n != nullptr; ++step, n = kv::MvccStore::next(n)) {
-      if (kv::MvccStore::visible(n, rv) != nullptr) return n->key() < end ? n : nullptr;
-      if (step % kEndCheckStride == 0 && n->key() >= end) return nullptr;
+      if (kv::MvccStore::visible(n, rv) != nullptr) return key_less(n->key(), end) ? n : nullptr;
+      if (step % kEndCheckStride == 0 && !key_less(n->key(), end)) return nullptr;
     }
     return n;
   };
@@ -321,10 +323,10 @@ std::vector<KeyValue> TransactionImpl::read_reverse(const WriteMap& writes, std:
   // The last store node before `key` with a value visible at rv, at or after `begin`.
   auto visible_before = [&](std::string_view key) {
     Node* n = store.seek_lt(key);
-    while (n != nullptr && n->key() >= begin && kv::MvccStore::visible(n, rv) == nullptr) {
+    while (n != nullptr && !key_less(n->key(), begin) && kv::MvccStore::visible(n, rv) == nullptr) {
       n = store.seek_lt(n->key());
     }
-    return (n != nullptr && n->key() >= begin) ? n : nullptr;
+    return (n != nullptr && !key_less(n->key(), begin)) ? n : nullptr;
   };
   Node* node = visible_before(end);
   auto point = points.lower_bound(end);  // one past the last candidate

@@ -22,28 +22,12 @@
 #include <new>
 #include <string_view>
 
+#include "base/key_compare.hpp"
 #include "kv/size_class_pool.hpp"
 
 namespace strata::kv {
 
-// a < b in unsigned byte order. Compares 8 bytes at a time inline: seeks call this at
-// every node they visit, and a call to memcmp costs more than the comparison.
-inline bool key_less(std::string_view a, std::string_view b) {
-  std::size_t n = a.size() < b.size() ? a.size() : b.size();
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
-  }
-  for (; i < n; ++i) {
-    auto x = static_cast<unsigned char>(a[i]);
-    auto y = static_cast<unsigned char>(b[i]);
-    if (x != y) return x < y;
-  }
-  return a.size() < b.size();
-}
+using base::key_less;
 
 template <class Payload>
 class SkipList {

@@ -1,0 +1,56 @@
+// key_less must order exactly as std::string_view does (unsigned bytes, then length): the
+// skiplist, the resolver and range reads all rely on agreeing with std::map's order.
+#include "base/key_compare.hpp"
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace strata::base {
+namespace {
+
+TEST(KeyLess, MatchesStringViewOrderOnEdgeCases) {
+  const std::vector<std::string> keys = {"",
+                                         std::string(1, '\0'),
+                                         std::string(2, '\0'),
+                                         "\x01",
+                                         "\x7f",
+                                         "\x80",
+                                         "\xff",
+                                         "\xff\xff",
+                                         "abcdefg",
+                                         "abcdefgh",
+                                         std::string("abcdefgh\0", 9),
+                                         "abcdefghi",
+                                         "abcdefgi",
+                                         "abcdefhh",
+                                         "bbcdefgh",
+                                         std::string("abcdefgh\xff", 9),
+                                         std::string(16, '\xff')};
+  for (const std::string& a : keys) {
+    for (const std::string& b : keys) {
+      EXPECT_EQ(key_less(a, b), std::string_view(a) < std::string_view(b))
+          << testing::PrintToString(a) << " vs " << testing::PrintToString(b);
+    }
+  }
+}
+
+TEST(KeyLess, MatchesStringViewOrderOnRandomKeys) {
+  std::mt19937 rng(7);
+  auto random_key = [&] {
+    std::string k(rng() % 24, '\0');
+    for (char& c : k) c = static_cast<char>(rng() % 4 == 0 ? rng() % 256 : 'a' + rng() % 3);
+    return k;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    std::string a = random_key();
+    std::string b = rng() % 2 == 0 ? random_key() : a.substr(0, rng() % (a.size() + 1));
+    ASSERT_EQ(key_less(a, b), std::string_view(a) < std::string_view(b));
+    ASSERT_EQ(key_less(b, a), std::string_view(b) < std::string_view(a));
+  }
+}
+
+}  // namespace
+}  // namespace strata::base

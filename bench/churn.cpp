@@ -1,9 +1,13 @@
 // strata-churn: memory per live key, and a long insert-at-tail / delete-at-head churn with
 // a constant live set, sampling throughput and RSS so that "flat" can be checked.
 //
-//   strata-churn [--keys N] [--ops N] [--live N]
+//   strata-churn [--keys N] [--ops N] [--live N] [--held-reader 0|1]
 // Exits 1 when the last tenth of the churn is more than 10 % off the first tenth in rate
-// or in RSS.
+// or in RSS. A third phase (skipped with --held-reader 0) churns a small queue while one
+// transaction holds an old read version open, as a long scan would: the rate must not
+// collapse, because deleted keys no live reader can see still leave the list (exit 1 if
+// the last window runs at less than half the rate without the reader). Their memory waits
+// for the reader to finish.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +48,7 @@ int main(int argc, char** argv) {
   const long keys = arg(argc, argv, "--keys", 1'000'000);
   const long ops = arg(argc, argv, "--ops", 10'000'000);
   const long live = arg(argc, argv, "--live", 100'000);
+  const bool held = arg(argc, argv, "--held-reader", 1) != 0;
   const std::string value(100, 'v');
 
   // 1. Memory per live key.
@@ -74,30 +79,77 @@ int main(int argc, char** argv) {
   std::vector<double> rate(samples);
   std::vector<long> rss(samples);
   std::uint64_t head = 0, tail = static_cast<std::uint64_t>(live);
-  std::printf("churn: %ld ops (insert at tail + delete at head), live set %ld\n", ops, live);
-  std::printf("%8s %14s %10s\n", "sample", "ops/s", "RSS MiB");
-  for (long s = 0; s < samples; ++s) {
-    auto start = std::chrono::steady_clock::now();
-    for (long i = 0; i < ops / samples; ++i) {
-      db.run([&](strata::Transaction& tr) { tr.set(key_of(tail), value); });
-      db.run([&](strata::Transaction& tr) {
-        auto first = tr.get_range(key_of(0), "l", {.limit = 1});
-        if (first.empty() || first[0].key != key_of(head)) std::abort();
-        tr.clear(first[0].key);
-      });
-      ++tail;
-      ++head;
+  auto churn = [&](long n) {
+    std::printf("%8s %14s %10s\n", "sample", "ops/s", "RSS MiB");
+    for (long s = 0; s < samples; ++s) {
+      auto start = std::chrono::steady_clock::now();
+      for (long i = 0; i < n / samples; ++i) {
+        db.run([&](strata::Transaction& tr) { tr.set(key_of(tail), value); });
+        db.run([&](strata::Transaction& tr) {
+          auto first = tr.get_range(key_of(0), "l", {.limit = 1});
+          if (first.empty() || first[0].key != key_of(head)) std::abort();
+          tr.clear(first[0].key);
+        });
+        ++tail;
+        ++head;
+      }
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      rate[s] = static_cast<double>(n / samples) / secs;
+      rss[s] = rss_kib();
+      std::printf("%8ld %14.0f %10.1f\n", s + 1, rate[s], rss[s] / 1024.0);
+      std::fflush(stdout);
     }
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    rate[s] = (ops / samples) / secs;
-    rss[s] = rss_kib();
-    std::printf("%8ld %14.0f %10.1f\n", s + 1, rate[s], rss[s] / 1024.0);
-    std::fflush(stdout);
-  }
+  };
+  std::printf("churn: %ld ops (insert at tail + delete at head), live set %ld\n", ops, live);
+  churn(ops);
   double rate_drift = rate[samples - 1] / rate[0] - 1;
   double rss_drift = static_cast<double>(rss[samples - 1]) / rss[0] - 1;
   bool flat = std::abs(rate_drift) <= 0.10 && std::abs(rss_drift) <= 0.10;
   std::printf("last vs first tenth: ops/s %+.1f %%, RSS %+.1f %%: %s\n", rate_drift * 100,
               rss_drift * 100, flat ? "flat" : "NOT FLAT");
-  return flat ? 0 : 1;
+  if (!held) return flat ? 0 : 1;
+
+  // 3. A small queue (100 items), churned for 1 s, then for 2.5 s while one transaction
+  // holds the version it read at the start of that, as a long scan would.
+  strata::Database small = strata::Database::open();
+  std::uint64_t first = 0, last = 0;
+  for (; last < 100; ++last)
+    small.run([&](strata::Transaction& tr) { tr.set(key_of(last), value); });
+  auto pairs_per_second = [&](std::chrono::milliseconds d) {
+    auto start = std::chrono::steady_clock::now();
+    long n = 0;
+    while (std::chrono::steady_clock::now() - start < d) {
+      small.run([&](strata::Transaction& tr) { tr.set(key_of(last), value); });
+      small.run([&](strata::Transaction& tr) {
+        auto row = tr.get_range(key_of(0), "l", {.limit = 1});
+        if (row.empty() || row[0].key != key_of(first)) std::abort();
+        tr.clear(row[0].key);
+      });
+      ++first;
+      ++last;
+      ++n;
+    }
+    return static_cast<double>(n) / std::chrono::duration<double>(d).count();
+  };
+  const double alone = pairs_per_second(std::chrono::milliseconds(1000));
+  strata::Transaction holder = small.create_transaction();
+  const std::string seen_key = key_of(first);
+  const auto seen = holder.get(seen_key);
+  std::printf("churn of a 100-item queue: %.0f pairs/s alone; with an old reader held open:\n",
+              alone);
+  std::printf("%8s %14s %10s\n", "sample", "pairs/s", "RSS MiB");
+  double held_last = 0;
+  for (int s = 0; s < 10; ++s) {
+    held_last = pairs_per_second(std::chrono::milliseconds(250));
+    std::printf("%8d %14.0f %10.1f\n", s + 1, held_last, rss_kib() / 1024.0);
+  }
+  // The holder's view is fixed: what it saw is still there, what came later is not.
+  if (!seen || holder.get(seen_key) != seen || holder.get(key_of(last - 1)).has_value()) {
+    std::printf("the held reader's view changed\n");
+    return 1;
+  }
+  const bool held_ok = held_last >= 0.5 * alone;
+  std::printf("held reader: last window at %.0f %% of the rate alone: %s\n",
+              100 * held_last / alone, held_ok ? "no collapse" : "COLLAPSED");
+  return flat && held_ok ? 0 : 1;
 }

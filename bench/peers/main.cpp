@@ -329,6 +329,7 @@ void usage(std::ostream& os) {
        << " clients)\n";
   os << "  --keys N           key space of the point workloads (default 1000000)\n"
         "  --dir DIR          where peers keep their files (default /dev/shm, a tmpfs)\n"
+        "  --high-contention  strata's Queue and PriorityQueue in their high-contention mode\n"
         "  --help             this text\n";
 }
 
@@ -352,6 +353,8 @@ int parse(int argc, char** argv, Config& cfg) {
       if (cfg.keys == 0) throw std::invalid_argument("--keys must be > 0");
     } else if (a == "--dir") {
       cfg.dir = need(i);
+    } else if (a == "--high-contention") {
+      set_strata_high_contention(true);
     } else if (a == "--peers" || a == "--workloads") {
       bool peers = a == "--peers";
       auto& sel = peers ? cfg.peers : cfg.workloads;
@@ -403,7 +406,8 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << "strata-peers: " << cfg.seconds << " s per cell, files in " << cfg.dir.string()
-            << "\n";
+            << ", strata's queues in " << (strata_high_contention() ? "high-contention" : "simple")
+            << " mode\n";
 
   std::vector<std::vector<Cell>> results(kNumWorkloads, std::vector<Cell>(kNumPeers));
   bool failed = false;

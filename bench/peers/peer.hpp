@@ -42,6 +42,9 @@ class Peer {
 
 // A peer that was not built returns nullptr (main reports it as skipped).
 std::unique_ptr<Peer> make_strata_peer(const std::filesystem::path& dir);
+// Whether strata peers made from now on use the recipes' high-contention mode (default off).
+void set_strata_high_contention(bool on);
+bool strata_high_contention();
 std::unique_ptr<Peer> make_lmdb_peer(const std::filesystem::path& dir);
 std::unique_ptr<Peer> make_rocksdb_peer(const std::filesystem::path& dir);
 std::unique_ptr<Peer> make_sqlite_peer(const std::filesystem::path& dir);

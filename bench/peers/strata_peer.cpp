@@ -1,10 +1,13 @@
 // bench/peers/strata_peer.cpp: strata through its public API only: Queue, PriorityQueue
-// (Database& overloads, which run the retry loop) and Database::run for point operations.
+// (Database& overloads, which run the retry loop; simple or high-contention mode) and
+// Database::run for point operations.
 #include "peer.hpp"
 #include <strata/strata.hpp>
 
 namespace peers {
 namespace {
+
+bool g_high_contention = false;
 
 class StrataPeer final : public Peer {
  public:
@@ -60,11 +63,14 @@ class StrataPeer final : public Peer {
  private:
   strata::Database db_;
   strata::DatabaseStats last_{};
-  strata::Queue queue_{strata::Subspace(strata::Tuple{"Q"})};
-  strata::PriorityQueue pqueue_{strata::Subspace(strata::Tuple{"P"})};
+  strata::Queue queue_{strata::Subspace(strata::Tuple{"Q"}), g_high_contention};
+  strata::PriorityQueue pqueue_{strata::Subspace(strata::Tuple{"P"}), g_high_contention};
 };
 
 }  // namespace
+
+void set_strata_high_contention(bool on) { g_high_contention = on; }
+bool strata_high_contention() { return g_high_contention; }
 
 std::unique_ptr<Peer> make_strata_peer(const std::filesystem::path&) {
   return std::make_unique<StrataPeer>();

@@ -152,8 +152,9 @@ class Transaction {
   Version read_version();
   // Reads at `version` instead of the newest. Throws read_version_already_set (2010) once
   // a version is fixed, transaction_too_old (1007) when strata no longer keeps what that
-  // version saw (older than every version a live reader holds), future_version (1009)
-  // when it is newer than the newest commit.
+  // version saw (older than every version a live reader holds, or a version no live
+  // reader holds at which a since-collected short-lived key existed: see
+  // docs/decisions/0005), future_version (1009) when it is newer than the newest commit.
   void set_read_version(Version version);
   // Read-your-writes off: reads see only the database at the read version, conflict on
   // everything they read, and watch() throws watches_disabled (1034). Only before the

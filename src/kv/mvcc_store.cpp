@@ -9,6 +9,17 @@ MvccStore::~MvccStore() {
   for (Node* n = list_.first(); n != nullptr; n = n->next(0)) {
     retire_chain(n->payload().load(std::memory_order_relaxed));
   }
+  // Keys unlinked early wait in gc_queue_ for the entry that retires them.
+  std::vector<Node*> early;
+  for (const GcEntry& e : gc_queue_) {
+    if (e.node->unlinked()) early.push_back(e.node);
+  }
+  std::sort(early.begin(), early.end());
+  early.erase(std::unique(early.begin(), early.end()), early.end());
+  for (Node* n : early) {
+    retire_chain(n->payload().load(std::memory_order_relaxed));
+    retired_.push_back({0, n, true});
+  }
   for (const Retired& r : retired_) {
     if (r.is_node) {
       list_.destroy_node(static_cast<Node*>(r.ptr));
@@ -68,6 +79,11 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
     retired_.push_back({committed(), head, false});
     return;
   }
+  // A key deleted after one write since the horizon may go before the horizon passes it.
+  if (!value && head != nullptr && !head->is_tombstone() && head->older() == nullptr &&
+      head->version() > horizon_) {
+    short_lived_.push_back({node, head->version(), version, 0});
+  }
   // Release: a reader that loads the new head sees its contents and its older link.
   node->payload().store(VersionRecord::make(record_pool_, version, value, head),
                         std::memory_order_release);
@@ -84,11 +100,28 @@ Version MvccStore::advance_horizon() {
 bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version) {
   std::lock_guard lock(horizon_mu_);
   if (version < horizon_) return false;
+  for (const Span& span : early_spans_) {
+    if (span.born <= version && version < span.died) {
+      // Something visible at `version` may be gone, unless a live reader holds exactly
+      // that version: then every key it can see was kept for it.
+      std::vector<Version> exact;
+      Version tentative;
+      registry_.snapshot(exact, tentative);
+      if (!std::binary_search(exact.begin(), exact.end(), version)) return false;
+      break;
+    }
+  }
   slot->version.store(version, std::memory_order_seq_cst);
   return true;
 }
 
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
+  {
+    // Collection below `oldest` is about to start: no pin may go below it from now on.
+    std::lock_guard lock(horizon_mu_);
+    horizon_ = std::max(horizon_, oldest);
+    collect_short_lived(budget);
+  }
   while (budget > 0 && !gc_queue_.empty() && gc_queue_.front().version <= oldest) {
     collect_key(gc_queue_.front(), oldest);
     gc_queue_.pop_front();
@@ -118,6 +151,51 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
     retired_.push_back({tag, head, false});
     retired_.push_back({tag, node, true});
   }
+}
+
+// Unlinks keys that lived only between the versions live readers hold: a reader at v
+// sees a key written at `born` and deleted at `died` only if born <= v < died. Called with
+// horizon_mu_ held, so a concurrent pin_at either is in the snapshot or sees the new span.
+void MvccStore::collect_short_lived(std::size_t budget) {
+  while (!early_spans_.empty() && early_spans_.front().died <= horizon_) early_spans_.pop_front();
+  if (short_lived_.empty()) return;
+  Version tentative;
+  registry_.snapshot(exact_readers_, tentative);
+  for (std::size_t n = std::min(budget, short_lived_.size()); n > 0; --n) {
+    ShortLived c = short_lived_.front();
+    short_lived_.pop_front();
+    // At or below the horizon the ordinary path owns the key (and may have freed it).
+    if (c.died <= horizon_ || !still_short_lived(c)) continue;
+    auto reader = std::lower_bound(exact_readers_.begin(), exact_readers_.end(), c.born);
+    if (tentative < c.died || (reader != exact_readers_.end() && *reader < c.died)) {
+      if (++c.tries < kMaxTries) short_lived_.push_back(c);  // look again later
+      continue;
+    }
+    list_.unlink(c.node);  // its records and node are retired by its gc_queue_ entries
+    ++early_unlinks_;
+    if (!early_spans_.empty() && c.born <= early_spans_.back().died &&
+        early_spans_.back().born <= c.died) {
+      early_spans_.back().born = std::min(early_spans_.back().born, c.born);
+      early_spans_.back().died = std::max(early_spans_.back().died, c.died);
+    } else {
+      early_spans_.push_back({c.born, c.died});
+      if (early_spans_.size() > kMaxEarlySpans) {
+        Span first = early_spans_.front();
+        early_spans_.pop_front();
+        early_spans_.front().born = std::min(early_spans_.front().born, first.born);
+        early_spans_.front().died = std::max(early_spans_.front().died, first.died);
+      }
+    }
+  }
+}
+
+// The key was not written again since it was scheduled, nor unlinked.
+bool MvccStore::still_short_lived(const ShortLived& c) const {
+  if (c.node->unlinked()) return false;
+  const VersionRecord* head = c.node->payload().load(std::memory_order_relaxed);
+  if (head == nullptr || !head->is_tombstone() || head->version() != c.died) return false;
+  const VersionRecord* born = head->older();
+  return born != nullptr && born->version() == c.born && born->older() == nullptr;
 }
 
 void MvccStore::retire_chain(VersionRecord* r) {

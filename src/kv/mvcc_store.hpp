@@ -9,6 +9,11 @@
 // key whose only remaining record is a tombstone is unlinked. Cut and unlinked memory is
 // freed once no reader that might hold it remains.
 //
+// One old reader would hold all of that back, so a key that lived a short while (written
+// once at `born`, deleted at `died`, like a queue item) is also unlinked as soon as no live
+// reader's version falls in [born, died): no reader can see it, however old the oldest.
+// Its memory still waits for the ordinary path. pin_at() refuses versions in such spans.
+//
 // Thread safety:
 //   - Writer methods (set, clear, clear_range, publish, collect_garbage, latest) need
 //     external synchronisation: the commit pipeline calls them under its lock.
@@ -23,6 +28,7 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "strata/types.hpp"
 
@@ -84,12 +90,26 @@ class MvccStore {
 
   // Statistics (writer, or quiescent).
   std::size_t pending_gc() const { return gc_queue_.size() + retired_.size(); }
+  std::uint64_t early_unlinks() const { return early_unlinks_; }
 
  private:
   struct GcEntry {
     Node* node;
     Version version;
   };
+  // A key written once at `born` and deleted at `died`, to unlink early (see above).
+  struct ShortLived {
+    Node* node;
+    Version born;
+    Version died;
+    std::uint32_t tries;  // times a reader inside [born, died) kept it
+  };
+  struct Span {
+    Version born;
+    Version died;
+  };
+  static constexpr std::uint32_t kMaxTries = 8;      // then ordinary collection takes over
+  static constexpr std::size_t kMaxEarlySpans = 64;  // beyond, the oldest two merge
   struct Retired {
     Version tag;  // committed() when it was unlinked
     void* ptr;
@@ -99,6 +119,8 @@ class MvccStore {
   void push(Node* node, std::optional<std::string_view> value, Version version);
   Node* find_or_insert(std::string_view key);
   void collect_key(const GcEntry& entry, Version oldest);
+  void collect_short_lived(std::size_t budget);  // REQUIRES: horizon_mu_ held
+  bool still_short_lived(const ShortLived& c) const;
   void retire_chain(VersionRecord* r);
   void reclaim(Version oldest);
   std::uint64_t next_random();
@@ -111,10 +133,18 @@ class MvccStore {
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
   std::mutex horizon_mu_;
-  Version horizon_ = 0;  // guarded by horizon_mu_
+  Version horizon_ = 0;  // guarded by horizon_mu_ (the writer may read it without)
+  // Spans covering [born, died) of every key unlinked early whose died is above horizon_
+  // (overlapping ones merged, and the oldest two when there are too many): pin_at refuses
+  // versions inside them unless a live reader holds that very version. Guarded by
+  // horizon_mu_.
+  std::deque<Span> early_spans_;
   // Writer-only state.
   std::deque<GcEntry> gc_queue_;
   std::deque<Retired> retired_;
+  std::deque<ShortLived> short_lived_;
+  std::vector<Version> exact_readers_;  // scratch for collect_short_lived
+  std::uint64_t early_unlinks_ = 0;
   std::uint64_t rng_ = 0x9E3779B97F4A7C15ull;
 };
 

@@ -117,9 +117,27 @@ Version ReaderRegistry::oldest(const std::atomic<Version>& committed) const {
   std::size_t n = slot_count_.load(std::memory_order_seq_cst);
   for (std::size_t i = 0; i < n; ++i) {
     const Slot* chunk = chunks_[i / kChunkSlots].load(std::memory_order_acquire);
-    result = std::min(result, chunk[i % kChunkSlots].version.load(std::memory_order_seq_cst));
+    Version v = chunk[i % kChunkSlots].version.load(std::memory_order_seq_cst);
+    if (v != kIdle) result = std::min(result, v & ~kTentative);
   }
   return result;
+}
+
+void ReaderRegistry::snapshot(std::vector<Version>& exact, Version& tentative) const {
+  exact.clear();
+  tentative = kIdle;
+  std::size_t n = slot_count_.load(std::memory_order_seq_cst);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Slot* chunk = chunks_[i / kChunkSlots].load(std::memory_order_acquire);
+    Version v = chunk[i % kChunkSlots].version.load(std::memory_order_seq_cst);
+    if (v == kIdle) continue;
+    if ((v & kTentative) != 0) {
+      tentative = std::min(tentative, v & ~kTentative);
+    } else {
+      exact.push_back(v);
+    }
+  }
+  std::sort(exact.begin(), exact.end());
 }
 
 }  // namespace strata::kv

@@ -41,14 +41,20 @@ class ReaderRegistry {
   Slot* acquire();
   void release(Slot* slot);
 
+  // A slot holding (v | kTentative) is announcing: its reader will read at v or later.
+  // Without the bit the slot holds exactly the version its reader reads at.
+  static constexpr Version kTentative = Version{1} << 61;
+
   // Announces a read version in `slot` and returns it: the newest value of `committed`,
   // ordered so that a concurrent oldest() either sees the slot or returns a version no
-  // newer than the one returned here.
+  // newer than the one returned here, and a concurrent snapshot() sees the slot either
+  // as tentative (at most the version returned), as exactly that version, or not at all
+  // (and then the version returned is at least the committed version it loaded first).
   static Version announce(Slot* slot, const std::atomic<Version>& committed) {
     Version guess = committed.load(std::memory_order_acquire);
-    slot->version.store(guess, std::memory_order_seq_cst);
+    slot->version.store(guess | kTentative, std::memory_order_seq_cst);
     Version v = committed.load(std::memory_order_seq_cst);
-    if (v != guess) slot->version.store(v, std::memory_order_release);
+    slot->version.store(v, std::memory_order_release);
     return v;
   }
   // Withdraws the announcement (the slot stays owned).
@@ -56,6 +62,10 @@ class ReaderRegistry {
 
   // The oldest announced version, or committed.load() when no reader is active.
   Version oldest(const std::atomic<Version>& committed) const;
+  // Every announced version: `exact` gets the versions readers read at (sorted), and
+  // `tentative` the lowest version a reader still announcing may read at (kIdle if none).
+  // A reader in neither reads at the committed version loaded after this call or later.
+  void snapshot(std::vector<Version>& exact, Version& tentative) const;
 
   struct ThreadCache;  // per-thread free slots (reader_registry.cpp)
 

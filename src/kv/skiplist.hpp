@@ -40,6 +40,8 @@ class SkipList {
     Payload& payload() { return payload_; }
     const Payload& payload() const { return payload_; }
     int height() const { return height_; }
+    // Writer only: whether unlink() has taken the node out of the list.
+    bool unlinked() const { return unlinked_; }
 
     // Acquire: the node we reach is fully built before we look at it.
     Node* next(int level) const { return next_[level].load(std::memory_order_acquire); }
@@ -62,6 +64,7 @@ class SkipList {
     Payload payload_{};
     std::uint32_t key_size_;
     std::uint8_t height_;
+    bool unlinked_ = false;       // writer only; sits in what would be padding
     std::atomic<Node*> next_[1];  // really next_[height_], followed by the key bytes
   };
 
@@ -115,9 +118,11 @@ class SkipList {
     return n;
   }
 
-  // REQUIRES: writer; `node` is linked. Afterwards the node is unreachable for new
-  // readers; the caller frees it with destroy_node once no reader can hold it.
+  // REQUIRES: writer. Afterwards the node is unreachable for new readers; the caller frees
+  // it with destroy_node once no reader can hold it. Unlinking an unlinked node does nothing.
   void unlink(Node* node) {
+    if (node->unlinked_) return;
+    node->unlinked_ = true;
     Node* prev[kMaxHeight];
     find_predecessors(node->key(), prev);
     for (int i = 0; i < node->height(); ++i) {

@@ -29,6 +29,31 @@ TEST(SetReadVersion, ReadsTheDatabaseAsOfThatVersion) {
   EXPECT_EQ(read_key(db, "k"), "new");
 }
 
+// docs/decisions/0005: a key that lived only between live readers' versions is collected
+// at once, so a version inside its life can no longer be read exactly, unless a live
+// transaction holds that very version.
+TEST(SetReadVersion, RefusesAVersionAtWhichACollectedShortLivedKeyExisted) {
+  Database db = Database::open();
+  put(db, "base", "b");
+  Transaction holder = db.create_transaction();
+  const Version held = holder.read_version();  // an old reader; it cannot see "item"
+  Transaction writer = db.create_transaction();
+  writer.set("item", "x");
+  writer.commit();
+  const Version born = writer.committed_version();
+  db.run([](Transaction& tr) { tr.clear("item"); });
+  put(db, "other", "o");  // one more batch, so collection has looked at "item"
+
+  Transaction at_born = db.create_transaction();
+  EXPECT_THAT([&] { at_born.set_read_version(born); },
+              ThrowsCode(ErrorCode::transaction_too_old));
+  Transaction at_held = db.create_transaction();
+  at_held.set_read_version(held);  // held by `holder`: everything it saw is kept
+  EXPECT_EQ(at_held.get("base"), "b");
+  EXPECT_EQ(at_held.get("item"), std::nullopt);
+  EXPECT_EQ(holder.get("item"), std::nullopt);
+}
+
 TEST(SetReadVersion, ConflictsWithWritesCommittedAfterThatVersion) {
   Database db = Database::open();
   put(db, "k", "1");

@@ -77,6 +77,83 @@ TEST(MvccStore, DeletedKeysAreUnlinkedOnceNoReaderCanSeeThem) {
   EXPECT_EQ(s.pending_gc(), 0u);
 }
 
+// An old reader must not hold back keys it cannot see: a queue item written and deleted
+// after the reader's version is unlinked at once (its memory waits for the reader).
+TEST(MvccStore, ShortLivedKeysGoWhileAnOlderReaderLives) {
+  MvccStore s;
+  s.set("base", "b", 1);
+  s.publish(1);
+  ReaderRegistry::Slot* old_reader = s.registry().acquire();
+  ASSERT_EQ(ReaderRegistry::announce(old_reader, s.committed_atomic()), 1);
+  Version v = 1;
+  for (int i = 0; i < 100; ++i) {
+    std::string k = "q" + std::to_string(1000 + i);
+    s.set(k, "item", ++v);
+    s.publish(v);
+    s.clear(k, ++v);
+    s.publish(v);
+    s.collect_garbage(64, s.advance_horizon());
+  }
+  EXPECT_EQ(count_keys(s), 1u);  // only "base"
+  EXPECT_EQ(s.early_unlinks(), 100u);
+  EXPECT_EQ(read(s, "base", 1), "b");
+  // Nothing visible at the reader's version went, and versions inside the dead keys'
+  // lifetimes can no longer be pinned; the newest can.
+  ReaderRegistry::Slot* pin = s.registry().acquire();
+  EXPECT_FALSE(s.pin_at(pin, 2));
+  EXPECT_FALSE(s.pin_at(pin, v - 1));
+  EXPECT_TRUE(s.pin_at(pin, v));
+  ReaderRegistry::withdraw(pin);
+  s.registry().release(pin);
+  ReaderRegistry::withdraw(old_reader);
+  s.registry().release(old_reader);
+  s.publish(++v);
+  s.collect_garbage(1 << 20, s.advance_horizon());
+  s.publish(++v);
+  s.collect_garbage(1 << 20, s.advance_horizon());
+  EXPECT_EQ(s.pending_gc(), 0u);
+}
+
+// A reader whose version falls inside a key's lifetime keeps it until it leaves.
+TEST(MvccStore, ReaderInsideTheLifetimeKeepsAShortLivedKey) {
+  MvccStore s;
+  s.set("q", "item", 1);
+  s.publish(1);
+  ReaderRegistry::Slot* reader = s.registry().acquire();
+  ASSERT_EQ(ReaderRegistry::announce(reader, s.committed_atomic()), 1);
+  s.clear("q", 2);
+  s.publish(2);
+  s.collect_garbage(64, s.advance_horizon());
+  EXPECT_EQ(count_keys(s), 1u);
+  EXPECT_EQ(read(s, "q", 1), "item");
+  EXPECT_EQ(s.early_unlinks(), 0u);
+  ReaderRegistry::withdraw(reader);
+  s.registry().release(reader);
+  s.publish(3);
+  s.collect_garbage(64, s.advance_horizon());
+  EXPECT_EQ(count_keys(s), 0u);
+}
+
+// A key written again (or written twice before its delete) is not short-lived: an old
+// reader may see an earlier value, so only ordinary collection may touch it.
+TEST(MvccStore, KeysWithSeveralVersionsWaitForOrdinaryCollection) {
+  MvccStore s;
+  s.publish(1);
+  ReaderRegistry::Slot* old_reader = s.registry().acquire();
+  ASSERT_EQ(ReaderRegistry::announce(old_reader, s.committed_atomic()), 1);
+  s.set("k", "a", 2);
+  s.publish(2);
+  s.set("k", "b", 3);
+  s.publish(3);
+  s.clear("k", 4);
+  s.publish(4);
+  s.collect_garbage(64, s.advance_horizon());
+  EXPECT_EQ(count_keys(s), 1u);
+  EXPECT_EQ(s.early_unlinks(), 0u);
+  ReaderRegistry::withdraw(old_reader);
+  s.registry().release(old_reader);
+}
+
 TEST(MvccStore, AnnouncedReaderKeepsItsVersionAlive) {
   MvccStore s;
   s.set("k", "old", 1);

@@ -45,8 +45,7 @@ TEST(SetReadVersion, RefusesAVersionAtWhichACollectedShortLivedKeyExisted) {
   put(db, "other", "o");  // one more batch, so collection has looked at "item"
 
   Transaction at_born = db.create_transaction();
-  EXPECT_THAT([&] { at_born.set_read_version(born); },
-              ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_THAT([&] { at_born.set_read_version(born); }, ThrowsCode(ErrorCode::transaction_too_old));
   Transaction at_held = db.create_transaction();
   at_held.set_read_version(held);  // held by `holder`: everything it saw is kept
   EXPECT_EQ(at_held.get("base"), "b");

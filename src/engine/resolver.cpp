@@ -7,6 +7,7 @@
 
 namespace strata::engine {
 
+using base::key_compare;
 using base::key_less;
 
 struct Resolver::Node {
@@ -105,16 +106,8 @@ Resolver::Node* Resolver::make_node(std::string_view key, Version version) {
 }
 
 Version Resolver::version_at(std::string_view key) const {
-  Version v = 0;  // the interval before the first boundary: nothing recorded
-  for (const Node* n = root_; n != nullptr;) {
-    if (!key_less(key, n->key)) {
-      v = n->version;
-      n = n->right;
-    } else {
-      n = n->left;
-    }
-  }
-  return v;
+  const Node* n = floor_of(key);  // none: the interval before the first boundary, unwritten
+  return n == nullptr ? 0 : n->version;
 }
 
 // Walks the two search paths for `begin` and `end`; whole subtrees between them count by
@@ -158,7 +151,80 @@ Version Resolver::newest_write(std::string_view begin, std::string_view end) con
   return std::max(version_at(begin), max_strictly_inside(root_, begin, end));
 }
 
+Resolver::Node* Resolver::insert(Node* n, Node* fresh) {
+  if (n == nullptr) return fresh;
+  if (fresh->priority > n->priority) {
+    Split s = split(n, fresh->key);
+    fresh->left = s.less;
+    fresh->right = s.rest;
+    update(fresh);
+    return fresh;
+  }
+  if (key_less(fresh->key, n->key)) {
+    n->left = insert(n->left, fresh);
+  } else {
+    n->right = insert(n->right, fresh);
+  }
+  update(n);
+  return n;
+}
+
+const Resolver::Node* Resolver::floor_of(std::string_view key) const {
+  const Node* best = nullptr;
+  for (const Node* n = root_; n != nullptr;) {
+    if (key_less(key, n->key)) {
+      n = n->left;
+    } else {
+      best = n;
+      n = n->right;
+    }
+  }
+  return best;
+}
+
+// `version` is the newest ever recorded, so it is the new maximum of every subtree on the
+// path to the boundary.
+void Resolver::raise(std::string_view key, Version version) {
+  for (Node* n = root_; n != nullptr;) {
+    n->subtree_max = version;
+    int c = key_compare(key, n->key);
+    if (c == 0) {
+      n->version = version;
+      return;
+    }
+    n = c < 0 ? n->left : n->right;
+  }
+}
+
+// [key, key+00) holds one key, so no boundary lies strictly inside: the interval at
+// key+00 keeps the version it has now, and key's own interval takes `version`. One
+// descent usually answers both "is key+00 a boundary" and "what is key's interval".
+void Resolver::record_point(std::string_view key, std::string_view key_after, Version version) {
+  const Node* floor = floor_of(key_after);
+  if (floor == nullptr || floor->key != key_after) {
+    // Nothing lies between key and key+00, so this is also the last boundary <= key.
+    const bool key_is_boundary = floor != nullptr && floor->key == key;
+    root_ = insert(root_, make_node(key_after, floor == nullptr ? 0 : floor->version));
+    if (key_is_boundary) {
+      raise(key, version);
+    } else {
+      root_ = insert(root_, make_node(key, version));
+    }
+    return;
+  }
+  floor = floor_of(key);
+  if (floor != nullptr && floor->key == key) {
+    raise(key, version);
+  } else {
+    root_ = insert(root_, make_node(key, version));
+  }
+}
+
 void Resolver::record_write(std::string_view begin, std::string_view end, Version version) {
+  if (end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin)) {
+    record_point(begin, end, version);
+    return;
+  }
   Version after = version_at(end);  // the interval containing `end` keeps its version
   Split lower = split(root_, begin);
   Split upper = split(lower.rest, end);

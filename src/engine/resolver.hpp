@@ -33,7 +33,7 @@ class Resolver {
   // floor was written there. REQUIRES: begin < end.
   Version newest_write(std::string_view begin, std::string_view end) const;
   // Records a write of [begin, end) at `version`. REQUIRES: begin < end; version >= every
-  // version recorded before.
+  // version recorded before. A single key ([k, k+00)) takes a faster path.
   void record_write(std::string_view begin, std::string_view end, Version version);
   // Forgets boundaries at or below `oldest` (merging their intervals into neighbours that
   // are too) once the boundary count has doubled since the last pass; `force` prunes now.
@@ -49,6 +49,12 @@ class Resolver {
   static void update(Node* n);
   static Split split(Node* n, std::string_view key);  // [< key], [>= key]
   static Node* merge(Node* a, Node* b);
+  // Inserts `fresh` (whose key is not in the treap) below `n`; returns the new subtree.
+  static Node* insert(Node* n, Node* fresh);
+  // Sets the version of the boundary at `key` (which must exist) to `version`, the newest.
+  void raise(std::string_view key, Version version);
+  const Node* floor_of(std::string_view key) const;  // the last boundary <= key, or null
+  void record_point(std::string_view key, std::string_view key_after, Version version);
   // Treap of `sorted` (ascending keys), keeping their priorities; recomputes maxima.
   static Node* build(const std::vector<Node*>& sorted);
   static Version fix_maxima(Node* n);
@@ -61,7 +67,7 @@ class Resolver {
   static Version max_strictly_inside(const Node* n, std::string_view begin, std::string_view end);
   std::uint32_t next_priority();
 
-  static constexpr std::size_t kMinPrune = 64;    // boundaries before the first pass
+  static constexpr std::size_t kMinPrune = 32;    // boundaries before the first pass
   static constexpr std::size_t kMaxSpare = 4096;  // recycled nodes kept
 
   Node* root_ = nullptr;

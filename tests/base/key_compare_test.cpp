@@ -1,5 +1,5 @@
-// key_less must order exactly as std::string_view does (unsigned bytes, then length): the
-// skiplist, the resolver and range reads all rely on agreeing with std::map's order.
+// key_less and key_compare must order exactly as std::string_view does (unsigned bytes, then
+// length): the skiplist, the resolver and range reads all rely on agreeing with std::map's order.
 #include "base/key_compare.hpp"
 
 #include <random>
@@ -10,6 +10,8 @@
 
 namespace strata::base {
 namespace {
+
+int sign(int x) { return (x > 0) - (x < 0); }
 
 TEST(KeyLess, MatchesStringViewOrderOnEdgeCases) {
   const std::vector<std::string> keys = {"",
@@ -33,6 +35,8 @@ TEST(KeyLess, MatchesStringViewOrderOnEdgeCases) {
     for (const std::string& b : keys) {
       EXPECT_EQ(key_less(a, b), std::string_view(a) < std::string_view(b))
           << testing::PrintToString(a) << " vs " << testing::PrintToString(b);
+      EXPECT_EQ(sign(key_compare(a, b)), sign(std::string_view(a).compare(b)))
+          << testing::PrintToString(a) << " vs " << testing::PrintToString(b);
     }
   }
 }
@@ -49,6 +53,7 @@ TEST(KeyLess, MatchesStringViewOrderOnRandomKeys) {
     std::string b = rng() % 2 == 0 ? random_key() : a.substr(0, rng() % (a.size() + 1));
     ASSERT_EQ(key_less(a, b), std::string_view(a) < std::string_view(b));
     ASSERT_EQ(key_less(b, a), std::string_view(b) < std::string_view(a));
+    ASSERT_EQ(sign(key_compare(a, b)), sign(std::string_view(a).compare(b)));
   }
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -95,6 +96,63 @@ TEST(Resolver, PruningKeepsEveryAnswerAboveTheWatermark) {
   }
   // Old history is really forgotten: the boundary count stays bounded.
   EXPECT_LT(r.boundary_count(), 200u);
+}
+
+// Keys of any length, single-key writes [k, k+00) (the fast path) mixed with ranges, and
+// pruning, against a brute-force list of every write.
+TEST(Resolver, SingleKeyWritesMatchABruteForceModel) {
+  struct Write {
+    std::string begin, end;
+    Version version;
+  };
+  std::vector<Write> all;
+  auto newest = [&](const std::string& b, const std::string& e) {
+    Version best = 0;
+    for (const Write& w : all) {
+      if (w.begin < e && b < w.end) best = std::max(best, w.version);
+    }
+    return best;
+  };
+  std::mt19937 rng(3);
+  auto random_key = [&] {
+    std::string k(rng() % 4, 'a');
+    for (char& c : k) c = static_cast<char>(rng() % 3 == 0 ? '\0' : 'a' + rng() % 3);
+    return k;
+  };
+  auto random_range = [&](std::string& b, std::string& e) {
+    if (rng() % 2 == 0) {
+      b = random_key();
+      e = b + '\0';
+      return;
+    }
+    do {
+      b = random_key();
+      e = random_key();
+    } while (!(b < e));
+  };
+  Resolver r;
+  Version version = 0;
+  for (int step = 0; step < 4000; ++step) {
+    std::string b, e;
+    random_range(b, e);
+    ++version;
+    r.record_write(b, e, version);
+    all.push_back({b, e, version});
+    Version oldest = version - 30;
+    r.prune(oldest);
+    for (int q = 0; q < 3; ++q) {
+      std::string qb, qe;
+      random_range(qb, qe);
+      Version expect = newest(qb, qe);
+      Version got = r.newest_write(qb, qe);
+      if (expect > oldest) {
+        ASSERT_EQ(got, expect) << "step " << step;
+      } else {
+        ASSERT_LE(got, oldest) << "step " << step;
+      }
+    }
+  }
+  EXPECT_LT(r.boundary_count(), 400u);
 }
 
 TEST(Resolver, PruningEverythingEmptiesTheHistory) {

@@ -12,25 +12,7 @@
 
 namespace strata::base {
 
-// a < b in unsigned byte order.
-inline bool key_less(std::string_view a, std::string_view b) {
-  std::size_t n = a.size() < b.size() ? a.size() : b.size();
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
-  }
-  for (; i < n; ++i) {
-    auto x = static_cast<unsigned char>(a[i]);
-    auto y = static_cast<unsigned char>(b[i]);
-    if (x != y) return x < y;
-  }
-  return a.size() < b.size();
-}
-
-// <0, 0 or >0 as a is before, equal to or after b, in the same order.
+// <0, 0 or >0 as a is before, equal to or after b in unsigned byte order.
 inline int key_compare(std::string_view a, std::string_view b) {
   std::size_t n = a.size() < b.size() ? a.size() : b.size();
   std::size_t i = 0;
@@ -47,5 +29,8 @@ inline int key_compare(std::string_view a, std::string_view b) {
   }
   return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
 }
+
+// a < b in unsigned byte order.
+inline bool key_less(std::string_view a, std::string_view b) { return key_compare(a, b) < 0; }
 
 }  // namespace strata::base

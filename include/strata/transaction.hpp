@@ -111,7 +111,7 @@ class Transaction {
   // Reads. The first read fixes the read version. Keys at or above "\xff" throw
   // key_outside_legal_range (2004); a key longer than 10,000 bytes reads as absent.
   // A read more than Options::mvcc_window after the read version was taken throws
-  // transaction_too_old (1007).
+  // transaction_too_old (1007); the age is measured with a clock a few ms coarse.
   std::optional<std::string> get(std::string_view key);
   // Rows of [begin, end) in key order (or reverse). begin >= end returns nothing.
   // A read that stops at its limit conflicts only up to the last row returned.

@@ -27,29 +27,24 @@ void CommitPipeline::commit(CommitRequest& request) {
                 "an earlier write to the log failed, so the database accepts no more commits; "
                 "reopen it to recover");
   }
-  {
-    std::lock_guard lock(queue_mu_);
-    queue_.push_back(&request);
-    if (!leader_active_) {
-      leader_active_ = true;
-      request.state.store(kLeader, std::memory_order_relaxed);
-    }
+  std::unique_lock lock(queue_mu_);
+  queue_.push_back(&request);
+  if (leader_active_) {
+    lock.unlock();
+    // Sleep (futex) until done, or until handed the leadership. The leader stores and
+    // notifies under queue_mu_; taking the lock once before going on guarantees it has
+    // finished notifying us, so `request` may be destroyed as soon as we return.
+    request.state.wait(kWaiting, std::memory_order_acquire);
+    lock.lock();
+    if (request.state.load(std::memory_order_relaxed) == kDone) return;
   }
-  // Sleep (futex) until done, or until handed the leadership. The leader stores and
-  // notifies under queue_mu_; taking the lock once before going on guarantees it has
-  // finished notifying us, so `request` may be destroyed as soon as we return.
-  request.state.wait(kWaiting, std::memory_order_acquire);
-  if (request.state.load(std::memory_order_acquire) == kDone) {
-    std::lock_guard lock(queue_mu_);
-    return;
-  }
+  leader_active_ = true;
   // Lead: process what is queued, then keep processing whatever queued meanwhile, up to
   // kMaxRounds batches. The requests of a finished batch are woken but not handed the
   // leadership: on a busy machine a woken thread may wait a long time for a core, and the
   // pipeline would stall with it (every commit paid a hand-off before this; see
   // docs/architecture.md). Leadership passes to a waiter only after kMaxRounds, so no
-  // leader is kept from its own caller for long.
-  std::unique_lock lock(queue_mu_);
+  // leader is kept from its own caller for long. A lone committer takes the lock twice.
   for (int round = 0;; ++round) {
     batch_.swap(queue_);
     lock.unlock();

@@ -5,8 +5,9 @@
 //   1. resolves each request in order against the history (and earlier requests of the
 //      batch), 2. assigns the batch one commit version (each request its batch index),
 //   3. applies the survivors to the store, 4. publishes the version, 5. wakes the batch,
-// then hands leadership to the first request that arrived meanwhile. Steps 2-4 cannot
-// throw: everything that can fail was checked before the request was submitted.
+// then goes on with whatever queued meanwhile; after 64 batches it hands leadership to the
+// first waiting request. Steps 2-4 cannot throw: everything that can fail was checked
+// before the request was submitted.
 //
 // Thread safety: commit() from any number of threads.
 #pragma once

@@ -148,7 +148,13 @@ Version Resolver::max_strictly_inside(const Node* n, std::string_view begin, std
 }
 
 Version Resolver::newest_write(std::string_view begin, std::string_view end) const {
-  return std::max(version_at(begin), max_strictly_inside(root_, begin, end));
+  Version best =
+      root_ == nullptr ? 0 : std::max(version_at(begin), max_strictly_inside(root_, begin, end));
+  for (std::size_t i = 0; i < recent_size_; ++i) {
+    const Recent& r = recent_[i];
+    if (r.version > best && key_less(r.begin, end) && key_less(begin, r.end)) best = r.version;
+  }
+  return best;
 }
 
 Resolver::Node* Resolver::insert(Node* n, Node* fresh) {
@@ -221,6 +227,22 @@ void Resolver::record_point(std::string_view key, std::string_view key_after, Ve
 }
 
 void Resolver::record_write(std::string_view begin, std::string_view end, Version version) {
+  if (recent_size_ == kMaxRecent) flush_recent();
+  if (recent_.size() == recent_size_) recent_.emplace_back();
+  Recent& r = recent_[recent_size_++];
+  r.begin.assign(begin);
+  r.end.assign(end);
+  r.version = version;
+}
+
+void Resolver::flush_recent() {
+  for (std::size_t i = 0; i < recent_size_; ++i) {
+    record_in_treap(recent_[i].begin, recent_[i].end, recent_[i].version);
+  }
+  recent_size_ = 0;
+}
+
+void Resolver::record_in_treap(std::string_view begin, std::string_view end, Version version) {
   if (end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin)) {
     record_point(begin, end, version);
     return;
@@ -249,6 +271,16 @@ void Resolver::record_write(std::string_view begin, std::string_view end, Versio
 // keeps the rest and rebuilds the treap from them, so a pass costs O(boundaries) and runs
 // only after their count has doubled.
 void Resolver::prune(Version oldest, bool force) {
+  // Recent writes at or below `oldest` can go; the rest keep their order (and their
+  // strings' capacity, by swapping).
+  std::size_t kept_recent = 0;
+  for (std::size_t i = 0; i < recent_size_; ++i) {
+    if (recent_[i].version > oldest) {
+      if (i != kept_recent) std::swap(recent_[i], recent_[kept_recent]);
+      ++kept_recent;
+    }
+  }
+  recent_size_ = kept_recent;
   if (size_ < prune_at_ && !force) return;
   if (max_of(root_) <= oldest) {
     recycle(root_);

@@ -9,6 +9,10 @@
 // last pass (amortized O(1) per recorded write). Nodes are recycled, so a steady stream of
 // short transactions allocates nothing here.
 //
+// The newest few writes wait in a short list before entering the treap: most are pruned
+// from there (a lone client's write is history as soon as its next transaction starts),
+// so they never pay for treap inserts. Queries scan the list as well as the treap.
+//
 // Thread safety: none; the commit pipeline owns it and calls it under its lock.
 #pragma once
 
@@ -40,10 +44,20 @@ class Resolver {
   void prune(Version oldest, bool force = false);
 
   std::size_t boundary_count() const { return size_; }
+  // Writes recorded but not yet in the treap.
+  std::size_t recent_count() const { return recent_size_; }
 
  private:
   struct Node;
   struct Split;
+  struct Recent {
+    std::string begin, end;  // strings keep their capacity from one use to the next
+    Version version;
+  };
+
+  // Moves the recent writes into the treap, oldest first.
+  void flush_recent();
+  void record_in_treap(std::string_view begin, std::string_view end, Version version);
 
   static Version max_of(const Node* n);
   static void update(Node* n);
@@ -69,10 +83,13 @@ class Resolver {
 
   static constexpr std::size_t kMinPrune = 32;    // boundaries before the first pass
   static constexpr std::size_t kMaxSpare = 4096;  // recycled nodes kept
+  static constexpr std::size_t kMaxRecent = 16;   // writes waiting before the treap
 
   Node* root_ = nullptr;
   std::size_t size_ = 0;
   std::size_t prune_at_ = kMinPrune;
+  std::vector<Recent> recent_;  // [0, recent_size_) in use, oldest first
+  std::size_t recent_size_ = 0;
   std::vector<Node*> spare_;    // recycled nodes (their keys keep their capacity)
   std::vector<Node*> scratch_;  // prune's in-order list
   std::uint64_t rng_ = 0x853C49E6748FEA9Bull;

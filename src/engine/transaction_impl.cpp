@@ -74,13 +74,13 @@ Version TransactionImpl::ensure_read_version() {
     kv::MvccStore& store = db_->store();
     if (slot_ == nullptr) slot_ = store.registry().acquire();
     read_version_ = kv::ReaderRegistry::announce(slot_, store.committed_atomic());
-    read_version_time_ = Clock::now();
+    read_version_time_ = base::CoarseClock::now();
   }
   return read_version_;
 }
 
 void TransactionImpl::check_not_too_old() const {
-  auto age = Clock::now() - read_version_time_;
+  auto age = base::CoarseClock::now() - read_version_time_;
   if (age > db_->options().mvcc_window) {
     throw Error(
         ErrorCode::transaction_too_old,
@@ -119,7 +119,7 @@ void TransactionImpl::set_read_version(Version version) {
                     " is older than the oldest version strata still keeps");
   }
   read_version_ = version;
-  read_version_time_ = Clock::now();
+  read_version_time_ = base::CoarseClock::now();
 }
 
 void TransactionImpl::set_read_your_writes(bool enabled) {

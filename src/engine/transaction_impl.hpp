@@ -16,6 +16,8 @@
 
 #include "strata/transaction.hpp"
 
+#include "base/coarse_clock.hpp"
+
 #include "engine/range_set.hpp"
 #include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"
@@ -101,7 +103,8 @@ class TransactionImpl {
   std::shared_ptr<DatabaseImpl> db_;
   kv::ReaderRegistry::Slot* slot_ = nullptr;
   Version read_version_ = -1;
-  Clock::time_point read_version_time_{};
+  // The MVCC window is seconds long: a coarse clock (a few ms) keeps reads cheap.
+  base::CoarseClock::time_point read_version_time_{};
 
   WriteMap writes_;
   RangeSet unreadable_;  // keys a versionstamped key may become

@@ -158,9 +158,15 @@ TEST(Limits, NegativeLimitIsRangeLimitsInvalid) {
 
 // ---- 1007 transaction_too_old ------------------------------------------------------------
 
+// The window is measured with a coarse clock (4 ms ticks here, 10 ms at most on Linux), so
+// it is kept well above a tick: a quick transaction never looks too old, and one that
+// waits kAged always does.
+constexpr std::chrono::milliseconds kShortWindow{40};
+constexpr std::chrono::milliseconds kAged{100};
+
 Options short_window() {
   Options o;
-  o.mvcc_window = std::chrono::milliseconds(2);
+  o.mvcc_window = kShortWindow;
   return o;
 }
 
@@ -169,7 +175,7 @@ TEST(Limits, ReadAfterTheMvccWindowIsTransactionTooOld) {
   apitest::put(db, "k", "v");
   Transaction tr = db.create_transaction();
   EXPECT_EQ(tr.get("k"), "v");
-  spin_for(std::chrono::milliseconds(6));
+  spin_for(kAged);
   EXPECT_THAT([&] { tr.get("k"); }, ThrowsCodeWith(ErrorCode::transaction_too_old, "mvcc_window"));
   EXPECT_THAT([&] { tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::transaction_too_old));
 }
@@ -179,7 +185,7 @@ TEST(Limits, CommitOfAnAgedReaderIsTransactionTooOld) {
   Transaction tr = db.create_transaction();
   tr.get("k");
   tr.set("k", "v");
-  spin_for(std::chrono::milliseconds(6));
+  spin_for(kAged);
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_old));
   EXPECT_EQ(read_key(db, "k"), std::nullopt);
 }
@@ -188,7 +194,7 @@ TEST(Limits, AgedWriteOnlyTransactionIsNeverTooOld) {
   Database db = Database::open(short_window());
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
-  spin_for(std::chrono::milliseconds(6));
+  spin_for(kAged);
   EXPECT_NO_THROW(tr.commit());
   EXPECT_GT(tr.committed_version(), 0);
 }
@@ -200,7 +206,7 @@ TEST(Limits, AgedSnapshotReaderWithWritesIsNotTooOld) {
   Transaction tr = db.create_transaction();
   tr.snapshot().get("k");
   tr.set("k", "v");
-  spin_for(std::chrono::milliseconds(6));
+  spin_for(kAged);
   EXPECT_NO_THROW(tr.commit());
   EXPECT_EQ(read_key(db, "k"), "v");
 }
@@ -211,7 +217,7 @@ TEST(Limits, AgedReadOfOwnWriteIsNotTooOld) {
   Transaction tr = db.create_transaction();
   tr.get("other");
   tr.set("k", "v");
-  spin_for(std::chrono::milliseconds(6));
+  spin_for(kAged);
   EXPECT_EQ(tr.get("k"), "v");
 }
 
@@ -221,7 +227,7 @@ TEST(Limits, TooOldIsRetriedByRun) {
   db.run([&](Transaction& tr) {
     ++attempts;
     tr.get("k");
-    if (attempts == 1) spin_for(std::chrono::milliseconds(6));
+    if (attempts == 1) spin_for(kAged);
     tr.set("k", "v");
   });
   EXPECT_EQ(attempts, 2);

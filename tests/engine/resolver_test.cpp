@@ -164,5 +164,35 @@ TEST(Resolver, PruningEverythingEmptiesTheHistory) {
   EXPECT_EQ(r.newest_write("", "\xff"), 0);
 }
 
+// One client: each commit's reader started after the previous commit, so every write is
+// history by the next prune and should never cost a treap insert.
+TEST(Resolver, WritesPrunedWhileRecentNeverEnterTheTreap) {
+  Resolver r;
+  for (Version v = 1; v <= 1000; ++v) {
+    EXPECT_EQ(r.newest_write("q1", "q2"), v == 1 ? 0 : v - 1);  // the previous write, kept
+    r.prune(v - 1);                                             // readers are at v - 1
+    r.record_write("q1", std::string("q1\0", 3), v);
+  }
+  EXPECT_EQ(r.boundary_count(), 0u);
+  EXPECT_EQ(r.recent_count(), 1u);
+  EXPECT_EQ(r.newest_write("q", "r"), 1000);
+  EXPECT_EQ(r.newest_write("q2", "r"), 0);
+}
+
+// More recent writes than the list holds: the oldest move into the treap, and answers
+// are the same whichever side a write is on.
+TEST(Resolver, RecentWritesSpillIntoTheTreapInOrder) {
+  Resolver r;
+  for (Version v = 1; v <= 40; ++v) r.record_write("a", "c", v);  // same range, rising
+  r.record_write("b", std::string("b\0", 2), 41);
+  EXPECT_GT(r.boundary_count(), 0u);
+  EXPECT_EQ(r.newest_write("a", "b"), 40);
+  EXPECT_EQ(r.newest_write("b", "c"), 41);
+  r.prune(40);
+  EXPECT_EQ(r.recent_count(), 1u);
+  EXPECT_EQ(r.newest_write("b", "c"), 41);
+  EXPECT_LE(r.newest_write("a", "b"), 40);
+}
+
 }  // namespace
 }  // namespace strata::engine

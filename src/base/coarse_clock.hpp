@@ -1,0 +1,28 @@
+// base/coarse_clock.hpp: a monotonic clock that is cheap to read and a few milliseconds
+// coarse (CLOCK_MONOTONIC_COARSE: the kernel's tick, 4 ms here; ~6 ns a read against
+// ~26 ns for steady_clock under kvm-clock). For deadlines measured in seconds that every
+// transaction would otherwise pay for, such as the MVCC window.
+//
+// Thread safety: now() from any thread.
+#pragma once
+
+#include <chrono>
+#include <ctime>
+
+namespace strata::base {
+
+struct CoarseClock {
+  using duration = std::chrono::nanoseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = std::chrono::time_point<CoarseClock>;
+  static constexpr bool is_steady = true;
+
+  static time_point now() noexcept {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+  }
+};
+
+}  // namespace strata::base

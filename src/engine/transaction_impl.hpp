@@ -17,7 +17,6 @@
 #include "strata/transaction.hpp"
 
 #include "base/coarse_clock.hpp"
-
 #include "engine/range_set.hpp"
 #include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"

@@ -13,6 +13,15 @@ constexpr int kDone = 2;
 
 // Batches one leader processes before passing the leadership on.
 constexpr int kMaxRounds = 64;
+constexpr int kSpins = 0;
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 void set_state(CommitRequest& r, int state) {
   r.state.store(state, std::memory_order_release);
@@ -31,9 +40,13 @@ void CommitPipeline::commit(CommitRequest& request) {
   queue_.push_back(&request);
   if (leader_active_) {
     lock.unlock();
-    // Sleep (futex) until done, or until handed the leadership. The leader stores and
-    // notifies under queue_mu_; taking the lock once before going on guarantees it has
-    // finished notifying us, so `request` may be destroyed as soon as we return.
+    // Spin a little, then sleep (futex) until done or handed the leadership. The leader
+    // stores and notifies under queue_mu_; taking the lock once before going on guarantees
+    // it has finished notifying us, so `request` may be destroyed as soon as we return.
+    for (int spin = 0; spin < kSpins && request.state.load(std::memory_order_acquire) == kWaiting;
+         ++spin) {
+      cpu_relax();
+    }
     request.state.wait(kWaiting, std::memory_order_acquire);
     lock.lock();
     if (request.state.load(std::memory_order_relaxed) == kDone) return;

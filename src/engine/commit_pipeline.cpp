@@ -149,6 +149,11 @@ bool CommitPipeline::resolve(const CommitRequest& r) const {
   for (const KeyRange& range : r.read_ranges) {
     if (resolver_.newest_write(range.begin, range.end) > r.read_version) return false;
   }
+  if (r.read_keys != nullptr) {
+    for (const std::string& key : *r.read_keys) {
+      if (resolver_.newest_write_at(key) > r.read_version) return false;
+    }
+  }
   return true;
 }
 
@@ -156,6 +161,7 @@ void CommitPipeline::record_writes(CommitRequest& r, Version version) {
   for (const KeyRange& range : r.write_ranges) {
     resolver_.record_write(range.begin, range.end, version);
   }
+  for (const auto& point : r.writes->points()) resolver_.record_write_at(point.first, version);
   if (!r.writes->stamped_keys().empty()) {
     std::string stamp = make_versionstamp(version, r.batch_index);
     for (const StampedKeyWrite& w : r.writes->stamped_keys()) {

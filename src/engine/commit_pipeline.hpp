@@ -30,9 +30,12 @@ namespace strata::engine {
 
 struct CommitRequest {
   // Input, prepared by the transaction.
-  Version read_version = -1;           // -1: the transaction read nothing
-  std::vector<KeyRange> read_ranges;   // coalesced
-  std::vector<KeyRange> write_ranges;  // coalesced; stamped keys are added by the pipeline
+  Version read_version = -1;          // -1: the transaction read nothing
+  std::vector<KeyRange> read_ranges;  // coalesced
+  // Keys read with get(), each the range [k, k+00); null when none.
+  const std::vector<std::string>* read_keys = nullptr;
+  // Coalesced; the pipeline adds the write map's point keys and its stamped keys.
+  std::vector<KeyRange> write_ranges;
   const WriteMap* writes = nullptr;
   // Output.
   ErrorCode error = ErrorCode::success;

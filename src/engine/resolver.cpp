@@ -157,6 +157,15 @@ Version Resolver::newest_write(std::string_view begin, std::string_view end) con
   return best;
 }
 
+Version Resolver::newest_write_at(std::string_view key) const {
+  Version best = root_ == nullptr ? 0 : version_at(key);  // nothing lies inside [k, k+00)
+  for (std::size_t i = 0; i < recent_size_; ++i) {
+    const Recent& r = recent_[i];
+    if (r.version > best && !key_less(key, r.begin) && key_less(key, r.end)) best = r.version;
+  }
+  return best;
+}
+
 Resolver::Node* Resolver::insert(Node* n, Node* fresh) {
   if (n == nullptr) return fresh;
   if (fresh->priority > n->priority) {
@@ -226,13 +235,25 @@ void Resolver::record_point(std::string_view key, std::string_view key_after, Ve
   }
 }
 
-void Resolver::record_write(std::string_view begin, std::string_view end, Version version) {
+Resolver::Recent& Resolver::next_recent(Version version) {
   if (recent_size_ == kMaxRecent) flush_recent();
   if (recent_.size() == recent_size_) recent_.emplace_back();
   Recent& r = recent_[recent_size_++];
+  r.version = version;
+  return r;
+}
+
+void Resolver::record_write(std::string_view begin, std::string_view end, Version version) {
+  Recent& r = next_recent(version);
   r.begin.assign(begin);
   r.end.assign(end);
-  r.version = version;
+}
+
+void Resolver::record_write_at(std::string_view key, Version version) {
+  Recent& r = next_recent(version);
+  r.begin.assign(key);
+  r.end.assign(key);
+  r.end.push_back('\0');
 }
 
 void Resolver::flush_recent() {

@@ -36,9 +36,13 @@ class Resolver {
   // The newest version written in [begin, end); 0 when nothing newer than the pruned
   // floor was written there. REQUIRES: begin < end.
   Version newest_write(std::string_view begin, std::string_view end) const;
+  // newest_write(key, key+00) without building key+00.
+  Version newest_write_at(std::string_view key) const;
   // Records a write of [begin, end) at `version`. REQUIRES: begin < end; version >= every
-  // version recorded before. A single key ([k, k+00)) takes a faster path.
+  // version recorded before. A single key ([k, k+00)) takes a faster path in the treap.
   void record_write(std::string_view begin, std::string_view end, Version version);
+  // record_write(key, key+00, version) without building key+00.
+  void record_write_at(std::string_view key, Version version);
   // Forgets boundaries at or below `oldest` (merging their intervals into neighbours that
   // are too) once the boundary count has doubled since the last pass; `force` prunes now.
   void prune(Version oldest, bool force = false);
@@ -55,6 +59,8 @@ class Resolver {
     Version version;
   };
 
+  // A slot at the end of the recent list (flushing it first when full).
+  Recent& next_recent(Version version);
   // Moves the recent writes into the treap, oldest first.
   void flush_recent();
   void record_in_treap(std::string_view begin, std::string_view end, Version version);

@@ -514,17 +514,9 @@ void TransactionImpl::commit() {
   CommitRequest request;
   request.read_version = read_version_;
   request.read_ranges = std::move(read_conflicts_);
-  request.read_ranges.reserve(request.read_ranges.size() + point_reads_.size());
-  for (std::string& key : point_reads_) {
-    std::string end = key_after(key);
-    request.read_ranges.push_back({std::move(key), std::move(end)});
-  }
   coalesce(request.read_ranges);
+  if (!point_reads_.empty()) request.read_keys = &point_reads_;
   request.write_ranges = std::move(write_conflicts_);
-  request.write_ranges.reserve(request.write_ranges.size() + writes_.points().size() +
-                               writes_.cleared_ranges().size());
-  for (const auto& [key, w] : writes_.points())
-    request.write_ranges.push_back({key, key_after(key)});
   for (const auto& [b, e] : writes_.cleared_ranges()) request.write_ranges.push_back({b, e});
   coalesce(request.write_ranges);
   request.writes = &writes_;

@@ -23,14 +23,14 @@ using strata::testing::ThrowsCode;
 
 std::string key_after(const std::string& key) { return key + '\0'; }
 
-// A request that blindly writes key = value (no reads, so it cannot conflict).
+// A request that blindly writes key = value (no reads, so it cannot conflict). The
+// pipeline records the write map's keys as write conflicts itself.
 struct BlindWrite {
   WriteMap writes;
   CommitRequest request;
 
   BlindWrite(const std::string& key, const std::string& value) {
     writes.set(key, value);
-    request.write_ranges.push_back({key, key_after(key)});
     request.writes = &writes;
   }
 };
@@ -95,7 +95,20 @@ TEST(CommitPipeline, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefused) {
   pipeline.commit(fresh.request);
   EXPECT_EQ(fresh.request.error, ErrorCode::success);
   EXPECT_EQ(store.latest("b"), "3");
-  EXPECT_EQ(pipeline.stats().conflicts, 1u);
+
+  // The same with "a" read by get() (a read key rather than a range).
+  const std::vector<std::string> read_a{"a"};
+  BlindWrite stale_get("c", "4");
+  stale_get.request.read_version = first.request.version - 1;
+  stale_get.request.read_keys = &read_a;
+  pipeline.commit(stale_get.request);
+  EXPECT_EQ(stale_get.request.error, ErrorCode::not_committed);
+  BlindWrite fresh_get("c", "5");
+  fresh_get.request.read_version = first.request.version;
+  fresh_get.request.read_keys = &read_a;
+  pipeline.commit(fresh_get.request);
+  EXPECT_EQ(fresh_get.request.error, ErrorCode::success);
+  EXPECT_EQ(pipeline.stats().conflicts, 2u);
   kv::ReaderRegistry::withdraw(reader);
   store.registry().release(reader);
 }

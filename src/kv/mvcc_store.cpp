@@ -18,26 +18,33 @@ MvccStore::~MvccStore() {
   early.erase(std::unique(early.begin(), early.end()), early.end());
   for (Node* n : early) {
     retire_chain(n->payload().load(std::memory_order_relaxed));
-    retired_.push_back({0, n, true});
+    retired_.push_back({0, n, Retired::Kind::node});
   }
-  for (const Retired& r : retired_) {
-    if (r.is_node) {
-      list_.destroy_node(static_cast<Node*>(r.ptr));
-    } else {
+  for (const Retired& r : retired_) free_retired(r);
+}
+
+void MvccStore::free_retired(const Retired& r) {
+  switch (r.kind) {
+    case Retired::Kind::record:
       VersionRecord::destroy(record_pool_, static_cast<VersionRecord*>(r.ptr));
-    }
+      break;
+    case Retired::Kind::node:
+      list_.destroy_node(static_cast<Node*>(r.ptr));
+      break;
+    case Retired::Kind::index_table:
+      Index::destroy(static_cast<Index::Table*>(r.ptr));
+      break;
   }
 }
 
 const VersionRecord* MvccStore::get(std::string_view key, Version version) const {
-  Node* n = list_.find_greater_or_equal(key);
-  if (n == nullptr || n->key() != key) return nullptr;
-  return visible(n, version);
+  Node* n = index_.find(key);
+  return n == nullptr ? nullptr : visible(n, version);
 }
 
 std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
-  Node* n = list_.find_greater_or_equal(key);
-  if (n == nullptr || n->key() != key) return std::nullopt;
+  Node* n = index_.find(key);
+  if (n == nullptr) return std::nullopt;
   const VersionRecord* r = n->payload().load(std::memory_order_relaxed);
   if (r == nullptr || r->is_tombstone()) return std::nullopt;
   return r->value();
@@ -48,8 +55,8 @@ void MvccStore::set(std::string_view key, std::string_view value, Version versio
 }
 
 void MvccStore::clear(std::string_view key, Version version) {
-  Node* n = list_.find_greater_or_equal(key);
-  if (n == nullptr || n->key() != key) return;
+  Node* n = index_.find(key);
+  if (n == nullptr) return;
   const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
   if (head == nullptr || head->is_tombstone()) return;
   push(n, std::nullopt, version);
@@ -64,9 +71,21 @@ void MvccStore::clear_range(std::string_view begin, std::string_view end, Versio
 }
 
 MvccStore::Node* MvccStore::find_or_insert(std::string_view key) {
-  Node* n = list_.find_greater_or_equal(key);
-  if (n != nullptr && n->key() == key) return n;
-  return list_.insert(key, next_random());
+  if (Node* n = index_.find(key)) return n;
+  Node* n = list_.insert(key, next_random());
+  retire_table(index_.insert(n));
+  return n;
+}
+
+void MvccStore::unlink(Node* node) {
+  if (node->unlinked()) return;
+  list_.unlink(node);
+  retire_table(index_.erase(node));
+}
+
+// A table replaced by a rebuild: readers may still be probing it.
+void MvccStore::retire_table(Index::Table* t) {
+  if (t != nullptr) retired_.push_back({committed(), t, Retired::Kind::index_table});
 }
 
 void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version) {
@@ -76,7 +95,7 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
     // published version may be standing on it: retire, do not free.
     node->payload().store(VersionRecord::make(record_pool_, version, value, head->older()),
                           std::memory_order_release);
-    retired_.push_back({committed(), head, false});
+    retired_.push_back({committed(), head, Retired::Kind::record});
     return;
   }
   // A key deleted after one write since the horizon may go before the horizon passes it.
@@ -146,10 +165,10 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
   // Only the entry of the newest write may unlink: earlier entries of the same node are
   // still queued ahead of it, and must find the node alive.
   if (keep == head && head->is_tombstone() && head->version() == entry.version) {
-    list_.unlink(node);
+    unlink(node);
     Version tag = committed();
-    retired_.push_back({tag, head, false});
-    retired_.push_back({tag, node, true});
+    retired_.push_back({tag, head, Retired::Kind::record});
+    retired_.push_back({tag, node, Retired::Kind::node});
   }
 }
 
@@ -171,7 +190,7 @@ void MvccStore::collect_short_lived(std::size_t budget) {
       if (++c.tries < kMaxTries) short_lived_.push_back(c);  // look again later
       continue;
     }
-    list_.unlink(c.node);  // its records and node are retired by its gc_queue_ entries
+    unlink(c.node);  // its records and node are retired by its gc_queue_ entries
     ++early_unlinks_;
     if (!early_spans_.empty() && c.born <= early_spans_.back().died &&
         early_spans_.back().born <= c.died) {
@@ -202,19 +221,14 @@ void MvccStore::retire_chain(VersionRecord* r) {
   Version tag = committed();
   while (r != nullptr) {
     VersionRecord* older = r->older();
-    retired_.push_back({tag, r, false});
+    retired_.push_back({tag, r, Retired::Kind::record});
     r = older;
   }
 }
 
 void MvccStore::reclaim(Version oldest) {
   while (!retired_.empty() && retired_.front().tag < oldest) {
-    const Retired& r = retired_.front();
-    if (r.is_node) {
-      list_.destroy_node(static_cast<Node*>(r.ptr));
-    } else {
-      VersionRecord::destroy(record_pool_, static_cast<VersionRecord*>(r.ptr));
-    }
+    free_retired(retired_.front());
     retired_.pop_front();
   }
 }

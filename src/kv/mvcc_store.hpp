@@ -1,6 +1,7 @@
 // kv/mvcc_store.hpp: the multi-version ordered store.
 //
-// One skiplist node per key; each node heads a newest-first chain of VersionRecords.
+// One skiplist node per key; each node heads a newest-first chain of VersionRecords. A
+// hash index beside the list (kv/point_index.hpp) finds a key's node without a seek.
 // A read at version v sees, for each key, the newest record at or below v.
 //
 // Garbage collection (the reason queue heads do not rot): every write schedules its key;
@@ -32,6 +33,7 @@
 
 #include "strata/types.hpp"
 
+#include "kv/point_index.hpp"
 #include "kv/reader_registry.hpp"
 #include "kv/size_class_pool.hpp"
 #include "kv/skiplist.hpp"
@@ -110,10 +112,12 @@ class MvccStore {
   };
   static constexpr std::uint32_t kMaxTries = 8;      // then ordinary collection takes over
   static constexpr std::size_t kMaxEarlySpans = 64;  // beyond, the oldest two merge
+  using Index = PointIndex<Node>;
   struct Retired {
+    enum class Kind : std::uint8_t { record, node, index_table };
     Version tag;  // committed() when it was unlinked
     void* ptr;
-    bool is_node;
+    Kind kind;
   };
 
   void push(Node* node, std::optional<std::string_view> value, Version version);
@@ -121,7 +125,10 @@ class MvccStore {
   void collect_key(const GcEntry& entry, Version oldest);
   void collect_short_lived(std::size_t budget);  // REQUIRES: horizon_mu_ held
   bool still_short_lived(const ShortLived& c) const;
+  void unlink(Node* node);  // from the list and the index; again does nothing
+  void retire_table(Index::Table* t);
   void retire_chain(VersionRecord* r);
+  void free_retired(const Retired& r);
   void reclaim(Version oldest);
   std::uint64_t next_random();
 
@@ -130,6 +137,7 @@ class MvccStore {
   SizeClassPool node_pool_;
   SizeClassPool record_pool_;
   List list_;
+  Index index_;  // every linked node by key, for point lookups
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
   std::mutex horizon_mu_;

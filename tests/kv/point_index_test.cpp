@@ -1,0 +1,197 @@
+#include "kv/point_index.hpp"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace strata::kv {
+namespace {
+
+struct TestNode {
+  std::string k;
+  std::string_view key() const { return k; }
+};
+
+using Index = PointIndex<TestNode>;
+
+std::string key_of(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "k%06d", i);
+  return buf;
+}
+
+// Owns the nodes and the tables an index retires; frees them when the test ends, as the
+// store would once no reader holds them.
+class Owner {
+ public:
+  TestNode* node(std::string key) {
+    nodes_.push_back(std::make_unique<TestNode>(TestNode{std::move(key)}));
+    return nodes_.back().get();
+  }
+  void retire(Index::Table* t) {
+    if (t != nullptr) tables_.push_back(t);
+  }
+  std::size_t retired() const { return tables_.size(); }
+  ~Owner() {
+    for (Index::Table* t : tables_) Index::destroy(t);
+  }
+
+ private:
+  std::vector<std::unique_ptr<TestNode>> nodes_;
+  std::vector<Index::Table*> tables_;
+};
+
+TEST(PointIndex, EmptyIndexFindsNothing) {
+  Index index;
+  EXPECT_EQ(index.find(""), nullptr);
+  EXPECT_EQ(index.find("a"), nullptr);
+  EXPECT_EQ(index.size(), 0U);
+}
+
+TEST(PointIndex, FindsExactKeysOnly) {
+  Owner owner;
+  Index index;
+  TestNode* a = owner.node("a");
+  TestNode* ab = owner.node("ab");
+  TestNode* empty = owner.node("");
+  for (TestNode* n : {a, ab, empty}) owner.retire(index.insert(n));
+  EXPECT_EQ(index.find("a"), a);
+  EXPECT_EQ(index.find("ab"), ab);
+  EXPECT_EQ(index.find(""), empty);
+  EXPECT_EQ(index.find("b"), nullptr);
+  EXPECT_EQ(index.find(std::string("a\0", 2)), nullptr);
+}
+
+TEST(PointIndex, GrowsAndKeepsEveryKey) {
+  Owner owner;
+  Index index;
+  const int n = 100000;
+  std::vector<TestNode*> nodes;
+  for (int i = 0; i < n; ++i) {
+    nodes.push_back(owner.node(key_of(i)));
+    owner.retire(index.insert(nodes.back()));
+  }
+  EXPECT_GT(owner.retired(), 0U) << "the table never grew";
+  EXPECT_EQ(index.size(), static_cast<std::size_t>(n));
+  // Between the rebuild load and the maximum load.
+  EXPECT_LE(index.capacity(), static_cast<std::size_t>(n) * 100 / 72 + 2);
+  EXPECT_GE(index.capacity(), static_cast<std::size_t>(n) * 100 / 90);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(index.find(key_of(i)), nodes[i]) << i;
+  EXPECT_EQ(index.find(key_of(n)), nullptr);
+}
+
+TEST(PointIndex, ErasedKeysAreGoneAndTheTableShrinks) {
+  Owner owner;
+  Index index;
+  const int n = 20000;
+  std::vector<TestNode*> nodes;
+  for (int i = 0; i < n; ++i) {
+    nodes.push_back(owner.node(key_of(i)));
+    owner.retire(index.insert(nodes.back()));
+  }
+  std::size_t full = index.capacity();
+  for (int i = 0; i < n; i += 2) owner.retire(index.erase(nodes[i]));
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(index.find(key_of(i)), i % 2 == 0 ? nullptr : nodes[i]) << i;
+  }
+  for (int i = 1; i < n - 10; i += 2) owner.retire(index.erase(nodes[i]));
+  EXPECT_LT(index.capacity(), full / 4) << "a mostly empty table should shrink";
+  for (int i = n - 9; i < n; i += 2) EXPECT_EQ(index.find(key_of(i)), nodes[i]);
+}
+
+// A key unlinked and linked again (a new node) is found as the new node, however many
+// times: tombstones are reused or dropped by rebuilds, never left to fill the table.
+TEST(PointIndex, ChurnOfOneKeySetStaysBounded) {
+  Owner owner;
+  Index index;
+  std::vector<TestNode*> live;
+  for (int i = 0; i < 1000; ++i) {
+    live.push_back(owner.node(key_of(i)));
+    owner.retire(index.insert(live.back()));
+  }
+  std::size_t capacity = index.capacity();
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < 1000; ++i) {
+      owner.retire(index.erase(live[i]));
+      live[i] = owner.node(key_of(i));
+      owner.retire(index.insert(live[i]));
+    }
+  }
+  EXPECT_LE(index.capacity(), capacity * 2);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(index.find(key_of(i)), live[i]);
+}
+
+TEST(PointIndex, MatchesMapModelUnderRandomInsertAndErase) {
+  Owner owner;
+  Index index;
+  std::map<std::string, TestNode*> model;
+  std::mt19937_64 rng(7);
+  for (int step = 0; step < 200000; ++step) {
+    std::string k = key_of(static_cast<int>(rng() % 5000));
+    auto it = model.find(k);
+    if (it == model.end()) {
+      TestNode* n = owner.node(k);
+      owner.retire(index.insert(n));
+      model.emplace(k, n);
+    } else if (rng() % 3 != 0) {
+      owner.retire(index.erase(it->second));
+      model.erase(it);
+    }
+    std::string probe = key_of(static_cast<int>(rng() % 5000));
+    auto m = model.find(probe);
+    ASSERT_EQ(index.find(probe), m == model.end() ? nullptr : m->second) << "step " << step;
+  }
+  EXPECT_EQ(index.size(), model.size());
+}
+
+// Readers look up keys that stay in the index while the writer inserts and erases others
+// (growing, shrinking and rebuilding the table): they must always find them. Retired
+// tables are freed only after the readers stop, as a pin would guarantee.
+TEST(PointIndex, ReadersAlwaysFindStableKeysWhileTheWriterChurns) {
+  Owner owner;
+  Index index;
+  const int stable = 500;
+  std::vector<TestNode*> nodes;
+  for (int i = 0; i < stable; ++i) {
+    nodes.push_back(owner.node(key_of(i)));
+    owner.retire(index.insert(nodes.back()));
+  }
+  std::atomic<bool> done{false};
+  std::atomic<long> misses{0};
+  std::atomic<long> lookups{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; ++r) {
+    readers.emplace_back([&, r] {
+      std::mt19937 rng(static_cast<unsigned>(r));
+      while (!done.load(std::memory_order_acquire)) {
+        int i = static_cast<int>(rng() % stable);
+        if (index.find(key_of(i)) != nodes[i]) misses.fetch_add(1);
+        lookups.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  }
+  // The readers are running before the churn starts.
+  while (lookups.load() < 1000) std::this_thread::yield();
+  std::vector<TestNode*> churn;
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 3000; ++i) {
+      churn.push_back(owner.node("c" + key_of(round * 3000 + i)));
+      owner.retire(index.insert(churn.back()));
+    }
+    for (TestNode* n : churn) owner.retire(index.erase(n));
+    churn.clear();
+  }
+  done.store(true, std::memory_order_release);
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(misses.load(), 0);
+  EXPECT_GT(owner.retired(), 20U);
+}
+
+}  // namespace
+}  // namespace strata::kv

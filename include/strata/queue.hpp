@@ -3,11 +3,13 @@
 //
 // Layout (docs/recipes.md): an item is stored at subspace.pack((index, Bytes{20 random
 // bytes})) -> value. enqueue takes the last index with a snapshot reverse limit-1 read of
-// subspace.range() and writes index + 1 (1 for an empty queue), so it never conflicts;
-// dequeue reads the first item serializably (limit 1), clears it and returns its value.
-// Outside range(): the bare subspace.key() is a signal key every enqueue bumps with an
-// atomic add (for dequeue_wait); key() + "\xff" + ... holds the high-contention pop
-// requests and results.
+// subspace.range() and writes index + 1 (1 for an empty queue); it conflicts only with a
+// dequeue_wait registering or leaving (below). dequeue reads the first item serializably
+// (limit 1), clears it and returns its value.
+// Outside range(): the bare subspace.key() is a signal key that an enqueue bumps with an
+// atomic add while a dequeue_wait is waiting; key() + "\xff" + ... holds the count of those
+// waiters (which enqueue reads serializably) and the high-contention pop requests and
+// results. With an empty prefix there is no count and every enqueue bumps the signal.
 //
 // High-contention mode (Database& dequeue only): a dequeue that finds other pops waiting, or
 // loses a race, registers a pop request and helps fulfil all outstanding requests in order
@@ -58,8 +60,9 @@ class Queue {
  private:
   Subspace subspace_;
   bool high_contention_;
-  Subspace requests_;  // pop requests: (index, Bytes id) -> ""
-  Subspace results_;   // delivered items: (Bytes id,) -> value
+  std::string waiters_key_;  // key() + "\xff" + ("waiting",); empty for an empty prefix
+  Subspace requests_;        // pop requests: (index, Bytes id) -> ""
+  Subspace results_;         // delivered items: (Bytes id,) -> value
 };
 
 }  // namespace strata

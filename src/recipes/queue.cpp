@@ -12,13 +12,43 @@ namespace {
 
 using recipes_detail::End;
 
-// The operand of the signal key's atomic add: 1 as 8 little-endian bytes.
-constexpr std::string_view kSignalIncrement("\x01\0\0\0\0\0\0\0", 8);
+// Operands of the signal key's and the waiter count's atomic adds: 1 and -1 as 8
+// little-endian bytes, and the zero count that compare_and_clear removes.
+constexpr std::string_view kOne("\x01\0\0\0\0\0\0\0", 8);
+constexpr std::string_view kMinusOne("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+constexpr std::string_view kZero("\0\0\0\0\0\0\0\0", 8);
+
+// A dequeue_wait's place in the waiter count (at `key`; none when it is empty), taken off
+// again when it leaves scope.
+class WaiterRegistration {
+ public:
+  WaiterRegistration(Database& db, const std::string& key) : db_(db), key_(key) {}
+  WaiterRegistration(const WaiterRegistration&) = delete;
+  WaiterRegistration& operator=(const WaiterRegistration&) = delete;
+  ~WaiterRegistration() {
+    if (key_.empty()) return;
+    try {
+      db_.run([&](Transaction& tr) {
+        tr.atomic_op(MutationType::add, key_, kMinusOne);
+        tr.atomic_op(MutationType::compare_and_clear, key_, kZero);
+      });
+    } catch (const std::exception&) {
+      // The count stays one too high: enqueues keep signalling, which costs speed only.
+    }
+  }
+
+ private:
+  Database& db_;
+  const std::string& key_;
+};
 
 }  // namespace
 
 Queue::Queue(Subspace subspace, bool high_contention)
     : subspace_(std::move(subspace)), high_contention_(high_contention) {
+  if (!subspace_.key().empty()) {
+    waiters_key_ = recipes_detail::bookkeeping(subspace_, Tuple{"waiting"}).key();
+  }
   if (high_contention_) {
     requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop"});
     results_ = recipes_detail::bookkeeping(subspace_, Tuple{"result"});
@@ -30,8 +60,12 @@ void Queue::enqueue(Transaction& tr, std::string_view value) const {
   std::int64_t index = 1;
   if (!last.empty()) index = subspace_.unpack(last[0].key)[0].get<std::int64_t>() + 1;
   tr.set(subspace_.pack(Tuple{index, recipes_detail::random_id()}), value);
-  // Wakes dequeue_wait; an atomic op adds no read conflict, so enqueues never conflict.
-  tr.atomic_op(MutationType::add, subspace_.key(), kSignalIncrement);
+  // Wakes dequeue_wait. The waiter count is read serializably: a waiter that registers
+  // after this read and before this commit makes the commit conflict, and the retry
+  // signals. Without a count (empty prefix) every enqueue signals.
+  if (waiters_key_.empty() || tr.get(waiters_key_).has_value()) {
+    tr.atomic_op(MutationType::add, subspace_.key(), kOne);
+  }
 }
 
 std::optional<std::string> Queue::dequeue(Transaction& tr) const {
@@ -66,9 +100,14 @@ std::optional<std::string> Queue::dequeue_wait(Database& db,
     if (auto value = dequeue(db)) return value;
     Clock::time_point now = Clock::now();
     if (now >= deadline) return std::nullopt;
-    // Arm a watch on the signal key, then look again: an enqueue that committed between the
-    // empty dequeue and the watch's read version would not fire it.
-    Watch watch = db.run([&](Transaction& tr) { return tr.watch(subspace_.key()); });
+    // Register as a waiter and arm a watch on the signal key in one commit, then look
+    // again: an enqueue that committed before that commit would not fire the watch, and
+    // every later one sees the count (or conflicts on it) and signals.
+    Watch watch = db.run([&](Transaction& tr) {
+      if (!waiters_key_.empty()) tr.atomic_op(MutationType::add, waiters_key_, kOne);
+      return tr.watch(subspace_.key());
+    });
+    WaiterRegistration registration(db, waiters_key_);
     if (auto value = dequeue(db)) {
       watch.cancel();
       return value;

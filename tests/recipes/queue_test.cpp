@@ -1,5 +1,6 @@
 // Queue recipe: exact key layout, single-client behaviour, the high-contention pop path,
-// concurrency (exactly once, FIFO per producer, enqueues never conflict) and dequeue_wait.
+// concurrency (exactly once, FIFO per producer, enqueues conflict only with waiters) and
+// dequeue_wait.
 #include "strata/queue.hpp"
 
 #include <atomic>
@@ -53,9 +54,87 @@ TEST(QueueLayout, ItemKeysAreIndexAndTwentyRandomBytes) {
   EXPECT_EQ(rows[0].value, "a");
   EXPECT_EQ(rows[2].value, "c");
 
-  // The signal key is the bare prefix, bumped once per enqueue (8-byte little-endian).
+  // With no dequeue_wait waiting, enqueues write nothing but their items: no signal, no
+  // waiter count.
   Transaction tr = db.create_transaction();
-  EXPECT_EQ(tr.get(space.key()), std::string("\x03\0\0\0\0\0\0\0", 8));
+  EXPECT_EQ(tr.get(space.key()), std::nullopt);
+  EXPECT_TRUE(read_prefix(db, space.key() + "\xff").empty());
+}
+
+// The waiter count of the default queue, as docs/recipes.md lays it out.
+std::string waiters_key() {
+  return Subspace(Tuple{"waiting"}, Subspace(Tuple{"Q"}).key() + "\xff").key();
+}
+std::string le64(std::uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
+  return s;
+}
+
+// Blocks until the waiter count exists, on a watch of it (no polling, no sleep).
+void await_waiter(Database& db) {
+  for (;;) {
+    std::optional<Watch> watch;
+    bool present = db.run([&](Transaction& tr) {
+      if (tr.get(waiters_key())) return true;
+      watch = tr.watch(waiters_key());
+      return false;
+    });
+    if (present) return;
+    watch->wait();
+  }
+}
+
+TEST(QueueSignal, EnqueueBumpsTheSignalOnlyWhileAWaiterIsRegistered) {
+  Database db = Database::open();
+  Queue q;
+  std::optional<std::string> got;
+  std::thread waiter([&] { got = q.dequeue_wait(db, 30s); });
+  await_waiter(db);
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get(waiters_key()), le64(1));
+  q.enqueue(db, "x");
+  waiter.join();
+  EXPECT_EQ(got, "x");
+  tr = db.create_transaction();
+  EXPECT_EQ(tr.get(q.subspace().key()), le64(1));
+  // The waiter took itself off the count, and a zero count is cleared.
+  EXPECT_EQ(tr.get(waiters_key()), std::nullopt);
+  q.enqueue(db, "y");
+  tr = db.create_transaction();
+  EXPECT_EQ(tr.get(q.subspace().key()), le64(1));
+}
+
+// The race that would lose a wake-up: an enqueue reads "no waiters", then a waiter
+// registers, checks the queue (still empty) and sleeps. The enqueue must not commit
+// without signalling: its read of the count conflicts, and the retry signals.
+TEST(QueueSignal, EnqueueConflictsWithAWaiterRegisteringAfterItsRead) {
+  Database db = Database::open();
+  Queue q;
+  Transaction tr = db.create_transaction();
+  q.enqueue(tr, "x");
+  db.run([&](Transaction& other) { other.atomic_op(MutationType::add, waiters_key(), le64(1)); });
+  try {
+    tr.commit();
+    FAIL() << "the enqueue committed without seeing the new waiter";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), static_cast<int>(ErrorCode::not_committed));
+    tr.on_error(e);
+  }
+  q.enqueue(tr, "x");
+  tr.commit();
+  tr = db.create_transaction();
+  EXPECT_EQ(tr.get(q.subspace().key()), le64(1));
+}
+
+TEST(QueueSignal, WithAnEmptyPrefixEveryEnqueueSignals) {
+  Database db = Database::open();
+  Queue q{Subspace()};
+  q.enqueue(db, "a");
+  q.enqueue(db, "b");
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get(""), le64(2));
+  EXPECT_EQ(q.dequeue_wait(db, 0ms), "a");
 }
 
 TEST(QueueLayout, IndexContinuesFromTheLastItem) {
@@ -191,8 +270,9 @@ struct MoveStats {
 };
 
 // producers x consumers move `items` items; checks exactly once and FIFO per producer as
-// each consumer saw it.
-MoveStats move_items(bool high_contention, int producers, int consumers, int items) {
+// each consumer saw it. Consumers use dequeue_wait when `blocking`, else dequeue (and
+// yield when the queue is momentarily empty).
+MoveStats move_items(bool high_contention, int producers, int consumers, int items, bool blocking) {
   Database db = Database::open();
   Queue q(Subspace(Tuple{"Q"}), high_contention);
   const int per_producer = items / producers;
@@ -224,10 +304,13 @@ MoveStats move_items(bool high_contention, int producers, int consumers, int ite
     threads.emplace_back([&, c] {
       counters.count([&] {
         while (received.load() < total) {
-          // Sleeps on the signal key when the queue is momentarily empty.
-          if (auto v = q.dequeue_wait(db, 5ms)) {
+          // dequeue_wait sleeps on the signal key when the queue is momentarily empty.
+          auto v = blocking ? q.dequeue_wait(db, 5ms) : q.dequeue(db);
+          if (v) {
             seen[c].push_back(parse_item(*v));
             ++received;
+          } else if (!blocking) {
+            std::this_thread::yield();
           }
         }
       });
@@ -253,14 +336,23 @@ MoveStats move_items(bool high_contention, int producers, int consumers, int ite
   return {enqueue_conflicts.load(), counters.pops.load(), counters.retries.load()};
 }
 
+// Enqueues conflict with nothing here: no dequeue_wait registers as a waiter.
 TEST_P(QueueModes, FourProducersFourConsumersExactlyOnceFifoPerProducer) {
-  MoveStats stats = move_items(GetParam(), 4, 4, scaled(100000, 20000));
+  MoveStats stats = move_items(GetParam(), 4, 4, scaled(100000, 20000), false);
   EXPECT_EQ(stats.enqueue_conflicts, 0) << "an enqueue failed with 1020";
   std::printf("[ stats    ] %s: %llu pops, %llu retries (%.3f per pop)\n",
               GetParam() ? "high-contention" : "simple",
               static_cast<unsigned long long>(stats.pops),
               static_cast<unsigned long long>(stats.retries),
               stats.pops ? double(stats.retries) / double(stats.pops) : 0.0);
+}
+
+// The same with blocking consumers: their registrations may make enqueues retry (counted,
+// not asserted), and every item still arrives exactly once, in order per producer.
+TEST_P(QueueModes, FourProducersFourBlockingConsumersExactlyOnceFifoPerProducer) {
+  MoveStats stats = move_items(GetParam(), 4, 4, scaled(50000, 10000), true);
+  std::printf("[ stats    ] %s: %ld enqueue conflicts with waiters registering\n",
+              GetParam() ? "high-contention" : "simple", stats.enqueue_conflicts);
 }
 
 // Eight consumers drain a full queue: simple dequeues conflict on the head, while the

@@ -125,8 +125,7 @@ void CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept {
     }
   }
   // Collection keeps pace with writing: each write earns a few units of work.
-  Version oldest = store_.advance_horizon();
-  store_.collect_garbage(2 * writes + 16, oldest);
+  Version oldest = store_.collect_garbage(2 * writes + 16);
   resolver_.prune(oldest);
 }
 

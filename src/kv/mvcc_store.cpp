@@ -71,9 +71,10 @@ void MvccStore::clear_range(std::string_view begin, std::string_view end, Versio
 }
 
 MvccStore::Node* MvccStore::find_or_insert(std::string_view key) {
-  if (Node* n = index_.find(key)) return n;
+  const std::uint64_t hash = Index::hash(key);
+  if (Node* n = index_.find(key, hash)) return n;
   Node* n = list_.insert(key, next_random());
-  retire_table(index_.insert(n));
+  retire_table(index_.insert(n, hash));
   return n;
 }
 
@@ -134,6 +135,19 @@ bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version) {
   return true;
 }
 
+Version MvccStore::collect_garbage(std::size_t budget) {
+  Version oldest;
+  {
+    // advance_horizon() and the first step of collection under one lock.
+    std::lock_guard lock(horizon_mu_);
+    oldest = registry_.oldest(committed_);
+    horizon_ = std::max(horizon_, oldest);
+    collect_short_lived(budget);
+  }
+  collect_below(budget, oldest);
+  return oldest;
+}
+
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
   {
     // Collection below `oldest` is about to start: no pin may go below it from now on.
@@ -141,6 +155,10 @@ void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
     horizon_ = std::max(horizon_, oldest);
     collect_short_lived(budget);
   }
+  collect_below(budget, oldest);
+}
+
+void MvccStore::collect_below(std::size_t budget, Version oldest) {
   while (budget > 0 && !gc_queue_.empty() && gc_queue_.front().version <= oldest) {
     collect_key(gc_queue_.front(), oldest);
     gc_queue_.pop_front();

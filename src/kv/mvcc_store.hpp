@@ -81,6 +81,9 @@ class MvccStore {
   // Does up to `budget` units of collection and frees what no reader can still hold.
   // `oldest` is advance_horizon(), taken after the last publish.
   void collect_garbage(std::size_t budget, Version oldest);
+  // The same with advance_horizon() taken under the same lock (one acquisition, not two);
+  // returns the `oldest` it used.
+  Version collect_garbage(std::size_t budget);
 
   // The collection horizon: the newest registry().oldest() that collection may have used.
   // A read at a version below it may miss collected records. advance_horizon() (writer)
@@ -122,6 +125,7 @@ class MvccStore {
 
   void push(Node* node, std::optional<std::string_view> value, Version version);
   Node* find_or_insert(std::string_view key);
+  void collect_below(std::size_t budget, Version oldest);  // the FIFO, then reclaim
   void collect_key(const GcEntry& entry, Version oldest);
   void collect_short_lived(std::size_t budget);  // REQUIRES: horizon_mu_ held
   bool still_short_lived(const ShortLived& c) const;

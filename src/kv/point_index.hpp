@@ -47,9 +47,10 @@ class PointIndex {
   PointIndex& operator=(const PointIndex&) = delete;
 
   // Reader (pinned) or writer: the linked node with `key`, or nullptr.
-  Node* find(std::string_view key) const {
+  Node* find(std::string_view key) const { return find(key, hash(key)); }
+  // The same with hash(key) computed by the caller (it may pass it on to insert).
+  Node* find(std::string_view key, std::uint64_t h) const {
     const Table* t = table_.load(std::memory_order_acquire);
-    const std::uint64_t h = hash(key);
     const std::uint64_t fp = fingerprint(h);
     for (std::size_t i = t->home(h);; i = t->after(i)) {
       const std::uint64_t s = t->slots[i].load(std::memory_order_acquire);
@@ -63,7 +64,9 @@ class PointIndex {
 
   // Writer. REQUIRES: `node` is linked and no other node with its key is in the index.
   // Returns a table the caller must retire, or nullptr.
-  Table* insert(Node* node) {
+  Table* insert(Node* node) { return insert(node, hash(node->key())); }
+  // The same with h == hash(node->key()).
+  Table* insert(Node* node, std::uint64_t h) {
     check_address(node);
     Table* t = table_.load(std::memory_order_relaxed);
     Table* old = nullptr;
@@ -71,7 +74,7 @@ class PointIndex {
       old = rebuilt(*t, t->live + 1);
       t = table_.load(std::memory_order_relaxed);
     }
-    place(*t, node, true);
+    place(*t, node, h, true);
     ++t->live;
     return old;
   }
@@ -91,6 +94,8 @@ class PointIndex {
     }
     return nullptr;
   }
+
+  static std::uint64_t hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
 
   std::size_t size() const { return table_.load(std::memory_order_relaxed)->live; }
   std::size_t capacity() const { return table_.load(std::memory_order_relaxed)->capacity; }
@@ -125,8 +130,8 @@ class PointIndex {
   static constexpr std::size_t kRebuildLoadPercent = 72;
   static constexpr std::size_t kShrinkDivisor = 8;
   static constexpr std::size_t kLine = 64;
+  static constexpr std::size_t kPrefetchDistance = 16;
 
-  static std::uint64_t hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
   // The hash's low bits: home() uses its high bits.
   static std::uint64_t fingerprint(std::uint64_t h) { return h << kPointerBits; }
   static Node* node_of(std::uint64_t s) {
@@ -155,9 +160,8 @@ class PointIndex {
 
   // Puts `node` in the first free slot of its probe sequence (a tombstone may be reused:
   // the node is known to be absent further on).
-  static void place(Table& t, Node* node, bool reuse_tombstones) {
+  static void place(Table& t, Node* node, std::uint64_t h, bool reuse_tombstones) {
     auto address = reinterpret_cast<std::uintptr_t>(node);
-    const std::uint64_t h = hash(node->key());
     std::size_t i = t.home(h);
     for (;;) {
       std::uint64_t s = t.slots[i].load(std::memory_order_relaxed);
@@ -178,8 +182,17 @@ class PointIndex {
     if (capacity < kMinCapacity) capacity = kMinCapacity;
     Table* t = make_table(capacity);
     for (std::size_t i = 0; i < old.capacity; ++i) {
+      // Every entry's key is hashed again: fetch nodes a few slots ahead, so that the
+      // misses overlap instead of following one another.
+      if (i + kPrefetchDistance < old.capacity) {
+        std::uint64_t ahead = old.slots[i + kPrefetchDistance].load(std::memory_order_relaxed);
+        if (ahead > kTombstone) __builtin_prefetch(node_of(ahead));
+      }
       std::uint64_t s = old.slots[i].load(std::memory_order_relaxed);
-      if (s != kEmpty && s != kTombstone) place(*t, node_of(s), false);
+      if (s != kEmpty && s != kTombstone) {
+        Node* n = node_of(s);
+        place(*t, n, hash(n->key()), false);
+      }
     }
     t->live = old.live;
     // Release: a reader that loads the new table sees its slots filled.

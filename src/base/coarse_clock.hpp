@@ -1,7 +1,8 @@
 // base/coarse_clock.hpp: a monotonic clock that is cheap to read and a few milliseconds
 // coarse (CLOCK_MONOTONIC_COARSE: the kernel's tick, 4 ms here; ~6 ns a read against
 // ~26 ns for steady_clock under kvm-clock). For deadlines measured in seconds that every
-// transaction would otherwise pay for, such as the MVCC window.
+// transaction would otherwise pay for, such as the MVCC window, or as the start of a
+// transaction's timeout (engine/transaction_impl.hpp says how it stays exact).
 //
 // Thread safety: now() from any thread.
 #pragma once
@@ -22,6 +23,15 @@ struct CoarseClock {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+  }
+  // The tick: now() may lag the true time by up to this much.
+  static duration resolution() noexcept {
+    static const duration tick = [] {
+      timespec ts{};
+      clock_getres(CLOCK_MONOTONIC_COARSE, &ts);
+      return duration(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+    }();
+    return tick;
   }
 };
 

@@ -63,7 +63,7 @@ void TransactionImpl::check_usable() {
       throw Error(ErrorCode::used_during_commit,
                   "the transaction has committed (or is committing); reset it to reuse it");
   }
-  if (timeout_.count() > 0 && Clock::now() >= start_ + timeout_) {
+  if (timed_out()) {
     throw Error(ErrorCode::transaction_timed_out,
                 "timeout of " + std::to_string(timeout_.count()) + " ms expired");
   }
@@ -570,7 +570,7 @@ std::string TransactionImpl::versionstamp() const {
 
 void TransactionImpl::on_error(const Error& e) {
   if (!e.retryable()) throw e;
-  if (timeout_.count() > 0 && Clock::now() >= start_ + timeout_) {
+  if (timed_out()) {
     throw Error(ErrorCode::transaction_timed_out,
                 "timeout of " + std::to_string(timeout_.count()) + " ms expired while retrying");
   }
@@ -604,7 +604,7 @@ void TransactionImpl::soft_reset() {
 
 void TransactionImpl::reset() {
   soft_reset();
-  start_ = Clock::now();
+  created_ = base::CoarseClock::now();
   timeout_ = std::chrono::milliseconds{0};
   backoff_ = std::chrono::duration<double>(0.01);
   ryw_ = true;
@@ -624,6 +624,9 @@ void TransactionImpl::set_timeout(std::chrono::milliseconds timeout) {
                 "timeout of " + std::to_string(timeout.count()) + " ms is negative");
   }
   timeout_ = timeout;
+  // The coarse clock lags by up to a tick: count only what it shows beyond one tick.
+  auto since_created = base::CoarseClock::now() - created_ - base::CoarseClock::resolution();
+  deadline_ = Clock::now() + timeout - std::max(since_created, base::CoarseClock::duration{0});
 }
 
 }  // namespace strata::engine

@@ -69,6 +69,7 @@ class TransactionImpl {
   using Clock = std::chrono::steady_clock;
 
   void check_usable();  // throws 1025, 2017 or 1031
+  bool timed_out() const { return timeout_.count() > 0 && Clock::now() >= deadline_; }
   Version ensure_read_version();
   void check_not_too_old() const;
   bool has_read_conflicts() const { return !read_conflicts_.empty() || !point_reads_.empty(); }
@@ -122,7 +123,12 @@ class TransactionImpl {
   std::uint16_t batch_index_ = 0;
   bool commit_succeeded_ = false;
 
-  Clock::time_point start_{Clock::now()};
+  // A timeout counts from creation (or reset), but reading steady_clock for every
+  // transaction cost 4-5 % of a queue operation. So creation reads the coarse clock, and
+  // set_timeout turns it into a precise deadline, counting only the time since creation
+  // the coarse clock can vouch for: the deadline is never early, and at most one tick late.
+  base::CoarseClock::time_point created_{base::CoarseClock::now()};
+  Clock::time_point deadline_{};  // meaningful while timeout_ > 0
   std::chrono::milliseconds timeout_{0};
   std::chrono::duration<double> backoff_{0.01};
 };

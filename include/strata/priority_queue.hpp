@@ -50,6 +50,7 @@ class PriorityQueue {
 
  private:
   Subspace subspace_;
+  KeyRange items_;  // subspace_.range(), built once
   bool high_contention_;
   Subspace min_requests_;  // pop_min requests: (index, Bytes id) -> ""
   Subspace max_requests_;  // pop_max requests

@@ -59,6 +59,7 @@ class Queue {
 
  private:
   Subspace subspace_;
+  KeyRange items_;  // subspace_.range(), built once
   bool high_contention_;
   std::string waiters_key_;  // key() + "\xff" + ("waiting",); empty for an empty prefix
   Subspace requests_;        // pop requests: (index, Bytes id) -> ""

@@ -14,7 +14,7 @@ using recipes_detail::End;
 }  // namespace
 
 PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
-    : subspace_(std::move(subspace)), high_contention_(high_contention) {
+    : subspace_(std::move(subspace)), items_(subspace_.range()), high_contention_(high_contention) {
   if (high_contention_) {
     min_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "min"});
     max_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "max"});
@@ -31,19 +31,19 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
 }
 
 std::optional<std::string> PriorityQueue::pop_min(Transaction& tr) const {
-  return recipes_detail::pop_simple(tr, subspace_.range(), End::first, true);
+  return recipes_detail::pop_simple(tr, items_, End::first, true);
 }
 
 std::optional<std::string> PriorityQueue::pop_max(Transaction& tr) const {
-  return recipes_detail::pop_simple(tr, subspace_.range(), End::last, true);
+  return recipes_detail::pop_simple(tr, items_, End::last, true);
 }
 
 std::optional<std::string> PriorityQueue::peek_min(Transaction& tr) const {
-  return recipes_detail::pop_simple(tr, subspace_.range(), End::first, false);
+  return recipes_detail::pop_simple(tr, items_, End::first, false);
 }
 
 std::optional<std::string> PriorityQueue::peek_max(Transaction& tr) const {
-  return recipes_detail::pop_simple(tr, subspace_.range(), End::last, false);
+  return recipes_detail::pop_simple(tr, items_, End::last, false);
 }
 
 void PriorityQueue::push(Database& db, std::string_view value, const Element& priority) const {
@@ -51,15 +51,15 @@ void PriorityQueue::push(Database& db, std::string_view value, const Element& pr
 }
 
 std::optional<std::string> PriorityQueue::pop_min(Database& db) const {
-  if (!high_contention_) return recipes_detail::pop_simple(db, subspace_.range(), End::first);
+  if (!high_contention_) return recipes_detail::pop_simple(db, items_, End::first);
   return recipes_detail::pop_staged(
-      db, recipes_detail::StagedLayout{subspace_.range(), min_requests_, results_, End::first});
+      db, recipes_detail::StagedLayout{items_, min_requests_, results_, End::first});
 }
 
 std::optional<std::string> PriorityQueue::pop_max(Database& db) const {
-  if (!high_contention_) return recipes_detail::pop_simple(db, subspace_.range(), End::last);
+  if (!high_contention_) return recipes_detail::pop_simple(db, items_, End::last);
   return recipes_detail::pop_staged(
-      db, recipes_detail::StagedLayout{subspace_.range(), max_requests_, results_, End::last});
+      db, recipes_detail::StagedLayout{items_, max_requests_, results_, End::last});
 }
 
 std::optional<std::string> PriorityQueue::peek_min(Database& db) const {

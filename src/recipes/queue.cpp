@@ -45,7 +45,7 @@ class WaiterRegistration {
 }  // namespace
 
 Queue::Queue(Subspace subspace, bool high_contention)
-    : subspace_(std::move(subspace)), high_contention_(high_contention) {
+    : subspace_(std::move(subspace)), items_(subspace_.range()), high_contention_(high_contention) {
   if (!subspace_.key().empty()) {
     waiters_key_ = recipes_detail::bookkeeping(subspace_, Tuple{"waiting"}).key();
   }
@@ -56,7 +56,7 @@ Queue::Queue(Subspace subspace, bool high_contention)
 }
 
 void Queue::enqueue(Transaction& tr, std::string_view value) const {
-  auto last = tr.snapshot().get_range(subspace_.range(), {.limit = 1, .reverse = true});
+  auto last = tr.snapshot().get_range(items_, {.limit = 1, .reverse = true});
   std::int64_t index = 1;
   if (!last.empty()) index = subspace_.unpack(last[0].key)[0].get<std::int64_t>() + 1;
   tr.set(subspace_.pack(Tuple{index, recipes_detail::random_id()}), value);
@@ -69,11 +69,11 @@ void Queue::enqueue(Transaction& tr, std::string_view value) const {
 }
 
 std::optional<std::string> Queue::dequeue(Transaction& tr) const {
-  return recipes_detail::pop_simple(tr, subspace_.range(), End::first, true);
+  return recipes_detail::pop_simple(tr, items_, End::first, true);
 }
 
 std::optional<std::string> Queue::peek(Transaction& tr) const {
-  return recipes_detail::pop_simple(tr, subspace_.range(), End::first, false);
+  return recipes_detail::pop_simple(tr, items_, End::first, false);
 }
 
 bool Queue::empty(Transaction& tr) const { return !peek(tr).has_value(); }
@@ -83,9 +83,9 @@ void Queue::enqueue(Database& db, std::string_view value) const {
 }
 
 std::optional<std::string> Queue::dequeue(Database& db) const {
-  if (!high_contention_) return recipes_detail::pop_simple(db, subspace_.range(), End::first);
+  if (!high_contention_) return recipes_detail::pop_simple(db, items_, End::first);
   return recipes_detail::pop_staged(
-      db, recipes_detail::StagedLayout{subspace_.range(), requests_, results_, End::first});
+      db, recipes_detail::StagedLayout{items_, requests_, results_, End::first});
 }
 
 std::optional<std::string> Queue::peek(Database& db) const {

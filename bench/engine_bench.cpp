@@ -58,6 +58,20 @@ void BM_StrataPointSet(benchmark::State& state) {
 }
 BENCHMARK(BM_StrataPointSet)->Arg(100'000)->Arg(1'000'000)->ArgName("keys");
 
+// The fixed cost of a transaction: create, one point read of a key that is absent (a
+// read version, a conflict key), a read-only commit, destroy. What every queue operation
+// pays before its own work.
+void BM_StrataTransactionLifecycle(benchmark::State& state) {
+  strata::Database db = strata::Database::open();
+  for (auto _ : state) {
+    strata::Transaction tr = db.create_transaction();
+    benchmark::DoNotOptimize(tr.get("absent"));
+    tr.commit();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_StrataTransactionLifecycle);
+
 void BM_StrataPointGet(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   strata::Database& db = filled_strata(state.range(0));

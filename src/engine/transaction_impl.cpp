@@ -216,12 +216,15 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
                                                : read_forward(writes, begin, end, options, limited);
   // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless a
   // limit stopped the read, in which case only up to (or from) the last row returned.
-  std::string span_begin(begin), span_end(end);
+  // Views: a snapshot read (an enqueue's) needs no copy of them.
+  std::string after_last;
+  std::string_view span_begin = begin, span_end = end;
   if (limited) {
     if (options.reverse) {
       span_begin = rows.back().key;
     } else {
-      span_end = key_after(rows.back().key);
+      after_last = key_after(rows.back().key);
+      span_end = after_last;
     }
   }
   if (own) check_readable(span_begin, span_end);
@@ -230,7 +233,7 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
       add_read_conflict(span_begin, span_end);
     } else {
       conflict_bytes_ += span_begin.size() + span_end.size();
-      read_conflicts_.push_back({std::move(span_begin), std::move(span_end)});
+      read_conflicts_.push_back({std::string(span_begin), std::string(span_end)});
     }
   }
   return rows;

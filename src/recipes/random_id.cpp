@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace strata::recipes_detail {
 namespace {
@@ -28,6 +30,14 @@ Bytes random_id() {
   id.data.resize(kRandomIdSize);
   std::memcpy(id.data.data(), words.data(), kRandomIdSize);
   return id;
+}
+
+Tuple numbered_item(std::int64_t position) {
+  std::vector<Element> elements;
+  elements.reserve(2);
+  elements.emplace_back(position);
+  elements.emplace_back(random_id());
+  return Tuple(std::move(elements));
 }
 
 }  // namespace strata::recipes_detail

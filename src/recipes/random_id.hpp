@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "strata/tuple.hpp"
 
@@ -15,5 +16,9 @@ inline constexpr std::size_t kRandomIdSize = 20;
 
 // kRandomIdSize random bytes.
 Bytes random_id();
+
+// (position, random_id()): the tail of a queue or priority-queue item key, built with one
+// allocation for the elements (Tuple{position, random_id()} copies the id once more).
+Tuple numbered_item(std::int64_t position);
 
 }  // namespace strata::recipes_detail

@@ -9,13 +9,15 @@
 // tombstone (1: an erased entry that probes must step over), or a node pointer with a
 // 16-bit fingerprint of the key's hash in its top bits (user-space pointers use 48 bits),
 // so probes past other keys rarely touch their nodes. The table keeps at most kMaxLoad of
-// its slots used (entries and tombstones) and is rebuilt, with tombstones dropped, at
-// kRebuildLoad of the live entries when that limit is reached, or when it is mostly empty.
-// Memory: 8 B per slot, 9.4-12.8 B per live key.
+// its slots used (entries and tombstones); then a new table sized for the live entries at
+// kRebuildLoad replaces it (tombstones dropped), or when it is mostly empty. The old
+// entries are copied over incrementally, a few old slots per insert or erase,
+// while lookups probe both tables. Memory: 8 B per slot, 8.9-11.1 B per live key, more
+// while a migration holds both tables.
 //
 // Thread safety: one writer (insert, erase) and lock-free readers (find), like the list.
-// A reader must hold a reclamation pin: a rebuilt table is handed to the caller's
-// `retire` callback, to be freed once no reader can still be probing it.
+// A reader must hold a reclamation pin: a replaced table, once copied out, is returned by
+// insert or erase for the caller to free once no reader can still be probing it.
 // Invariants:
 //   - A node is in the table exactly while it is linked in the list; the writer inserts
 //     after linking and erases when unlinking, both before the commit that needs them is
@@ -23,6 +25,7 @@
 //   - A table always has empty slots, so every probe sequence ends.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -44,24 +47,28 @@ class PointIndex {
   struct Table;
 
   PointIndex() : table_(make_table(kMinCapacity)) {}
-  ~PointIndex() { destroy(table_.load(std::memory_order_relaxed)); }
+  ~PointIndex() {
+    destroy(table_.load(std::memory_order_relaxed));
+    if (Table* old = old_.load(std::memory_order_relaxed)) destroy(old);
+  }
   PointIndex(const PointIndex&) = delete;
   PointIndex& operator=(const PointIndex&) = delete;
 
   // Reader (pinned) or writer: the linked node with `key`, or nullptr.
   Node* find(std::string_view key) const { return find(key, hash(key)); }
   // The same with hash(key) computed by the caller (it may pass it on to insert).
+  // While a migration runs, an entry not yet copied is only in the old table, so a lookup
+  // probes the current table, then the old one. Both pointers are loaded before either
+  // probe, current first: a reader that sees a new table also sees the old_ stored before
+  // it, or the null stored once every entry was copied. (Loading old_ only after missing
+  // in the current table could see the next migration's old_, which is that very table,
+  // and skip entries copied into it meanwhile.) Copies leave the original in place, so an
+  // entry is in one of the two tables from the moment it is inserted until it is erased.
   Node* find(std::string_view key, std::uint64_t h) const {
     const Table* t = table_.load(std::memory_order_acquire);
-    const std::uint64_t fp = fingerprint(h);
-    for (std::size_t i = t->home(h);; i = t->after(i)) {
-      const std::uint64_t s = t->slots[i].load(std::memory_order_acquire);
-      if (s == kEmpty) return nullptr;
-      if ((s & kFingerprintMask) == fp && s != kTombstone) {
-        Node* n = node_of(s);
-        if (n->key() == key) return n;
-      }
-    }
+    const Table* old = old_.load(std::memory_order_acquire);
+    if (Node* n = probe(*t, key, h)) return n;
+    return old == nullptr || old == t ? nullptr : probe(*old, key, h);
   }
 
   // Writer. REQUIRES: `node` is linked and no other node with its key is in the index.
@@ -71,48 +78,65 @@ class PointIndex {
   Table* insert(Node* node, std::uint64_t h) {
     check_address(node);
     Table* t = table_.load(std::memory_order_relaxed);
-    Table* old = nullptr;
+    Table* retire = nullptr;
     if (t->used + 1 > t->capacity * kMaxLoadPercent / 100) {
-      old = rebuilt(*t, t->live + 1);
+      retire = finish_migration();
+      start_migration(live_ + 1);
       t = table_.load(std::memory_order_relaxed);
     }
     place(*t, node, h, true);
-    ++t->live;
-    return old;
+    ++live_;
+    return retire != nullptr ? retire : migrate(step_);
   }
 
   // Writer. REQUIRES: `node` is in the index. Returns a table to retire, or nullptr.
   Table* erase(Node* node) {
-    Table* t = table_.load(std::memory_order_relaxed);
     const std::uint64_t h = hash(node->key());
-    const std::uint64_t want = (fingerprint(h)) | reinterpret_cast<std::uintptr_t>(node);
-    std::size_t i = t->home(h);
-    while (t->slots[i].load(std::memory_order_relaxed) != want) i = t->after(i);
-    // A reader that still finds the node is pinned, and the node stays valid for it.
-    t->slots[i].store(kTombstone, std::memory_order_release);
-    --t->live;
-    if (t->capacity > kMinCapacity && t->live < t->capacity / kShrinkDivisor) {
-      return rebuilt(*t, t->live);
+    // A reader that still finds the node is pinned, and the node stays valid for it. Both
+    // tables lose it before the writer goes on, so a node inserted later for the same key
+    // is the only one a reader of the later version can find.
+    if (Table* old = old_.load(std::memory_order_relaxed)) bury(*old, node, h);
+    Table* t = table_.load(std::memory_order_relaxed);
+    bury(*t, node, h);
+    --live_;
+    if (t->capacity > kMinCapacity && live_ < t->capacity / kShrinkDivisor) {
+      Table* retire = finish_migration();
+      start_migration(live_);
+      return retire;
     }
-    return nullptr;
+    return migrate(step_);
   }
+
+  // Whether entries are still being copied out of a replaced table (for tests).
+  bool migrating() const { return old_.load(std::memory_order_relaxed) != nullptr; }
 
   static std::uint64_t hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
 
-  std::size_t size() const { return table_.load(std::memory_order_relaxed)->live; }
+  std::size_t size() const { return live_; }
   std::size_t capacity() const { return table_.load(std::memory_order_relaxed)->capacity; }
 
   static void destroy(Table* t) {
+    const std::size_t mapped = t->mapped;
     t->~Table();
-    std::free(t);
+    if (mapped != 0) {
+      ::munmap(t, mapped);
+    } else {
+      std::free(t);
+    }
   }
 
   struct Table {
     __extension__ using Wide = unsigned __int128;
     std::size_t capacity;
-    std::size_t live = 0;  // writer only: nodes in the table
-    std::size_t used = 0;  // writer only: live + tombstones
-    std::atomic<std::uint64_t>* slots;
+    std::size_t used = 0;    // writer only: slots ever filled (entries and tombstones)
+    std::size_t mapped = 0;  // bytes mapped with mmap, or 0 when from calloc
+    std::uint64_t* slots;    // accessed through slot(i) only
+
+    // The slots start as zero bytes (kEmpty) straight from the allocator, so they are
+    // plain integers accessed atomically rather than std::atomic objects to construct.
+    std::atomic_ref<std::uint64_t> slot(std::size_t i) const {
+      return std::atomic_ref<std::uint64_t>(slots[i]);
+    }
 
     // Multiply-shift onto [0, capacity): capacity need not be a power of two, so the
     // table can grow by less than 2x.
@@ -131,9 +155,11 @@ class PointIndex {
   static constexpr std::size_t kMaxLoadPercent = 90;
   static constexpr std::size_t kRebuildLoadPercent = 72;
   static constexpr std::size_t kShrinkDivisor = 8;
-  static constexpr std::size_t kLine = 64;
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kPrefetchDistance = 16;
+  // The fewest old slots copied per insert or erase while a migration runs (more when the
+  // old table is much larger than the new one, see start_migration).
+  static constexpr std::size_t kMigrateSlots = 32;
 
   // The hash's low bits: home() uses its high bits.
   static std::uint64_t fingerprint(std::uint64_t h) { return h << kPointerBits; }
@@ -155,18 +181,36 @@ class PointIndex {
   // pages, a probe into a table of 1 M keys paid a TLB miss as well as the cache miss.
   static Table* make_table(std::size_t capacity) {
     const std::size_t bytes = sizeof(Table) + capacity * sizeof(std::uint64_t);
-    const std::size_t align = bytes >= kHugePage ? kHugePage : kLine;
-    void* mem = std::aligned_alloc(align, (bytes + align - 1) / align * align);
-    if (mem == nullptr) throw std::bad_alloc();
+    std::size_t mapped = 0;
+    void* mem = nullptr;
+    if (bytes >= kHugePage) {
+      mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+      mem = map_aligned(mapped);
 #ifdef MADV_HUGEPAGE
-    if (align == kHugePage) ::madvise(mem, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
+      ::madvise(mem, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
 #endif
-    auto* t = new (mem) Table{capacity, 0, 0, nullptr};
-    t->slots = reinterpret_cast<std::atomic<std::uint64_t>*>(t + 1);
-    for (std::size_t i = 0; i < capacity; ++i) {
-      new (&t->slots[i]) std::atomic<std::uint64_t>(kEmpty);
+    } else {
+      mem = std::calloc(1, bytes);
+      if (mem == nullptr) throw std::bad_alloc();
     }
+    auto* t = new (mem) Table{capacity, 0, mapped, nullptr};
+    t->slots = reinterpret_cast<std::uint64_t*>(t + 1);
     return t;
+  }
+
+  // `bytes` (a multiple of kHugePage) of zeroed memory aligned to kHugePage. Fresh pages
+  // from the kernel: nothing is written up front, and the pages fault in as the table
+  // fills (zeroing a 20 MB table at once held the commit pipeline for 50 ms here).
+  static void* map_aligned(std::size_t bytes) {
+    const std::size_t span = bytes + kHugePage;
+    void* p = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    auto start = reinterpret_cast<std::uintptr_t>(p);
+    std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+    if (aligned > start) ::munmap(p, aligned - start);
+    std::uintptr_t end = aligned + bytes;
+    if (start + span > end) ::munmap(reinterpret_cast<void*>(end), start + span - end);
+    return reinterpret_cast<void*>(aligned);
   }
 
   // Puts `node` in the first free slot of its probe sequence (a tombstone may be reused:
@@ -175,43 +219,102 @@ class PointIndex {
     auto address = reinterpret_cast<std::uintptr_t>(node);
     std::size_t i = t.home(h);
     for (;;) {
-      std::uint64_t s = t.slots[i].load(std::memory_order_relaxed);
+      std::uint64_t s = t.slot(i).load(std::memory_order_relaxed);
       if (s == kEmpty || (reuse_tombstones && s == kTombstone)) {
         if (s == kEmpty) ++t.used;
         // Release: a reader that loads the slot sees the node built.
-        t.slots[i].store(fingerprint(h) | address, std::memory_order_release);
+        t.slot(i).store(fingerprint(h) | address, std::memory_order_release);
         return;
       }
       i = t.after(i);
     }
   }
 
-  // A new current table holding the live entries of `old`, sized for `live` of them.
-  // Returns `old`, for the caller to retire.
-  Table* rebuilt(Table& old, std::size_t live) {
+  static Node* probe(const Table& t, std::string_view key, std::uint64_t h) {
+    const std::uint64_t fp = fingerprint(h);
+    for (std::size_t i = t.home(h);; i = t.after(i)) {
+      const std::uint64_t s = t.slot(i).load(std::memory_order_acquire);
+      if (s == kEmpty) return nullptr;
+      if ((s & kFingerprintMask) == fp && s != kTombstone) {
+        Node* n = node_of(s);
+        if (n->key() == key) return n;
+      }
+    }
+  }
+
+  // Turns `node`'s slot in `t` into a tombstone, if `t` holds it.
+  static void bury(Table& t, Node* node, std::uint64_t h) {
+    const std::uint64_t want = fingerprint(h) | reinterpret_cast<std::uintptr_t>(node);
+    for (std::size_t i = t.home(h);; i = t.after(i)) {
+      const std::uint64_t s = t.slot(i).load(std::memory_order_relaxed);
+      if (s == kEmpty) return;
+      if (s == want) {
+        t.slot(i).store(kTombstone, std::memory_order_release);
+        return;
+      }
+    }
+  }
+
+  // Replaces the current table with an empty one sized for `live` entries; migrate()
+  // then copies the old entries over, a few slots per writer call, so that no single
+  // insert pays for the whole table (a stop-the-world rebuild at 1.8 M keys held the
+  // commit pipeline for over 100 ms). REQUIRES: no migration running.
+  void start_migration(std::size_t live) {
     std::size_t capacity = live * 100 / kRebuildLoadPercent + 1;
     if (capacity < kMinCapacity) capacity = kMinCapacity;
     Table* t = make_table(capacity);
-    for (std::size_t i = 0; i < old.capacity; ++i) {
+    Table* old = table_.load(std::memory_order_relaxed);
+    // Copy fast enough to finish within half the inserts the new table has room for, so
+    // it never has to be replaced (and finish_migration never runs) while it still fills.
+    const std::size_t limit = capacity * kMaxLoadPercent / 100;
+    const std::size_t room = limit > live ? (limit - live) / 2 : 0;
+    step_ = std::max(kMigrateSlots, old->capacity / std::max<std::size_t>(room, 1) + 1);
+    // old_ before table_: a reader that sees the new table also sees where the rest is.
+    old_.store(old, std::memory_order_release);
+    table_.store(t, std::memory_order_release);
+    copied_ = 0;
+  }
+
+  // Copies the entries of up to `slots` old slots into the current table (the entries
+  // stay in the old one too, so no reader can miss them in between). Returns the old
+  // table, to retire, once it is fully copied.
+  Table* migrate(std::size_t slots) {
+    Table* old = old_.load(std::memory_order_relaxed);
+    if (old == nullptr) return nullptr;
+    Table* t = table_.load(std::memory_order_relaxed);
+    const std::size_t end = std::min(old->capacity, copied_ + slots);
+    for (std::size_t i = copied_; i < end; ++i) {
       // Every entry's key is hashed again: fetch nodes a few slots ahead, so that the
       // misses overlap instead of following one another.
-      if (i + kPrefetchDistance < old.capacity) {
-        std::uint64_t ahead = old.slots[i + kPrefetchDistance].load(std::memory_order_relaxed);
+      if (i + kPrefetchDistance < old->capacity) {
+        std::uint64_t ahead = old->slot(i + kPrefetchDistance).load(std::memory_order_relaxed);
         if (ahead > kTombstone) __builtin_prefetch(node_of(ahead));
       }
-      std::uint64_t s = old.slots[i].load(std::memory_order_relaxed);
+      std::uint64_t s = old->slot(i).load(std::memory_order_relaxed);
       if (s != kEmpty && s != kTombstone) {
         Node* n = node_of(s);
         place(*t, n, hash(n->key()), false);
       }
     }
-    t->live = old.live;
-    // Release: a reader that loads the new table sees its slots filled.
-    table_.store(t, std::memory_order_release);
-    return &old;
+    copied_ = end;
+    if (copied_ < old->capacity) return nullptr;
+    // Release: a reader that sees no old table sees every copy.
+    old_.store(nullptr, std::memory_order_release);
+    return old;
+  }
+
+  // Completes a running migration at once (a new one is about to start). Returns the old
+  // table to retire, or nullptr.
+  Table* finish_migration() {
+    Table* old = old_.load(std::memory_order_relaxed);
+    return old == nullptr ? nullptr : migrate(old->capacity);
   }
 
   std::atomic<Table*> table_;
+  std::atomic<Table*> old_{nullptr};  // the table being copied out of, if any
+  std::size_t copied_ = 0;            // writer only: old_'s slots copied so far
+  std::size_t step_ = kMigrateSlots;  // writer only: old slots copied per insert or erase
+  std::size_t live_ = 0;              // writer only: nodes in the index
 };
 
 }  // namespace strata::kv

@@ -105,6 +105,63 @@ TEST(PointIndex, ErasedKeysAreGoneAndTheTableShrinks) {
   for (int i = n - 9; i < n; i += 2) EXPECT_EQ(index.find(key_of(i)), nodes[i]);
 }
 
+// A replaced table is copied out a few slots per call; in between, lookups must find every
+// key whichever table holds it, and erases and inserts must land in both as needed.
+TEST(PointIndex, EveryKeyIsFoundWhileAMigrationIsUnderway) {
+  Owner owner;
+  Index index;
+  std::map<std::string, TestNode*> model;
+  int next = 0;
+  auto add = [&] {
+    std::string k = key_of(next++);
+    TestNode* n = owner.node(k);
+    owner.retire(index.insert(n));
+    model.emplace(k, n);
+  };
+  auto check_all = [&] {
+    for (const auto& [k, n] : model) ASSERT_EQ(index.find(k), n) << k;
+    ASSERT_EQ(index.find("absent"), nullptr);
+  };
+  while (next < 5000 || !index.migrating()) add();
+  ASSERT_TRUE(index.migrating());
+  std::size_t retired = owner.retired();
+  check_all();
+  // Erase some keys, old and new, mid-migration; they are gone from both tables.
+  for (int i = 0; i < next; i += 7) {
+    auto it = model.find(key_of(i));
+    if (it == model.end()) continue;
+    owner.retire(index.erase(it->second));
+    model.erase(it);
+    ASSERT_EQ(index.find(key_of(i)), nullptr);
+  }
+  check_all();
+  while (index.migrating()) add();
+  EXPECT_EQ(owner.retired(), retired + 1) << "the copied-out table is handed back once";
+  check_all();
+  EXPECT_EQ(index.size(), model.size());
+}
+
+// Shrinking from a large table copies many old slots per call, so the small new table
+// cannot fill up before the copy is done, however fast inserts follow.
+TEST(PointIndex, InsertsRightAfterAShrinkDoNotOverfillTheNewTable) {
+  Owner owner;
+  Index index;
+  std::vector<TestNode*> nodes;
+  for (int i = 0; i < 100000; ++i) {
+    nodes.push_back(owner.node(key_of(i)));
+    owner.retire(index.insert(nodes.back()));
+  }
+  for (int i = 0; i < 99000; ++i) owner.retire(index.erase(nodes[i]));
+  for (int i = 100000; i < 160000; ++i) {
+    nodes.push_back(owner.node(key_of(i)));
+    owner.retire(index.insert(nodes.back()));
+  }
+  for (int i = 0; i < 160000; ++i) {
+    ASSERT_EQ(index.find(key_of(i)), i < 99000 ? nullptr : nodes[i]) << i;
+  }
+  EXPECT_EQ(index.size(), 61000U);
+}
+
 // A key unlinked and linked again (a new node) is found as the new node, however many
 // times: tombstones are reused or dropped by rebuilds, never left to fill the table.
 TEST(PointIndex, ChurnOfOneKeySetStaysBounded) {

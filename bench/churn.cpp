@@ -8,6 +8,7 @@
 // collapse, because deleted keys no live reader can see still leave the list (exit 1 if
 // the last window runs at less than a quarter of the rate without the reader; before
 // early collection it ran at 1/70). Their memory waits for the reader to finish.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -69,16 +70,24 @@ int main(int argc, char** argv) {
   {
     strata::Database db = strata::Database::open();
     long before = rss_kib();
+    std::vector<double> commit_ms;  // each 1000-key commit: the index's growth shows here
     for (long i = 0; i < keys; i += 1000) {
+      auto start = std::chrono::steady_clock::now();
       db.run([&](strata::Transaction& tr) {
         for (long j = i; j < std::min(keys, i + 1000); ++j) tr.set(key_of(j), value);
       });
+      commit_ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
     }
     long after = rss_kib();
     double per_key = (after - before) * 1024.0 / keys;
     std::printf(
         "memory: %ld keys of 16 B + 100 B values: %.1f B per key, %.1f B beyond key+value\n", keys,
         per_key, per_key - 116);
+    std::sort(commit_ms.begin(), commit_ms.end());
+    std::printf("loading them, 1000 keys per transaction: median %.2f ms, slowest %.1f ms\n",
+                commit_ms[commit_ms.size() / 2], commit_ms.back());
   }
 
   // 2. Churn: each op is one transaction that inserts at the tail and one that deletes at

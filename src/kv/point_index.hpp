@@ -11,9 +11,9 @@
 // so probes past other keys rarely touch their nodes. The table keeps at most kMaxLoad of
 // its slots used (entries and tombstones); then a new table sized for the live entries at
 // kRebuildLoad replaces it (tombstones dropped), or when it is mostly empty. The old
-// entries are copied over incrementally, a few old slots per insert or erase,
-// while lookups probe both tables. Memory: 8 B per slot, 8.9-11.1 B per live key, more
-// while a migration holds both tables.
+// entries are copied over incrementally, a few old slots per insert, erase or advance()
+// (the store calls it once per commit), while lookups probe both tables. Memory: 8 B per
+// slot, 8.9-11.1 B per live key, more while a migration holds both tables.
 //
 // Thread safety: one writer (insert, erase) and lock-free readers (find), like the list.
 // A reader must hold a reclamation pin: a replaced table, once copied out, is returned by
@@ -106,6 +106,11 @@ class PointIndex {
     }
     return migrate(step_);
   }
+
+  // Writer: one more step of a running migration, for a writer that neither inserts nor
+  // erases for a while (otherwise lookups would keep probing two tables). Returns a table
+  // to retire, or nullptr.
+  Table* advance() { return migrate(step_); }
 
   // Whether entries are still being copied out of a replaced table (for tests).
   bool migrating() const { return old_.load(std::memory_order_relaxed) != nullptr; }

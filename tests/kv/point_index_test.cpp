@@ -141,6 +141,29 @@ TEST(PointIndex, EveryKeyIsFoundWhileAMigrationIsUnderway) {
   EXPECT_EQ(index.size(), model.size());
 }
 
+// A writer that stops inserting and erasing (updates only) still finishes a migration
+// through advance(), which the store calls once per commit.
+TEST(PointIndex, AdvanceAloneFinishesAMigration) {
+  Owner owner;
+  Index index;
+  std::vector<TestNode*> nodes;
+  while (nodes.size() < 5000 || !index.migrating()) {
+    nodes.push_back(owner.node(key_of(static_cast<int>(nodes.size()))));
+    owner.retire(index.insert(nodes.back()));
+  }
+  std::size_t retired = owner.retired();
+  std::size_t steps = 0;
+  while (index.migrating()) {
+    owner.retire(index.advance());
+    ASSERT_LT(++steps, index.capacity()) << "advance() makes no progress";
+  }
+  EXPECT_EQ(owner.retired(), retired + 1);
+  EXPECT_EQ(index.advance(), nullptr);  // nothing to do now
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    ASSERT_EQ(index.find(key_of(static_cast<int>(i))), nodes[i]);
+  }
+}
+
 // Shrinking from a large table copies many old slots per call, so the small new table
 // cannot fill up before the copy is done, however fast inserts follow.
 TEST(PointIndex, InsertsRightAfterAShrinkDoNotOverfillTheNewTable) {

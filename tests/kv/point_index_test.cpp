@@ -37,6 +37,16 @@ class Owner {
   void retire(Index::Table* t) {
     if (t != nullptr) tables_.push_back(t);
   }
+  // A node for `key`, inserted into `index`.
+  TestNode* insert(Index& index, std::string key) {
+    TestNode* n = node(std::move(key));
+    retire(index.insert(n));
+    return n;
+  }
+  // Nodes for key_of(from) .. key_of(to - 1), inserted into `index`, appended to `out`.
+  void insert_range(Index& index, int from, int to, std::vector<TestNode*>& out) {
+    for (int i = from; i < to; ++i) out.push_back(insert(index, key_of(i)));
+  }
   std::size_t retired() const { return tables_.size(); }
   ~Owner() {
     for (Index::Table* t : tables_) Index::destroy(t);
@@ -73,10 +83,7 @@ TEST(PointIndex, GrowsAndKeepsEveryKey) {
   Index index;
   const int n = 100000;
   std::vector<TestNode*> nodes;
-  for (int i = 0; i < n; ++i) {
-    nodes.push_back(owner.node(key_of(i)));
-    owner.retire(index.insert(nodes.back()));
-  }
+  owner.insert_range(index, 0, n, nodes);
   EXPECT_GT(owner.retired(), 0U) << "the table never grew";
   EXPECT_EQ(index.size(), static_cast<std::size_t>(n));
   // Between the rebuild load and the maximum load.
@@ -91,10 +98,7 @@ TEST(PointIndex, ErasedKeysAreGoneAndTheTableShrinks) {
   Index index;
   const int n = 20000;
   std::vector<TestNode*> nodes;
-  for (int i = 0; i < n; ++i) {
-    nodes.push_back(owner.node(key_of(i)));
-    owner.retire(index.insert(nodes.back()));
-  }
+  owner.insert_range(index, 0, n, nodes);
   std::size_t full = index.capacity();
   for (int i = 0; i < n; i += 2) owner.retire(index.erase(nodes[i]));
   for (int i = 0; i < n; ++i) {
@@ -114,9 +118,7 @@ TEST(PointIndex, EveryKeyIsFoundWhileAMigrationIsUnderway) {
   int next = 0;
   auto add = [&] {
     std::string k = key_of(next++);
-    TestNode* n = owner.node(k);
-    owner.retire(index.insert(n));
-    model.emplace(k, n);
+    model.emplace(k, owner.insert(index, k));
   };
   auto check_all = [&] {
     for (const auto& [k, n] : model) ASSERT_EQ(index.find(k), n) << k;
@@ -148,8 +150,7 @@ TEST(PointIndex, AdvanceAloneFinishesAMigration) {
   Index index;
   std::vector<TestNode*> nodes;
   while (nodes.size() < 5000 || !index.migrating()) {
-    nodes.push_back(owner.node(key_of(static_cast<int>(nodes.size()))));
-    owner.retire(index.insert(nodes.back()));
+    nodes.push_back(owner.insert(index, key_of(static_cast<int>(nodes.size()))));
   }
   std::size_t retired = owner.retired();
   std::size_t steps = 0;
@@ -170,15 +171,9 @@ TEST(PointIndex, InsertsRightAfterAShrinkDoNotOverfillTheNewTable) {
   Owner owner;
   Index index;
   std::vector<TestNode*> nodes;
-  for (int i = 0; i < 100000; ++i) {
-    nodes.push_back(owner.node(key_of(i)));
-    owner.retire(index.insert(nodes.back()));
-  }
+  owner.insert_range(index, 0, 100000, nodes);
   for (int i = 0; i < 99000; ++i) owner.retire(index.erase(nodes[i]));
-  for (int i = 100000; i < 160000; ++i) {
-    nodes.push_back(owner.node(key_of(i)));
-    owner.retire(index.insert(nodes.back()));
-  }
+  owner.insert_range(index, 100000, 160000, nodes);
   for (int i = 0; i < 160000; ++i) {
     ASSERT_EQ(index.find(key_of(i)), i < 99000 ? nullptr : nodes[i]) << i;
   }
@@ -191,16 +186,12 @@ TEST(PointIndex, ChurnOfOneKeySetStaysBounded) {
   Owner owner;
   Index index;
   std::vector<TestNode*> live;
-  for (int i = 0; i < 1000; ++i) {
-    live.push_back(owner.node(key_of(i)));
-    owner.retire(index.insert(live.back()));
-  }
+  owner.insert_range(index, 0, 1000, live);
   std::size_t capacity = index.capacity();
   for (int round = 0; round < 50; ++round) {
     for (int i = 0; i < 1000; ++i) {
       owner.retire(index.erase(live[i]));
-      live[i] = owner.node(key_of(i));
-      owner.retire(index.insert(live[i]));
+      live[i] = owner.insert(index, key_of(i));
     }
   }
   EXPECT_LE(index.capacity(), capacity * 2);
@@ -216,9 +207,7 @@ TEST(PointIndex, MatchesMapModelUnderRandomInsertAndErase) {
     std::string k = key_of(static_cast<int>(rng() % 5000));
     auto it = model.find(k);
     if (it == model.end()) {
-      TestNode* n = owner.node(k);
-      owner.retire(index.insert(n));
-      model.emplace(k, n);
+      model.emplace(k, owner.insert(index, k));
     } else if (rng() % 3 != 0) {
       owner.retire(index.erase(it->second));
       model.erase(it);
@@ -238,10 +227,7 @@ TEST(PointIndex, ReadersAlwaysFindStableKeysWhileTheWriterChurns) {
   Index index;
   const int stable = 500;
   std::vector<TestNode*> nodes;
-  for (int i = 0; i < stable; ++i) {
-    nodes.push_back(owner.node(key_of(i)));
-    owner.retire(index.insert(nodes.back()));
-  }
+  owner.insert_range(index, 0, stable, nodes);
   std::atomic<bool> done{false};
   std::atomic<long> misses{0};
   std::atomic<long> lookups{0};
@@ -261,8 +247,7 @@ TEST(PointIndex, ReadersAlwaysFindStableKeysWhileTheWriterChurns) {
   std::vector<TestNode*> churn;
   for (int round = 0; round < 20; ++round) {
     for (int i = 0; i < 3000; ++i) {
-      churn.push_back(owner.node("c" + key_of(round * 3000 + i)));
-      owner.retire(index.insert(churn.back()));
+      churn.push_back(owner.insert(index, "c" + key_of(round * 3000 + i)));
     }
     for (TestNode* n : churn) owner.retire(index.erase(n));
     churn.clear();

@@ -14,8 +14,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The operand of the signal key's atomic add: 1 as 8 little-endian bytes.
-constexpr std::string_view kSignalIncrement("\x01\0\0\0\0\0\0\0", 8);
+// Operands of the signal key's and the waiter count's atomic adds: 1 and -1 as 8
+// little-endian bytes, and the zero count that compare_and_clear removes.
+constexpr std::string_view kOne("\x01\0\0\0\0\0\0\0", 8);
+constexpr std::string_view kMinusOne("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+constexpr std::string_view kZero("\0\0\0\0\0\0\0\0", 8);
 
 void require_simple(bool high_contention) {
   if (high_contention) {
@@ -91,12 +94,19 @@ bool wait_for_watch(Future& watch, Clock::time_point deadline) {
 
 Queue::Queue(strata::Subspace subspace, bool high_contention) : subspace_(std::move(subspace)) {
   require_simple(high_contention);
+  if (!subspace_.key().empty()) {
+    waiters_key_ = strata::Subspace(strata::Tuple{"waiting"}, subspace_.key() + "\xff").key();
+  }
 }
 
 void Queue::enqueue(Transaction& tr, std::string_view value) const {
   std::int64_t index = next_number(tr, subspace_, 1);
   tr.set(subspace_.pack(strata::Tuple{index, random_id()}), value);
-  tr.atomic_op(subspace_.key(), kSignalIncrement, FDB_MUTATION_TYPE_ADD);
+  // Signal only while a dequeue_wait waits; the serializable read of the count makes an
+  // enqueue that raced a registering waiter retry (and then signal).
+  if (waiters_key_.empty() || tr.get(waiters_key_).has_value()) {
+    tr.atomic_op(subspace_.key(), kOne, FDB_MUTATION_TYPE_ADD);
+  }
 }
 
 std::optional<std::string> Queue::dequeue(Transaction& tr) const {
@@ -117,12 +127,25 @@ std::optional<std::string> Queue::dequeue_wait(Database& db,
   for (;;) {
     if (auto value = dequeue(db)) return value;
     if (Clock::now() >= deadline) return std::nullopt;
-    // Arm the watch, then look again: an enqueue that committed between the empty dequeue
-    // and the watch's read version would not fire it. Destroying the watch cancels it.
-    Future watch = db.run([&](Transaction& tr) { return tr.watch(subspace_.key()); });
-    if (auto value = dequeue(db)) return value;
-    bool fired = wait_for_watch(watch, deadline);
-    if (!fired && Clock::now() >= deadline) return dequeue(db);
+    // Register as a waiter and arm the watch in one commit, then look again: an enqueue
+    // that committed before that commit would not fire the watch, and every later one
+    // signals. Destroying the watch cancels it.
+    Future watch = db.run([&](Transaction& tr) {
+      if (!waiters_key_.empty()) tr.atomic_op(waiters_key_, kOne, FDB_MUTATION_TYPE_ADD);
+      return tr.watch(subspace_.key());
+    });
+    std::optional<std::string> value = dequeue(db);
+    if (!value) {
+      bool fired = wait_for_watch(watch, deadline);
+      if (!fired && Clock::now() >= deadline) value = dequeue(db);
+    }
+    if (!waiters_key_.empty()) {
+      db.run([&](Transaction& tr) {
+        tr.atomic_op(waiters_key_, kMinusOne, FDB_MUTATION_TYPE_ADD);
+        tr.atomic_op(waiters_key_, kZero, FDB_MUTATION_TYPE_COMPARE_AND_CLEAR);
+      });
+    }
+    if (value || Clock::now() >= deadline) return value;
   }
 }
 

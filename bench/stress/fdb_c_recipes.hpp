@@ -5,9 +5,12 @@
 //
 //   Queue:         subspace.pack((index, Bytes{20 random bytes})) -> value. enqueue: a
 //                  snapshot reverse limit-1 read of subspace.range() for the last index,
-//                  then index + 1 (1 when empty), and an atomic add of 1 (8 bytes, little
-//                  endian) to the signal key subspace.key(). dequeue: a serializable
-//                  limit-1 read of the first item, then clear it.
+//                  then index + 1 (1 when empty); while the waiter count (at
+//                  Subspace(("waiting",), key() + "\xff"), read serializably) exists,
+//                  an atomic add of 1 (8 bytes, little endian) to the signal key
+//                  subspace.key(). dequeue: a serializable limit-1 read of the first item,
+//                  then clear it. dequeue_wait registers in the waiter count while it
+//                  sleeps (docs/recipes.md).
 //   PriorityQueue: subspace.pack((priority, count, Bytes{20 random bytes})) -> value. push:
 //                  a snapshot reverse limit-1 read of subspace[priority].range() for the
 //                  last count, then count + 1 (0 when new). pop_min / pop_max: a
@@ -48,6 +51,7 @@ class Queue {
 
  private:
   strata::Subspace subspace_;
+  std::string waiters_key_;  // empty for an empty prefix: every enqueue signals
 };
 
 class PriorityQueue {

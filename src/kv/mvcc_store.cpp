@@ -84,7 +84,7 @@ void MvccStore::unlink(Node* node) {
   retire_table(index_.erase(node));
 }
 
-// A table replaced by a rebuild: readers may still be probing it.
+// An index table copied out by a migration: readers may still be probing it.
 void MvccStore::retire_table(Index::Table* t) {
   if (t != nullptr) retired_.push_back({committed(), t, Retired::Kind::index_table});
 }

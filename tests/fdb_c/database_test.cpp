@@ -8,6 +8,7 @@
 
 #include "fdb_c/fdb_c.h"
 #include "fdb_c_test_util.hpp"
+#include <unistd.h>
 
 namespace fdbc_test {
 namespace {
@@ -47,8 +48,10 @@ TEST_F(Databases, MainThreadBusynessIsAFraction) {
 // database of its own, shared by every handle naming it.
 TEST_F(Databases, StrataClusterFileOpensADurableDatabaseOfItsOwn) {
   namespace fs = std::filesystem;
-  // In the working directory (the build tree under ctest); a previous run's copy is removed.
-  fs::path dir = fs::absolute("strata-fdbc-durable-test");
+  // Under the test temp directory, one per process, so a run from any working directory
+  // leaves nothing in it; a previous run's copy with the same pid is removed.
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("strata-fdbc-durable-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::path cluster_file = dir / "fdb.cluster";
@@ -71,8 +74,8 @@ TEST_F(Databases, StrataClusterFileOpensADurableDatabaseOfItsOwn) {
   Tr t2 = make_tr(same.get());
   EXPECT_EQ(get(t2, k("a")).value, "durable");
   EXPECT_TRUE(fs::exists(dir / "data"));
-  // The database stays open until the process exits, so its directory is left in place
-  // and removed by the next run.
+  // The database stays open until the process exits, so its directory is left in the
+  // temp directory.
 }
 
 }  // namespace

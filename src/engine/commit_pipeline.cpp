@@ -152,7 +152,7 @@ bool CommitPipeline::resolve(const CommitRequest& r) const {
     if (resolver_.newest_write(range.begin, range.end) > r.read_version) return false;
   }
   if (r.read_keys != nullptr) {
-    for (const std::string& key : *r.read_keys) {
+    for (std::string_view key : *r.read_keys) {
       if (resolver_.newest_write_at(key) > r.read_version) return false;
     }
   }

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory_resource>
 #include <mutex>
 #include <vector>
 
@@ -33,7 +34,7 @@ struct CommitRequest {
   Version read_version = -1;          // -1: the transaction read nothing
   std::vector<KeyRange> read_ranges;  // coalesced
   // Keys read with get(), each the range [k, k+00); null when none.
-  const std::vector<std::string>* read_keys = nullptr;
+  const std::pmr::vector<std::pmr::string>* read_keys = nullptr;
   // Coalesced; the pipeline adds the write map's point keys and its stamped keys.
   std::vector<KeyRange> write_ranges;
   const WriteMap* writes = nullptr;

@@ -242,17 +242,17 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
 // A range read reaching a key this transaction wrote: the written value (set), nothing
 // (clear), the stored value with the pending atomic operations applied (dependent), or
 // accessed_unreadable (a versionstamped value).
-void TransactionImpl::append_own_write(const std::string& key, const PointWrite& w,
+void TransactionImpl::append_own_write(std::string_view key, const PointWrite& w,
                                        std::optional<std::string_view> stored,
                                        std::vector<KeyValue>& rows) {
   switch (w.kind) {
     case PointWrite::Kind::set:
-      rows.push_back({key, w.value});
+      rows.push_back({std::string(key), std::string(w.value)});
       return;
     case PointWrite::Kind::clear:
       return;
     case PointWrite::Kind::dependent:
-      if (auto v = resolve_dependent(w, stored)) rows.push_back({key, std::move(*v)});
+      if (auto v = resolve_dependent(w, stored)) rows.push_back({std::string(key), std::move(*v)});
       return;
     case PointWrite::Kind::stamped:
       throw Error(ErrorCode::accessed_unreadable,
@@ -596,7 +596,9 @@ void TransactionImpl::soft_reset() {
   writes_.reset();
   unreadable_.clear();
   read_conflicts_.clear();
-  point_reads_.clear();
+  // Drop the vector's storage too (it is in the arena) before the arena is reused.
+  std::pmr::vector<std::pmr::string>(&arena_).swap(point_reads_);
+  arena_.release();
   write_conflicts_.clear();
   conflict_bytes_ = 0;
   state_ = State::active;

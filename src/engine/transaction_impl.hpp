@@ -7,8 +7,11 @@
 // Thread safety: one thread at a time, as the public Transaction.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,7 +92,7 @@ class TransactionImpl {
   std::optional<std::string> read_committed(std::string_view key);
 
   // Range reads merge the store at the read version with the write map.
-  static void append_own_write(const std::string& key, const PointWrite& w,
+  static void append_own_write(std::string_view key, const PointWrite& w,
                                std::optional<std::string_view> stored, std::vector<KeyValue>& rows);
   // `writes` is writes_, or an empty map when the read does not see its own writes.
   // `limited`: set when the row limit or the byte target ended the read.
@@ -106,12 +109,20 @@ class TransactionImpl {
   // The MVCC window is seconds long: a coarse clock (a few ms) keeps reads cheap.
   base::CoarseClock::time_point read_version_time_{};
 
-  WriteMap writes_;
+  // The write map's entries and the keys read with get() live in this arena, released
+  // by soft_reset(): a queue operation's bookkeeping fits in the inline buffer, so it
+  // costs no heap allocation. Larger transactions spill to the heap (the arena grows, and
+  // like FoundationDB's transaction arena it frees nothing until the reset).
+  static constexpr std::size_t kInlineArenaBytes = 512;
+  std::array<std::byte, kInlineArenaBytes> arena_buffer_;
+  std::pmr::monotonic_buffer_resource arena_{arena_buffer_.data(), arena_buffer_.size()};
+
+  WriteMap writes_{&arena_};
   RangeSet unreadable_;  // keys a versionstamped key may become
   std::vector<KeyRange> read_conflicts_;
-  // Keys read with get(), each a [k, k+00) conflict range; kept as keys (one allocation)
-  // and turned into ranges only by a commit that needs them.
-  std::vector<std::string> point_reads_;
+  // Keys read with get(), each a [k, k+00) conflict range; kept as keys and turned into
+  // ranges only by a commit that needs them.
+  std::pmr::vector<std::pmr::string> point_reads_{&arena_};
   std::vector<KeyRange> write_conflicts_;  // explicit ones only
   std::size_t conflict_bytes_ = 0;
   std::vector<std::shared_ptr<WatchState>> watches_;  // armed at commit

@@ -105,7 +105,7 @@ class WatchRegistry {
         }
       };
       for (const auto& [key, w] : writes.points()) {
-        auto [first, last] = watches_.equal_range(key);
+        auto [first, last] = watches_.equal_range(std::string_view(key));
         check(first, last);
       }
       for (const auto& [begin, end] : writes.cleared_ranges()) {

@@ -5,15 +5,25 @@
 
 namespace strata::engine {
 
+PointWrite& WriteMap::entry(std::string_view key) {
+  auto it = points_.lower_bound(key);
+  if (it == points_.end() || std::string_view(it->first) != key) {
+    // The key and the entry are built in the map's resource (uses-allocator construction).
+    it = points_.emplace_hint(it, std::piecewise_construct, std::forward_as_tuple(key),
+                              std::forward_as_tuple());
+  }
+  return it->second;
+}
+
 void WriteMap::set(std::string_view key, std::string_view value) {
-  PointWrite& w = points_[std::string(key)];
+  PointWrite& w = entry(key);
   w.kind = PointWrite::Kind::set;
   w.value.assign(value);
   w.ops.clear();
 }
 
 void WriteMap::clear(std::string_view key) {
-  PointWrite& w = points_[std::string(key)];
+  PointWrite& w = entry(key);
   w.kind = PointWrite::Kind::clear;
   w.value.clear();
   w.ops.clear();
@@ -34,7 +44,7 @@ void WriteMap::atomic(std::string_view key, MutationType type, std::string_view 
       v ? set(key, *v) : clear(key);
       return;
     }
-    PointWrite& w = points_[std::string(key)];
+    PointWrite& w = entry(key);
     w.kind = PointWrite::Kind::dependent;
     w.ops.push_back({type, std::string(param)});
     return;
@@ -65,7 +75,7 @@ void WriteMap::atomic(std::string_view key, MutationType type, std::string_view 
 
 void WriteMap::set_stamped_value(std::string_view key, std::string_view value_template,
                                  std::uint32_t offset) {
-  PointWrite& w = points_[std::string(key)];
+  PointWrite& w = entry(key);
   w.kind = PointWrite::Kind::stamped;
   w.value.assign(value_template);
   w.stamp_offset = offset;
@@ -117,7 +127,7 @@ void WriteMap::append_unwritten(std::string_view begin, std::string_view end,
     if (!have_range && !have_point) break;
     std::string_view piece_begin, piece_end;
     std::string point_end;
-    if (have_range && (!have_point || range_it->first <= point_it->first)) {
+    if (have_range && (!have_point || std::string_view(range_it->first) <= point_it->first)) {
       piece_begin = range_it->first;
       piece_end = range_it->second;
       ++range_it;

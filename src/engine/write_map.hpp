@@ -9,11 +9,16 @@
 // clear_range erases the point entries inside it. The net effect of the transaction is
 // "clear the ranges, then apply the point entries", which is what commit applies.
 //
+// Memory: the point entries (nodes, keys and values) come from the memory resource the map
+// is built with: a transaction passes its arena, so a small transaction's writes cost no
+// heap allocation. Atomic-operation operands and cleared ranges use the heap.
+//
 // Thread safety: none (owned by one transaction).
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,8 +37,22 @@ struct AtomicOp {
 
 struct PointWrite {
   enum class Kind : std::uint8_t { set, clear, dependent, stamped };
+  // Allocator-aware, so a map node builds the value in the map's memory resource.
+  using allocator_type = std::pmr::polymorphic_allocator<char>;
+  explicit PointWrite(const allocator_type& alloc) : value(alloc) {}
+  PointWrite(const PointWrite& other, const allocator_type& alloc)
+      : kind(other.kind),
+        value(other.value, alloc),
+        ops(other.ops),
+        stamp_offset(other.stamp_offset) {}
+  PointWrite(PointWrite&& other, const allocator_type& alloc)
+      : kind(other.kind),
+        value(std::move(other.value), alloc),
+        ops(std::move(other.ops)),
+        stamp_offset(other.stamp_offset) {}
+
   Kind kind = Kind::set;
-  std::string value;               // set: the value; stamped: the value template
+  std::pmr::string value;          // set: the value; stamped: the value template
   std::vector<AtomicOp> ops;       // dependent: in the order issued
   std::uint32_t stamp_offset = 0;  // stamped: where the 10 stamp bytes go
 };
@@ -47,7 +66,12 @@ struct StampedKeyWrite {
 
 class WriteMap {
  public:
-  using Points = std::map<std::string, PointWrite, std::less<>>;
+  using Points = std::pmr::map<std::pmr::string, PointWrite, std::less<>>;
+
+  // `arena` must outlive the map; reset() returns nothing to it (a monotonic arena is
+  // released by its owner after reset()).
+  explicit WriteMap(std::pmr::memory_resource* arena = std::pmr::get_default_resource())
+      : points_(arena) {}
 
   void set(std::string_view key, std::string_view value);
   void clear(std::string_view key);
@@ -77,6 +101,9 @@ class WriteMap {
                         std::vector<KeyRange>& out) const;
 
  private:
+  // The entry for `key`, made (default: a set of the empty value) if absent.
+  PointWrite& entry(std::string_view key);
+
   Points points_;
   RangeSet cleared_;
   std::vector<StampedKeyWrite> stamped_keys_;

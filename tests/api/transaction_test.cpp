@@ -462,6 +462,30 @@ TEST(OnError, RetryableErrorResetsTheTransaction) {
   }
 }
 
+// A transaction keeps its writes and point reads in an arena with a small inline buffer;
+// these outgrow it many times over, across retries and a reset.
+TEST(OnError, WritesBeyondTheTransactionArenaSurviveRetriesAndReset) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  auto key = [](int i) { return "key" + std::to_string(i); };
+  for (int round = 0; round < 3; ++round) {
+    const std::string value(300 + round, static_cast<char>('a' + round));
+    for (int i = 0; i < 200; ++i) {
+      tr.get("read" + std::to_string(i));
+      tr.set(key(i), value);
+    }
+    EXPECT_EQ(tr.get(key(199)), value);
+    EXPECT_EQ(tr.get_range("key", "kez").size(), 200u);
+    if (round == 0) tr.on_error(Error(ErrorCode::not_committed));
+    if (round == 1) tr.reset();
+  }
+  tr.commit();
+  Transaction check = db.create_transaction();
+  std::vector<KeyValue> rows = check.get_range("key", "kez");
+  ASSERT_EQ(rows.size(), 200u);
+  for (const KeyValue& row : rows) EXPECT_EQ(row.value, std::string(302, 'c')) << row.key;
+}
+
 TEST(OnError, RetryAfterConflictCanCommit) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

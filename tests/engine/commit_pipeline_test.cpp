@@ -3,6 +3,7 @@
 // it (database_failed), queued or new, without publishing anything.
 #include "engine/commit_pipeline.hpp"
 
+#include <memory_resource>
 #include <string>
 #include <thread>
 #include <vector>
@@ -97,7 +98,7 @@ TEST(CommitPipeline, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefused) {
   EXPECT_EQ(store.latest("b"), "3");
 
   // The same with "a" read by get() (a read key rather than a range).
-  const std::vector<std::string> read_a{"a"};
+  const std::pmr::vector<std::pmr::string> read_a{"a"};
   BlindWrite stale_get("c", "4");
   stale_get.request.read_version = first.request.version - 1;
   stale_get.request.read_keys = &read_a;

@@ -1,5 +1,9 @@
 #include "engine/write_map.hpp"
 
+#include <cstddef>
+#include <memory_resource>
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace strata::engine {
@@ -32,7 +36,7 @@ TEST(WriteMap, AtomicOnKnownValueFoldsIntoASet) {
   w.atomic("k", MutationType::add, std::string("\x02", 1));
   ASSERT_NE(w.find("k"), nullptr);
   EXPECT_EQ(w.find("k")->kind, PointWrite::Kind::set);
-  EXPECT_EQ(w.find("k")->value, std::string("\x03", 1));
+  EXPECT_EQ(std::string_view(w.find("k")->value), std::string_view("\x03", 1));
 }
 
 TEST(WriteMap, AtomicOnClearedRangeStartsFromAbsent) {
@@ -71,6 +75,42 @@ TEST(WriteMap, UnwrittenPartsWhenEverythingIsWritten) {
   std::vector<KeyRange> out;
   w.append_unwritten("b", "c", out);
   EXPECT_TRUE(out.empty());
+}
+
+// Counts what is allocated through it (and passes it on to the heap).
+class CountingResource : public std::pmr::memory_resource {
+ public:
+  std::size_t allocations = 0;
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    ++allocations;
+    return std::pmr::new_delete_resource()->allocate(bytes, align);
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+    std::pmr::new_delete_resource()->deallocate(p, bytes, align);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+};
+
+TEST(WriteMap, PointEntriesLiveInTheGivenResource) {
+  CountingResource arena;
+  WriteMap w(&arena);
+  const std::string long_key(100, 'k');  // beyond any small-string buffer
+  const std::string long_value(200, 'v');
+  w.set(long_key, long_value);
+  // The node, the key and the value: three allocations, all from the arena.
+  EXPECT_EQ(arena.allocations, 3u);
+  ASSERT_NE(w.find(long_key), nullptr);
+  EXPECT_EQ(std::string_view(w.find(long_key)->value), long_value);
+  EXPECT_EQ(w.find(long_key)->value.get_allocator().resource(), &arena);
+  EXPECT_EQ(w.points().begin()->first.get_allocator().resource(), &arena);
+  w.clear(long_key);  // the same entry: nothing new
+  EXPECT_EQ(arena.allocations, 3u);
+  w.reset();
+  EXPECT_TRUE(w.empty());
 }
 
 }  // namespace

@@ -148,8 +148,10 @@ bool CommitPipeline::log_batch(std::vector<CommitRequest*>& batch, Version versi
 }
 
 bool CommitPipeline::resolve(const CommitRequest& r) const {
-  for (const KeyRange& range : r.read_ranges) {
-    if (resolver_.newest_write(range.begin, range.end) > r.read_version) return false;
+  if (r.read_ranges != nullptr) {
+    for (const ArenaRange& range : *r.read_ranges) {
+      if (resolver_.newest_write(range.begin, range.end) > r.read_version) return false;
+    }
   }
   if (r.read_keys != nullptr) {
     for (std::string_view key : *r.read_keys) {

@@ -31,8 +31,8 @@ namespace strata::engine {
 
 struct CommitRequest {
   // Input, prepared by the transaction.
-  Version read_version = -1;          // -1: the transaction read nothing
-  std::vector<KeyRange> read_ranges;  // coalesced
+  Version read_version = -1;                 // -1: the transaction read nothing
+  const ArenaRanges* read_ranges = nullptr;  // coalesced; null when none
   // Keys read with get(), each the range [k, k+00); null when none.
   const std::pmr::vector<std::pmr::string>* read_keys = nullptr;
   // Coalesced; the pipeline adds the write map's point keys and its stamped keys.

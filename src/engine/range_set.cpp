@@ -1,7 +1,5 @@
 #include "engine/range_set.hpp"
 
-#include <algorithm>
-
 namespace strata::engine {
 
 void RangeSet::insert(std::string_view begin, std::string_view end) {
@@ -39,22 +37,6 @@ std::vector<KeyRange> RangeSet::to_vector() const {
   out.reserve(ranges_.size());
   for (const auto& [b, e] : ranges_) out.push_back({b, e});
   return out;
-}
-
-void coalesce(std::vector<KeyRange>& ranges) {
-  if (ranges.size() <= 1) return;
-  std::sort(ranges.begin(), ranges.end(),
-            [](const KeyRange& a, const KeyRange& b) { return a.begin < b.begin; });
-  std::size_t out = 0;
-  for (std::size_t i = 1; i < ranges.size(); ++i) {
-    if (ranges[i].begin <= ranges[out].end) {
-      if (ranges[i].end > ranges[out].end) ranges[out].end = std::move(ranges[i].end);
-    } else {
-      ++out;
-      if (out != i) ranges[out] = std::move(ranges[i]);
-    }
-  }
-  ranges.resize(out + 1);
 }
 
 }  // namespace strata::engine

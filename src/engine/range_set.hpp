@@ -4,10 +4,13 @@
 // Thread safety: none (owned by one transaction).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <memory_resource>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "strata/types.hpp"
@@ -41,7 +44,42 @@ class RangeSet {
   std::map<std::string, std::string, std::less<>> ranges_;  // begin -> end
 };
 
-// Sorts and merges overlapping or touching ranges in place.
-void coalesce(std::vector<KeyRange>& ranges);
+// A key range whose bytes live in a memory resource (a transaction's arena).
+struct ArenaRange {
+  using allocator_type = std::pmr::polymorphic_allocator<char>;
+  ArenaRange(std::string_view b, std::string_view e, const allocator_type& alloc)
+      : begin(b, alloc), end(e, alloc) {}
+  ArenaRange(const ArenaRange& other, const allocator_type& alloc)
+      : begin(other.begin, alloc), end(other.end, alloc) {}
+  ArenaRange(ArenaRange&& other, const allocator_type& alloc)
+      : begin(std::move(other.begin), alloc), end(std::move(other.end), alloc) {}
+  ArenaRange(const ArenaRange&) = default;
+  ArenaRange(ArenaRange&&) noexcept = default;
+  ArenaRange& operator=(const ArenaRange&) = default;
+  ArenaRange& operator=(ArenaRange&&) noexcept = default;
+  ~ArenaRange() = default;
+
+  std::pmr::string begin;
+  std::pmr::string end;
+};
+using ArenaRanges = std::pmr::vector<ArenaRange>;
+
+// Sorts and merges overlapping or touching ranges in place (KeyRange or ArenaRange).
+template <class Range, class Alloc>
+void coalesce(std::vector<Range, Alloc>& ranges) {
+  if (ranges.size() <= 1) return;
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.begin < b.begin; });
+  std::size_t out = 0;
+  for (std::size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i].begin <= ranges[out].end) {
+      if (ranges[i].end > ranges[out].end) ranges[out].end = std::move(ranges[i].end);
+    } else {
+      ++out;
+      if (out != i) ranges[out] = std::move(ranges[i]);
+    }
+  }
+  ranges.erase(ranges.begin() + static_cast<std::ptrdiff_t>(out + 1), ranges.end());
+}
 
 }  // namespace strata::engine

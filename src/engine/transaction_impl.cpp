@@ -217,13 +217,15 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
   // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless a
   // limit stopped the read, in which case only up to (or from) the last row returned.
   // Views: a snapshot read (an enqueue's) needs no copy of them.
-  std::string after_last;
+  std::pmr::string after_last(&arena_);
   std::string_view span_begin = begin, span_end = end;
   if (limited) {
     if (options.reverse) {
       span_begin = rows.back().key;
     } else {
-      after_last = key_after(rows.back().key);
+      after_last.reserve(rows.back().key.size() + 1);  // key_after(), in the arena
+      after_last.append(rows.back().key);
+      after_last.push_back('\0');
       span_end = after_last;
     }
   }
@@ -233,7 +235,7 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
       add_read_conflict(span_begin, span_end);
     } else {
       conflict_bytes_ += span_begin.size() + span_end.size();
-      read_conflicts_.push_back({std::string(span_begin), std::string(span_end)});
+      read_conflicts_.emplace_back(span_begin, span_end);
     }
   }
   return rows;
@@ -516,8 +518,10 @@ void TransactionImpl::commit() {
   }
   CommitRequest request;
   request.read_version = read_version_;
-  request.read_ranges = std::move(read_conflicts_);
-  coalesce(request.read_ranges);
+  if (!read_conflicts_.empty()) {
+    coalesce(read_conflicts_);
+    request.read_ranges = &read_conflicts_;
+  }
   if (!point_reads_.empty()) request.read_keys = &point_reads_;
   request.write_ranges = std::move(write_conflicts_);
   for (const auto& [b, e] : writes_.cleared_ranges()) request.write_ranges.push_back({b, e});
@@ -595,8 +599,8 @@ void TransactionImpl::soft_reset() {
   release_read_version();
   writes_.reset();
   unreadable_.clear();
-  read_conflicts_.clear();
-  // Drop the vector's storage too (it is in the arena) before the arena is reused.
+  // Drop the vectors' storage too (it is in the arena) before the arena is reused.
+  ArenaRanges(&arena_).swap(read_conflicts_);
   std::pmr::vector<std::pmr::string>(&arena_).swap(point_reads_);
   arena_.release();
   write_conflicts_.clear();

@@ -109,7 +109,8 @@ class TransactionImpl {
   // The MVCC window is seconds long: a coarse clock (a few ms) keeps reads cheap.
   base::CoarseClock::time_point read_version_time_{};
 
-  // The write map's entries and the keys read with get() live in this arena, released
+  // The write map's entries, the read conflict ranges and the keys read with get() live
+  // in this arena, released
   // by soft_reset(): a queue operation's bookkeeping fits in the inline buffer, so it
   // costs no heap allocation. Larger transactions spill to the heap (the arena grows, and
   // like FoundationDB's transaction arena it frees nothing until the reset).
@@ -119,7 +120,7 @@ class TransactionImpl {
 
   WriteMap writes_{&arena_};
   RangeSet unreadable_;  // keys a versionstamped key may become
-  std::vector<KeyRange> read_conflicts_;
+  ArenaRanges read_conflicts_{&arena_};
   // Keys read with get(), each a [k, k+00) conflict range; kept as keys and turned into
   // ranges only by a commit that needs them.
   std::pmr::vector<std::pmr::string> point_reads_{&arena_};

@@ -103,10 +103,10 @@ void WriteMap::reset() {
 }
 
 void WriteMap::append_unwritten(std::string_view begin, std::string_view end,
-                                std::vector<KeyRange>& out) const {
+                                ArenaRanges& out) const {
   if (begin >= end) return;
   if (points_.empty() && cleared_.empty()) {
-    out.push_back({std::string(begin), std::string(end)});
+    out.emplace_back(begin, end);
     return;
   }
   // Walk the overwritten pieces inside [begin, end) in key order: cleared ranges and
@@ -115,7 +115,7 @@ void WriteMap::append_unwritten(std::string_view begin, std::string_view end,
   auto range_it = cleared_.lower_bound_end(begin);
   auto point_it = points_.lower_bound(begin);
   auto emit_until = [&](std::string_view stop) {
-    if (std::string_view(cursor) < stop) out.push_back({cursor, std::string(stop)});
+    if (std::string_view(cursor) < stop) out.emplace_back(cursor, stop);
   };
   for (;;) {
     while (point_it != points_.end() && (point_it->second.kind == PointWrite::Kind::dependent ||

@@ -97,8 +97,7 @@ class WriteMap {
 
   // Removes from [begin, end) the parts this transaction overwrote and appends the rest
   // to `out` (FoundationDB reduces read conflict ranges this way).
-  void append_unwritten(std::string_view begin, std::string_view end,
-                        std::vector<KeyRange>& out) const;
+  void append_unwritten(std::string_view begin, std::string_view end, ArenaRanges& out) const;
 
  private:
   // The entry for `key`, made (default: a set of the empty value) if absent.

@@ -83,16 +83,18 @@ TEST(CommitPipeline, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefused) {
   pipeline.commit(first.request);
   ASSERT_EQ(first.request.error, ErrorCode::success);
 
+  ArenaRanges read_range_a;
+  read_range_a.emplace_back("a", key_after("a"));
   BlindWrite stale("b", "2");  // read "a" before `first` committed
   stale.request.read_version = first.request.version - 1;
-  stale.request.read_ranges.push_back({"a", key_after("a")});
+  stale.request.read_ranges = &read_range_a;
   pipeline.commit(stale.request);
   EXPECT_EQ(stale.request.error, ErrorCode::not_committed);
   EXPECT_FALSE(store.latest("b").has_value());
 
   BlindWrite fresh("b", "3");  // read "a" after it
   fresh.request.read_version = first.request.version;
-  fresh.request.read_ranges.push_back({"a", key_after("a")});
+  fresh.request.read_ranges = &read_range_a;
   pipeline.commit(fresh.request);
   EXPECT_EQ(fresh.request.error, ErrorCode::success);
   EXPECT_EQ(store.latest("b"), "3");

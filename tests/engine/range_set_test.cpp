@@ -1,5 +1,9 @@
 #include "engine/range_set.hpp"
 
+#include <array>
+#include <cstddef>
+#include <memory_resource>
+
 #include <gtest/gtest.h>
 
 namespace strata::engine {
@@ -37,6 +41,25 @@ TEST(Coalesce, SortsAndMerges) {
   std::vector<KeyRange> r{{"x", "y"}, {"a", "c"}, {"b", "d"}, {"d", "e"}};
   coalesce(r);
   EXPECT_EQ(r, (std::vector<KeyRange>{{"a", "e"}, {"x", "y"}}));
+}
+
+TEST(Coalesce, ArenaRangesMergeAndStayInTheirArena) {
+  std::array<std::byte, 4096> buffer;
+  std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size(),
+                                            std::pmr::null_memory_resource());
+  ArenaRanges r(&arena);
+  const std::string long_end(40, 'e');  // beyond any small-string buffer
+  r.emplace_back("x", "y");
+  r.emplace_back("a", "c");
+  r.emplace_back("b", long_end);
+  r.emplace_back("d", "f");
+  coalesce(r);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].begin, "a");
+  EXPECT_EQ(r[0].end, "f");  // "eee..." < "f"
+  EXPECT_EQ(r[1].begin, "x");
+  EXPECT_EQ(r[1].end, "y");
+  EXPECT_EQ(r[0].end.get_allocator().resource(), &arena);
 }
 
 }  // namespace

@@ -59,20 +59,27 @@ TEST(WriteMap, AtomicOnUnknownValueStacksInOrder) {
   EXPECT_EQ(resolve_dependent(*e, std::string("\x04", 1)), std::string("\x06", 1));
 }
 
+std::vector<KeyRange> plain(const ArenaRanges& ranges) {
+  std::vector<KeyRange> out;
+  for (const ArenaRange& r : ranges) out.push_back({std::string(r.begin), std::string(r.end)});
+  return out;
+}
+
 TEST(WriteMap, UnwrittenPartsOfARangeSkipOwnWrites) {
   WriteMap w;
   w.set("c", "1");
   w.clear_range("e", "g");
   w.atomic("h", MutationType::add, "x");  // dependent: still conflicts
-  std::vector<KeyRange> out;
+  ArenaRanges out;
   w.append_unwritten("a", "z", out);
-  EXPECT_EQ(out, (std::vector<KeyRange>{{"a", "c"}, {std::string("c\0", 2), "e"}, {"g", "z"}}));
+  EXPECT_EQ(plain(out),
+            (std::vector<KeyRange>{{"a", "c"}, {std::string("c\0", 2), "e"}, {"g", "z"}}));
 }
 
 TEST(WriteMap, UnwrittenPartsWhenEverythingIsWritten) {
   WriteMap w;
   w.clear_range("a", "z");
-  std::vector<KeyRange> out;
+  ArenaRanges out;
   w.append_unwritten("b", "c", out);
   EXPECT_TRUE(out.empty());
 }

@@ -27,7 +27,7 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
   auto last = tr.snapshot().get_range(level.range(), {.limit = 1, .reverse = true});
   std::int64_t count = 0;
   if (!last.empty()) count = level.unpack(last[0].key)[0].get<std::int64_t>() + 1;
-  tr.set(level.pack(recipes_detail::numbered_item(count)), value);
+  tr.set(recipes_detail::numbered_item_key(level, count), value);
 }
 
 std::optional<std::string> PriorityQueue::pop_min(Transaction& tr) const {

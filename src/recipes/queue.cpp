@@ -59,7 +59,7 @@ void Queue::enqueue(Transaction& tr, std::string_view value) const {
   auto last = tr.snapshot().get_range(items_, {.limit = 1, .reverse = true});
   std::int64_t index = 1;
   if (!last.empty()) index = subspace_.unpack(last[0].key)[0].get<std::int64_t>() + 1;
-  tr.set(subspace_.pack(recipes_detail::numbered_item(index)), value);
+  tr.set(recipes_detail::numbered_item_key(subspace_, index), value);
   // Wakes dequeue_wait. The waiter count is read serializably: a waiter that registers
   // after this read and before this commit makes the commit conflict, and the retry
   // signals. Without a count (empty prefix) every enqueue signals.

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string_view>
 #include <utility>
-#include <vector>
+
+#include "tuple/tuple_codec.hpp"
 
 namespace strata::recipes_detail {
 namespace {
@@ -21,23 +23,30 @@ std::mt19937_64& generator() {
   return gen;
 }
 
+std::array<char, kRandomIdSize> random_bytes() {
+  std::mt19937_64& gen = generator();
+  std::array<std::uint64_t, 3> words{gen(), gen(), gen()};
+  std::array<char, kRandomIdSize> bytes;
+  std::memcpy(bytes.data(), words.data(), kRandomIdSize);
+  return bytes;
+}
+
 }  // namespace
 
 Bytes random_id() {
-  std::mt19937_64& gen = generator();
-  std::array<std::uint64_t, 3> words{gen(), gen(), gen()};
-  Bytes id;
-  id.data.resize(kRandomIdSize);
-  std::memcpy(id.data.data(), words.data(), kRandomIdSize);
-  return id;
+  std::array<char, kRandomIdSize> bytes = random_bytes();
+  return Bytes{std::string(bytes.data(), bytes.size())};
 }
 
-Tuple numbered_item(std::int64_t position) {
-  std::vector<Element> elements;
-  elements.reserve(2);
-  elements.emplace_back(position);
-  elements.emplace_back(random_id());
-  return Tuple(std::move(elements));
+std::string numbered_item_key(const Subspace& subspace, std::int64_t position) {
+  std::array<char, kRandomIdSize> id = random_bytes();
+  std::string key;
+  // Prefix, at most 9 bytes of integer, and the id with every byte escaped at worst.
+  key.reserve(subspace.key().size() + 9 + 2 * kRandomIdSize + 2);
+  key.append(subspace.key());
+  tuple_detail::append_int(key, position);
+  tuple_detail::append_bytes(key, std::string_view(id.data(), id.size()));
+  return key;
 }
 
 }  // namespace strata::recipes_detail

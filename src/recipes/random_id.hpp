@@ -7,7 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
+#include "strata/subspace.hpp"
 #include "strata/tuple.hpp"
 
 namespace strata::recipes_detail {
@@ -17,8 +19,8 @@ inline constexpr std::size_t kRandomIdSize = 20;
 // kRandomIdSize random bytes.
 Bytes random_id();
 
-// (position, random_id()): the tail of a queue or priority-queue item key, built with one
-// allocation for the elements (Tuple{position, random_id()} copies the id once more).
-Tuple numbered_item(std::int64_t position);
+// subspace.pack((position, random_id())): a queue or priority-queue item key, built in
+// one string (no Tuple, no id string in between).
+std::string numbered_item_key(const Subspace& subspace, std::int64_t position);
 
 }  // namespace strata::recipes_detail

@@ -59,6 +59,11 @@ enum class StampMode {
 // max_nesting. On a throw, `out` holds a partial encoding.
 void pack_into(std::string& out, const Tuple& t, StampMode mode);
 
+// Single elements appended to `out` byte for byte as pack_into writes them, for a layer
+// that builds keys of one fixed shape without making a Tuple.
+void append_int(std::string& out, std::int64_t v);
+void append_bytes(std::string& out, std::string_view bytes);
+
 // An upper bound of t's packed size in most cases (strings with many zero bytes need
 // more); used to reserve once.
 std::size_t estimate_packed_size(const Tuple& t);

@@ -35,6 +35,9 @@ class Encoder {
     for (const Element& e : t) element(e, depth);
   }
 
+  void int_element(std::int64_t v) { put(v, 0); }
+  void bytes_element(std::string_view b) { put_escaped(code_bytes, b); }
+
   int incomplete_stamps() const { return incomplete_stamps_; }
   std::size_t stamp_offset() const { return stamp_offset_; }
 
@@ -157,6 +160,10 @@ std::size_t estimate_element(const Element& e) {
 }
 
 }  // namespace
+
+void append_int(std::string& out, std::int64_t v) { Encoder(out).int_element(v); }
+
+void append_bytes(std::string& out, std::string_view bytes) { Encoder(out).bytes_element(bytes); }
 
 void pack_into(std::string& out, const Tuple& t, StampMode mode) {
   Encoder encoder(out);

@@ -17,7 +17,7 @@ Database Database::open(Options options) {
 }
 
 Transaction Database::create_transaction() {
-  return Transaction(std::make_unique<engine::TransactionImpl>(impl_));
+  return Transaction(engine::TransactionImpl::make(impl_));
 }
 
 Version Database::committed_version() const { return impl_->store().committed(); }
@@ -60,7 +60,7 @@ std::vector<KeyValue> ReadView::get_range(const KeyRange& range, RangeOptions op
 Transaction::Transaction(std::unique_ptr<engine::TransactionImpl> impl) : impl_(std::move(impl)) {}
 Transaction::Transaction(Transaction&&) noexcept = default;
 Transaction& Transaction::operator=(Transaction&&) noexcept = default;
-Transaction::~Transaction() = default;
+Transaction::~Transaction() { engine::TransactionImpl::recycle(std::move(impl_)); }
 
 std::optional<std::string> Transaction::get(std::string_view key) {
   return impl_->get(key, ReadMode::serializable);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include "base/key_compare.hpp"
 #include "base/limits.hpp"
@@ -45,6 +46,52 @@ class LimitTracker {
 
 TransactionImpl::TransactionImpl(std::shared_ptr<DatabaseImpl> db) : db_(std::move(db)) {}
 
+namespace {
+
+// The calling thread's spare transaction. Both are trivially destructible, so recycle()
+// may still look at them while other thread-local objects are destroyed at thread exit
+// (a thread_local Transaction, say), after the reaper below has run.
+thread_local TransactionImpl* t_spare = nullptr;
+thread_local bool t_spare_closed = false;
+
+struct SpareReaper {
+  bool armed = false;  // set by recycle(): the write makes this thread register the reaper
+  SpareReaper() = default;
+  SpareReaper(const SpareReaper&) = delete;
+  SpareReaper& operator=(const SpareReaper&) = delete;
+  ~SpareReaper() {
+    delete std::exchange(t_spare, nullptr);
+    t_spare_closed = true;
+  }
+};
+thread_local SpareReaper t_reaper;
+
+}  // namespace
+
+std::unique_ptr<TransactionImpl> TransactionImpl::make(std::shared_ptr<DatabaseImpl> db) {
+  if (t_spare == nullptr) return std::make_unique<TransactionImpl>(std::move(db));
+  std::unique_ptr<TransactionImpl> t(std::exchange(t_spare, nullptr));
+  t->db_ = std::move(db);
+  t->created_ = base::CoarseClock::now();
+  return t;
+}
+
+void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
+  if (t == nullptr || t_spare != nullptr || t_spare_closed) return;  // destroyed as usual
+  t->detach();
+  t_reaper.armed = true;
+  t_spare = t.release();
+}
+
+void TransactionImpl::detach() noexcept {
+  finish_watches(false, ErrorCode::transaction_cancelled);
+  if (slot_ != nullptr) db_->store().registry().release(slot_);
+  slot_ = nullptr;
+  reset();
+  std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
+  db_.reset();
+}
+
 TransactionImpl::~TransactionImpl() {
   finish_watches(false, ErrorCode::transaction_cancelled);
   if (slot_ != nullptr) db_->store().registry().release(slot_);
@@ -76,6 +123,12 @@ Version TransactionImpl::ensure_read_version() {
     read_version_ = kv::ReaderRegistry::announce(slot_, store.committed_atomic());
     read_version_time_ = base::CoarseClock::now();
   }
+  return read_version_;
+}
+
+Version TransactionImpl::read_version_for_read() {
+  if (read_version_ < 0) return ensure_read_version();  // taken now: no age to check
+  check_not_too_old();
   return read_version_;
 }
 
@@ -169,8 +222,7 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
   // (When this transaction's writes are seen, keys it set or cleared never get here, so there
   // is nothing to subtract from the conflict.)
   auto read_store = [&] {
-    Version rv = ensure_read_version();
-    check_not_too_old();
+    Version rv = read_version_for_read();
     std::optional<std::string> value;
     if (const kv::VersionRecord* r = db_->store().get(key, rv)) value.emplace(r->value());
     if (mode == ReadMode::serializable) {
@@ -206,8 +258,7 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
                     std::to_string(options.target_bytes) + " is negative");
   }
   if (begin >= end) return {};
-  ensure_read_version();
-  check_not_too_old();
+  read_version_for_read();
   static const WriteMap kNoWrites;
   const bool own = sees_own_writes(mode);
   const WriteMap& writes = own ? writes_ : kNoWrites;

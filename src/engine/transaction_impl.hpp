@@ -35,6 +35,13 @@ class TransactionImpl {
  public:
   explicit TransactionImpl(std::shared_ptr<DatabaseImpl> db);
   ~TransactionImpl();
+
+  // A transaction on `db`: the calling thread's spare one when it has one, else new.
+  static std::unique_ptr<TransactionImpl> make(std::shared_ptr<DatabaseImpl> db);
+  // Ends `t` as destroying it would (pending watches fail, its reader slot goes back) and
+  // keeps it as the calling thread's spare, so that the thread's next make() allocates
+  // nothing. A spare holds no database: it keeps none alive.
+  static void recycle(std::unique_ptr<TransactionImpl> t) noexcept;
   TransactionImpl(const TransactionImpl&) = delete;
   TransactionImpl& operator=(const TransactionImpl&) = delete;
 
@@ -75,6 +82,8 @@ class TransactionImpl {
   bool timed_out() const { return timeout_.count() > 0 && Clock::now() >= deadline_; }
   Version ensure_read_version();
   void check_not_too_old() const;
+  // The version a read reads at: taken now, or the one taken, checked to be in the window.
+  Version read_version_for_read();
   bool has_read_conflicts() const { return !read_conflicts_.empty() || !point_reads_.empty(); }
   // accessed_unreadable (1036) when a pending versionstamped key may land on `key`, or in
   // [begin, end). The point form allocates nothing: it sits on every get().
@@ -86,6 +95,7 @@ class TransactionImpl {
   }
   void release_read_version();
   void soft_reset();
+  void detach() noexcept;  // recycle()'s part: as the destructor, then reset() and no db_
   void finish_watches(bool committed, ErrorCode error);
   void fire_own_watches(std::string_view begin, std::string_view end,
                         const std::optional<std::string_view>& value, bool known);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -557,6 +558,45 @@ TEST(Cancel, ResetClearsTheCancellation) {
   tr.set("k", "after-reset");
   tr.commit();
   EXPECT_EQ(read_key(db, "k"), "after-reset");
+}
+
+// A destroyed transaction becomes its thread's spare for the next create_transaction():
+// the next one must start as new, whichever database it is on.
+TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
+  Database first = five_rows();
+  Database second = Database::open();
+  put(second, "only", "second");
+  {
+    Transaction tr = first.create_transaction();
+    tr.set_read_your_writes(false);
+    tr.set("pending", "never committed");
+    tr.get("a1");
+    tr.set_timeout(std::chrono::milliseconds(1));
+  }
+  Transaction tr = second.create_transaction();
+  EXPECT_EQ(tr.get("pending"), std::nullopt);
+  EXPECT_EQ(tr.get("a1"), std::nullopt) << "reads the second database";
+  EXPECT_EQ(tr.get("only"), "second");
+  tr.set("mine", "x");
+  EXPECT_EQ(tr.get("mine"), "x") << "read-your-writes is back on";
+  spin_for(std::chrono::milliseconds(5));
+  EXPECT_NO_THROW(tr.commit()) << "the timeout was not carried over";
+  EXPECT_EQ(read_key(second, "mine"), "x");
+  EXPECT_EQ(read_key(first, "mine"), std::nullopt);
+}
+
+// Threads that finish transactions and exit: each thread's spare is freed at its exit
+// (LeakSanitizer), and the database outlives none of it.
+TEST(Reset, ThreadsThatExitFreeTheirSpareTransactions) {
+  Database db = Database::open();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&db, t] {
+      for (int i = 0; i < 10; ++i) put(db, "t" + std::to_string(t), std::to_string(i));
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(read_key(db, "t" + std::to_string(t)), "9");
 }
 
 TEST(Timeout, OperationsAfterTheTimeoutThrowTimedOut) {

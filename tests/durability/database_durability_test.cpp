@@ -120,6 +120,20 @@ TEST(DurableDatabase, SecondOpenOfTheSameDirectoryIsRefused) {
   EXPECT_THAT([&] { Database::open(on_disk(dir.path())); }, ThrowsCode(ErrorCode::database_locked));
 }
 
+// A finished transaction is kept as its thread's spare for the next one; it must not keep
+// its database open (the directory lock would outlive the last handle).
+TEST(DurableDatabase, AFinishedTransactionDoesNotKeepTheDirectoryOpen) {
+  TempDir dir;
+  {
+    Database db = Database::open(on_disk(dir.path(), Durability::none));
+    db.run([](Transaction& tr) { tr.set("k", "v"); });
+    Transaction reader = db.create_transaction();
+    EXPECT_EQ(reader.get("k"), "v");
+  }
+  Database again = Database::open(on_disk(dir.path(), Durability::none));
+  EXPECT_EQ(contents(again), (std::map<std::string, std::string>{{"k", "v"}}));
+}
+
 TEST(DurableDatabase, DamagedLogIsAClearErrorNamingTheFile) {
   TempDir dir;
   {

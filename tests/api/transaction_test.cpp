@@ -599,6 +599,22 @@ TEST(Reset, ThreadsThatExitFreeTheirSpareTransactions) {
   for (int t = 0; t < 4; ++t) EXPECT_EQ(read_key(db, "t" + std::to_string(t)), "9");
 }
 
+// A transaction made on one thread and destroyed on another becomes the second thread's
+// spare; both threads go on making transactions (ASan, TSan).
+TEST(Reset, ATransactionMayEndOnAnotherThread) {
+  Database db = Database::open();
+  Transaction made_here = db.create_transaction();
+  made_here.set("k", "v");
+  std::thread other([moved = std::move(made_here), &db]() mutable {
+    moved.commit();
+    { Transaction ends_here = std::move(moved); }
+    put(db, "other", "done");
+  });
+  other.join();
+  EXPECT_EQ(read_key(db, "k"), "v");
+  EXPECT_EQ(read_key(db, "other"), "done");
+}
+
 TEST(Timeout, OperationsAfterTheTimeoutThrowTimedOut) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

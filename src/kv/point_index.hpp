@@ -14,6 +14,10 @@
 // entries are copied over incrementally, a few old slots per insert, erase or advance()
 // (the store calls it once per commit), while lookups probe both tables. Memory: 8 B per
 // slot, 8.9-11.1 B per live key, more while a migration holds both tables.
+// Growth is prepared ahead: from kPrepareLoad on, the next table (when it is big enough
+// for huge pages) is mapped, and advance() faults in one huge page of it per commit.
+// Without that, the first commit after a growth took every page fault at once (a
+// 1,000-key commit at 2 M keys: 24-35 ms, against 8-10 ms with 4 KiB pages).
 //
 // Thread safety: one writer (insert, erase) and lock-free readers (find), like the list.
 // A reader must hold a reclamation pin: a replaced table, once copied out, is returned by
@@ -34,6 +38,7 @@
 #include <functional>
 #include <new>
 #include <string_view>
+#include <utility>
 
 #include <sys/mman.h>
 
@@ -50,6 +55,7 @@ class PointIndex {
   ~PointIndex() {
     destroy(table_.load(std::memory_order_relaxed));
     if (Table* old = old_.load(std::memory_order_relaxed)) destroy(old);
+    if (next_ != nullptr) destroy(next_);
   }
   PointIndex(const PointIndex&) = delete;
   PointIndex& operator=(const PointIndex&) = delete;
@@ -83,6 +89,9 @@ class PointIndex {
       retire = finish_migration();
       start_migration(live_ + 1);
       t = table_.load(std::memory_order_relaxed);
+    } else if (next_ == nullptr && t->used + 1 > t->capacity * kPrepareLoadPercent / 100 &&
+               old_.load(std::memory_order_relaxed) == nullptr) {
+      prepare_growth(*t);
     }
     place(*t, node, h, true);
     ++live_;
@@ -101,6 +110,7 @@ class PointIndex {
     --live_;
     if (t->capacity > kMinCapacity && live_ < t->capacity / kShrinkDivisor) {
       Table* retire = finish_migration();
+      if (next_ != nullptr) destroy(std::exchange(next_, nullptr));  // sized for growth
       start_migration(live_);
       return retire;
     }
@@ -110,10 +120,20 @@ class PointIndex {
   // Writer: one more step of a running migration, for a writer that neither inserts nor
   // erases for a while (otherwise lookups would keep probing two tables). Returns a table
   // to retire, or nullptr.
-  Table* advance() { return migrate(step_); }
+  // Also faults in one more huge page of a prepared next table.
+  Table* advance() {
+    if (next_ != nullptr && faulted_ < next_->mapped) {
+      // The page is zero already; the write makes the kernel provide it now.
+      static_cast<volatile unsigned char*>(static_cast<void*>(next_))[faulted_] = 0;
+      faulted_ += kHugePage;
+    }
+    return migrate(step_);
+  }
 
   // Whether entries are still being copied out of a replaced table (for tests).
   bool migrating() const { return old_.load(std::memory_order_relaxed) != nullptr; }
+  // Bytes of the prepared next table faulted in so far, 0 when none (for tests).
+  std::size_t prepared_bytes() const { return next_ != nullptr ? faulted_ : 0; }
 
   static std::uint64_t hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
 
@@ -159,6 +179,7 @@ class PointIndex {
   static constexpr std::size_t kMinCapacity = 64;
   static constexpr std::size_t kMaxLoadPercent = 90;
   static constexpr std::size_t kRebuildLoadPercent = 72;
+  static constexpr std::size_t kPrepareLoadPercent = 85;
   static constexpr std::size_t kShrinkDivisor = 8;
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kPrefetchDistance = 16;
@@ -267,7 +288,15 @@ class PointIndex {
   void start_migration(std::size_t live) {
     std::size_t capacity = live * 100 / kRebuildLoadPercent + 1;
     if (capacity < kMinCapacity) capacity = kMinCapacity;
-    Table* t = make_table(capacity);
+    Table* t = std::exchange(next_, nullptr);
+    if (t != nullptr && (t->capacity < capacity || t->capacity > 2 * capacity)) {
+      // Prepared for fewer keys than there are (a large commit overtook it), or for far
+      // more (the table was full of tombstones): size it afresh.
+      destroy(t);
+      t = nullptr;
+    }
+    if (t == nullptr) t = make_table(capacity);
+    capacity = t->capacity;
     Table* old = table_.load(std::memory_order_relaxed);
     // Copy fast enough to finish within half the inserts the new table has room for, so
     // it never has to be replaced (and finish_migration never runs) while it still fills.
@@ -278,6 +307,17 @@ class PointIndex {
     old_.store(old, std::memory_order_release);
     table_.store(t, std::memory_order_release);
     copied_ = 0;
+  }
+
+  // Maps the table that will replace `t` when it is full (sized for the entries it will
+  // hold then), for advance() to fault in ahead of use. Small tables come from calloc,
+  // already zeroed and faulted: they are not prepared.
+  void prepare_growth(const Table& t) {
+    const std::size_t at_growth = t.capacity * kMaxLoadPercent / 100 + 1;
+    const std::size_t capacity = at_growth * 100 / kRebuildLoadPercent + 1;
+    if (sizeof(Table) + capacity * sizeof(std::uint64_t) < kHugePage) return;
+    next_ = make_table(capacity);
+    faulted_ = kHugePage;  // the first page holds the header make_table wrote
   }
 
   // Copies the entries of up to `slots` old slots into the current table (the entries
@@ -320,6 +360,8 @@ class PointIndex {
   std::size_t copied_ = 0;            // writer only: old_'s slots copied so far
   std::size_t step_ = kMigrateSlots;  // writer only: old slots copied per insert or erase
   std::size_t live_ = 0;              // writer only: nodes in the index
+  Table* next_ = nullptr;             // writer only: the prepared next table, if any
+  std::size_t faulted_ = 0;           // writer only: bytes of next_ faulted in so far
 };
 
 }  // namespace strata::kv

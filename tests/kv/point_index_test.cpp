@@ -93,6 +93,40 @@ TEST(PointIndex, GrowsAndKeepsEveryKey) {
   EXPECT_EQ(index.find(key_of(n)), nullptr);
 }
 
+// Growth into a table of huge pages is prepared ahead: from 85 % load the next table is
+// mapped and advance() faults in one 2 MiB page of it per call; the growth then uses it.
+TEST(PointIndex, GrowthIntoHugePagesIsPreparedAhead) {
+  constexpr std::size_t kPage = std::size_t{2} << 20;
+  Owner owner;
+  Index index;
+  std::vector<TestNode*> nodes;
+  int next = 0;
+  // Until a table whose successor spans huge pages reaches its preparing load.
+  while (index.prepared_bytes() == 0) {
+    ASSERT_LT(next, 1000000) << "no growth was ever prepared";
+    nodes.push_back(owner.insert(index, key_of(next++)));
+  }
+  EXPECT_FALSE(index.migrating());
+  const std::size_t before_growth = index.capacity();
+  EXPECT_GT(index.size(), before_growth * 85 / 100 - 2);
+  EXPECT_EQ(index.prepared_bytes(), kPage) << "only the header page is touched at first";
+  // One page per advance(), until the whole table is in.
+  std::size_t faulted = index.prepared_bytes();
+  for (int i = 0; i < 64; ++i) {
+    owner.retire(index.advance());
+    if (index.prepared_bytes() == faulted) break;
+    EXPECT_EQ(index.prepared_bytes(), faulted + kPage);
+    faulted = index.prepared_bytes();
+  }
+  EXPECT_GT(faulted, kPage) << "a table of huge pages spans more than one";
+  while (!index.migrating()) nodes.push_back(owner.insert(index, key_of(next++)));
+  EXPECT_EQ(index.prepared_bytes(), 0U) << "the prepared table is now the current one";
+  EXPECT_GE(index.capacity(), index.size() * 100 / 72);
+  EXPECT_LE(index.capacity(), index.size() * 100 / 72 + 2);
+  while (index.migrating()) owner.retire(index.advance());
+  for (int i = 0; i < next; ++i) ASSERT_EQ(index.find(key_of(i)), nodes[i]) << i;
+}
+
 TEST(PointIndex, ErasedKeysAreGoneAndTheTableShrinks) {
   Owner owner;
   Index index;

@@ -120,10 +120,10 @@ class TransactionImpl {
   base::CoarseClock::time_point read_version_time_{};
 
   // The write map's entries, the read conflict ranges and the keys read with get() live
-  // in this arena, released
-  // by soft_reset(): a queue operation's bookkeeping fits in the inline buffer, so it
-  // costs no heap allocation. Larger transactions spill to the heap (the arena grows, and
-  // like FoundationDB's transaction arena it frees nothing until the reset).
+  // in this arena, released by soft_reset(): a queue operation's bookkeeping fits in the
+  // inline buffer, so it costs no heap allocation. Larger transactions spill to the heap
+  // (the arena grows, and like FoundationDB's transaction arena it frees nothing until
+  // the reset).
   static constexpr std::size_t kInlineArenaBytes = 512;
   std::array<std::byte, kInlineArenaBytes> arena_buffer_;
   std::pmr::monotonic_buffer_resource arena_{arena_buffer_.data(), arena_buffer_.size()};

@@ -140,9 +140,21 @@ Version MvccStore::collect_garbage(std::size_t budget) {
   {
     // advance_horizon() and the first step of collection under one lock.
     std::lock_guard lock(horizon_mu_);
-    oldest = registry_.oldest(committed_);
-    horizon_ = std::max(horizon_, oldest);
-    collect_short_lived(budget);
+    if (short_lived_.empty()) {
+      oldest = registry_.oldest(committed_);
+      horizon_ = std::max(horizon_, oldest);
+      drop_passed_spans();
+    } else {
+      // One scan of the registry serves both: oldest() is the committed version loaded
+      // before the scan, lowered to the oldest version any slot announces.
+      oldest = committed_.load(std::memory_order_seq_cst);
+      Version tentative;
+      registry_.snapshot(exact_readers_, tentative);
+      oldest = std::min(oldest, tentative);
+      if (!exact_readers_.empty()) oldest = std::min(oldest, exact_readers_.front());
+      horizon_ = std::max(horizon_, oldest);
+      collect_short_lived(budget, tentative);
+    }
   }
   collect_below(budget, oldest);
   return oldest;
@@ -153,7 +165,9 @@ void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
     // Collection below `oldest` is about to start: no pin may go below it from now on.
     std::lock_guard lock(horizon_mu_);
     horizon_ = std::max(horizon_, oldest);
-    collect_short_lived(budget);
+    Version tentative;
+    registry_.snapshot(exact_readers_, tentative);
+    collect_short_lived(budget, tentative);
   }
   collect_below(budget, oldest);
 }
@@ -192,14 +206,15 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
   }
 }
 
+void MvccStore::drop_passed_spans() {
+  while (!early_spans_.empty() && early_spans_.front().died <= horizon_) early_spans_.pop_front();
+}
+
 // Unlinks keys that lived only between the versions live readers hold: a reader at v
 // sees a key written at `born` and deleted at `died` only if born <= v < died. Called with
 // horizon_mu_ held, so a concurrent pin_at either is in the snapshot or sees the new span.
-void MvccStore::collect_short_lived(std::size_t budget) {
-  while (!early_spans_.empty() && early_spans_.front().died <= horizon_) early_spans_.pop_front();
-  if (short_lived_.empty()) return;
-  Version tentative;
-  registry_.snapshot(exact_readers_, tentative);
+void MvccStore::collect_short_lived(std::size_t budget, Version tentative) {
+  drop_passed_spans();
   for (std::size_t n = std::min(budget, short_lived_.size()); n > 0; --n) {
     ShortLived c = short_lived_.front();
     short_lived_.pop_front();

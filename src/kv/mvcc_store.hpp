@@ -127,7 +127,10 @@ class MvccStore {
   Node* find_or_insert(std::string_view key);
   void collect_below(std::size_t budget, Version oldest);  // the FIFO, then reclaim
   void collect_key(const GcEntry& entry, Version oldest);
-  void collect_short_lived(std::size_t budget);  // REQUIRES: horizon_mu_ held
+  // Unlinks short-lived keys no reader can see. `exact_readers_` and `tentative` are a
+  // registry snapshot taken under the same hold of horizon_mu_. REQUIRES: horizon_mu_ held.
+  void collect_short_lived(std::size_t budget, Version tentative);
+  void drop_passed_spans();  // REQUIRES: horizon_mu_ held
   bool still_short_lived(const ShortLived& c) const;
   void unlink(Node* node);  // from the list and the index; again does nothing
   void retire_table(Index::Table* t);

@@ -12,6 +12,8 @@
 //   - An unlinked node keeps its next pointers, which still lead forward into the list
 //     (or to nodes unlinked later), so a reader standing on it can carry on.
 //   - Nodes are freed only by the owner, after unlink, once no reader can hold them.
+//   - max_height() is the height of the tallest linked node (at least 1): every level at
+//     or above it is empty at head_.
 //   - Node memory comes from the SizeClassPool the list is built on, which must outlive it,
 //     except for nodes of height >= 2 (a quarter of them, the list's index), which come
 //     from a pool of the list's own. Kept apart from the bottom-only nodes, the index of a
@@ -103,6 +105,8 @@ class SkipList {
     return x == head_ ? nullptr : x;
   }
   Node* first() const { return head_->next(0); }
+  // The levels a seek descends: the tallest linked node's height, at least 1.
+  int height() const { return max_height(); }
 
   // REQUIRES: writer; no node with `key` is linked. Returns the new, linked node.
   Node* insert(std::string_view key, std::uint64_t random_bits) {
@@ -133,6 +137,12 @@ class SkipList {
     for (int i = 0; i < node->height(); ++i) {
       if (prev[i]->next(i) == node) prev[i]->set_next(i, node->next(i));
     }
+    // Levels no node reaches any more cost every seek a step (a queue that drains keeps
+    // the height its longest past needed): drop them, as Redis's zset does. A reader that
+    // still uses the old height finds nullptr at head_ there and steps down.
+    int height = max_height();
+    while (height > 1 && head_->next(height - 1) == nullptr) --height;
+    max_height_.store(height, std::memory_order_relaxed);
   }
 
   void destroy_node(Node* n) {

@@ -75,6 +75,72 @@ TEST(SkipList, MatchesOrderedSetModelUnderInsertAndUnlink) {
   }
 }
 
+// A list that drains (a queue's) gives back the levels it no longer needs, so that seeks
+// in what is left do not step through empty levels.
+TEST(SkipList, HeightFallsAsTheListDrains) {
+  SizeClassPool pool;
+  List list(pool);
+  std::mt19937_64 rng(3);
+  std::vector<List::Node*> nodes;
+  for (int i = 0; i < 5000; ++i) nodes.push_back(list.insert(key_of(i), rng()));
+  EXPECT_GE(list.height(), 4);  // p = 1/4: below 4 levels for 5,000 keys is ~1e-11 likely
+  for (int i = 0; i < 4999; ++i) {
+    list.unlink(nodes[static_cast<std::size_t>(i)]);
+    list.destroy_node(nodes[static_cast<std::size_t>(i)]);
+  }
+  EXPECT_EQ(list.height(), nodes.back()->height());
+  ASSERT_NE(list.find_greater_or_equal(""), nullptr);
+  EXPECT_EQ(list.find_greater_or_equal("")->key(), key_of(4999));
+  list.unlink(nodes.back());
+  list.destroy_node(nodes.back());
+  EXPECT_EQ(list.height(), 1);
+  EXPECT_EQ(list.first(), nullptr);
+  // It grows again as it fills.
+  for (int i = 0; i < 5000; ++i) list.insert(key_of(i), rng());
+  EXPECT_GE(list.height(), 4);
+  EXPECT_EQ(list.find_less_than(key_of(2500))->key(), key_of(2499));
+}
+
+// Readers keep finding a key that stays while the writer fills and drains the list around
+// it, so the height rises and falls under them. Unlinked nodes are not freed in the run.
+TEST(SkipList, ReadersFindAStayingKeyWhileTheHeightRisesAndFalls) {
+  SizeClassPool pool;
+  List list(pool);
+  const std::string staying = key_of(500000);
+  std::mt19937_64 rng(11);
+  list.insert(staying, 1);  // height 1: the list's height is the others'
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0};
+  std::atomic<int> seeks{0};
+  auto reader = [&] {
+    while (!done.load(std::memory_order_acquire)) {
+      auto* n = list.find_greater_or_equal(key_of(400000));
+      if (n == nullptr || n->key() != staying) failures.fetch_add(1);
+      auto* lt = list.find_less_than(key_of(600000));
+      if (lt == nullptr || lt->key() != staying) failures.fetch_add(1);
+      seeks.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  std::vector<List::Node*> retired;
+  for (int round = 0; round < 50; ++round) {
+    std::vector<List::Node*> nodes;
+    for (int i = 0; i < 400; ++i) nodes.push_back(list.insert(key_of(round * 1000 + i), rng()));
+    for (auto* n : nodes) {
+      list.unlink(n);
+      retired.push_back(n);
+    }
+    EXPECT_EQ(list.height(), 1);
+  }
+  int target = seeks.load() + 100;
+  while (seeks.load() < target) std::this_thread::yield();
+  done = true;
+  r1.join();
+  r2.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (auto* n : retired) list.destroy_node(n);
+}
+
 // leveldb-style concurrent test: one writer inserts keys in random order while readers
 // scan. A key inserted before a scan started must be seen by it, every scan is sorted,
 // and no scan sees a key that was never inserted. Nodes are never freed during the run.

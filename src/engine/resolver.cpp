@@ -151,7 +151,7 @@ Version Resolver::newest_write(std::string_view begin, std::string_view end) con
   Version best =
       root_ == nullptr ? 0 : std::max(version_at(begin), max_strictly_inside(root_, begin, end));
   for (std::size_t i = 0; i < recent_size_; ++i) {
-    const Recent& r = recent_[i];
+    const Recent& r = recent_at(i);
     if (r.version > best && key_less(r.begin, end) && key_less(begin, r.end)) best = r.version;
   }
   return best;
@@ -160,7 +160,7 @@ Version Resolver::newest_write(std::string_view begin, std::string_view end) con
 Version Resolver::newest_write_at(std::string_view key) const {
   Version best = root_ == nullptr ? 0 : version_at(key);  // nothing lies inside [k, k+00)
   for (std::size_t i = 0; i < recent_size_; ++i) {
-    const Recent& r = recent_[i];
+    const Recent& r = recent_at(i);
     if (r.version > best && !key_less(key, r.begin) && key_less(key, r.end)) best = r.version;
   }
   return best;
@@ -237,8 +237,7 @@ void Resolver::record_point(std::string_view key, std::string_view key_after, Ve
 
 Resolver::Recent& Resolver::next_recent(Version version) {
   if (recent_size_ == kMaxRecent) flush_recent();
-  if (recent_.size() == recent_size_) recent_.emplace_back();
-  Recent& r = recent_[recent_size_++];
+  Recent& r = recent_at(recent_size_++);
   r.version = version;
   return r;
 }
@@ -258,7 +257,8 @@ void Resolver::record_write_at(std::string_view key, Version version) {
 
 void Resolver::flush_recent() {
   for (std::size_t i = 0; i < recent_size_; ++i) {
-    record_in_treap(recent_[i].begin, recent_[i].end, recent_[i].version);
+    const Recent& r = recent_at(i);
+    record_in_treap(r.begin, r.end, r.version);
   }
   recent_size_ = 0;
 }
@@ -292,16 +292,11 @@ void Resolver::record_in_treap(std::string_view begin, std::string_view end, Ver
 // keeps the rest and rebuilds the treap from them, so a pass costs O(boundaries) and runs
 // only after their count has doubled.
 void Resolver::prune(Version oldest, bool force) {
-  // Recent writes at or below `oldest` can go; the rest keep their order (and their
-  // strings' capacity, by swapping).
-  std::size_t kept_recent = 0;
-  for (std::size_t i = 0; i < recent_size_; ++i) {
-    if (recent_[i].version > oldest) {
-      if (i != kept_recent) std::swap(recent_[i], recent_[kept_recent]);
-      ++kept_recent;
-    }
+  // Recent writes at or below `oldest` can go: oldest first, so they are a prefix.
+  while (recent_size_ > 0 && recent_[recent_first_].version <= oldest) {
+    recent_first_ = (recent_first_ + 1) % kMaxRecent;
+    --recent_size_;
   }
-  recent_size_ = kept_recent;
   if (size_ < prune_at_ && !force) return;
   if (max_of(root_) <= oldest) {
     recycle(root_);

@@ -16,6 +16,7 @@
 // Thread safety: none; the commit pipeline owns it and calls it under its lock.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -59,6 +60,8 @@ class Resolver {
     Version version;
   };
 
+  Recent& recent_at(std::size_t i) { return recent_[(recent_first_ + i) % kMaxRecent]; }
+  const Recent& recent_at(std::size_t i) const { return recent_[(recent_first_ + i) % kMaxRecent]; }
   // A slot at the end of the recent list (flushing it first when full).
   Recent& next_recent(Version version);
   // Moves the recent writes into the treap, oldest first.
@@ -94,7 +97,10 @@ class Resolver {
   Node* root_ = nullptr;
   std::size_t size_ = 0;
   std::size_t prune_at_ = kMinPrune;
-  std::vector<Recent> recent_;  // [0, recent_size_) in use, oldest first
+  // A ring: recent_at(0) .. recent_at(recent_size_ - 1), oldest first. Versions only grow,
+  // so pruning drops a prefix.
+  std::array<Recent, kMaxRecent> recent_;
+  std::size_t recent_first_ = 0;
   std::size_t recent_size_ = 0;
   std::vector<Node*> spare_;    // recycled nodes (their keys keep their capacity)
   std::vector<Node*> scratch_;  // prune's in-order list

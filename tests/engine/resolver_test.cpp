@@ -201,5 +201,28 @@ TEST(Resolver, RecentWritesSpillIntoTheTreapInOrder) {
   EXPECT_LE(r.newest_write("a", "b"), 40);
 }
 
+// The recent list is a ring: with readers a few versions behind, writes age out of it
+// oldest first while new ones arrive, wrapping around many times; answers stay exact.
+TEST(Resolver, RecentWritesAgeOutOldestFirstAcrossTheRing) {
+  Resolver r;
+  std::map<std::string, Version> newest;
+  for (Version v = 1; v <= 500; ++v) {
+    std::string key(1, static_cast<char>('a' + v % 7));
+    r.record_write_at(key, v);
+    newest[key] = v;
+    const Version oldest = v - 5;
+    r.prune(oldest);
+    EXPECT_LE(r.recent_count(), 5u);
+    for (const auto& [k, written] : newest) {
+      if (written > oldest) {
+        ASSERT_EQ(r.newest_write_at(k), written) << "key " << k << " at " << v;
+      } else {
+        ASSERT_LE(r.newest_write_at(k), oldest) << "key " << k << " at " << v;
+      }
+    }
+  }
+  EXPECT_EQ(r.boundary_count(), 0u);  // nothing ever spilled into the treap
+}
+
 }  // namespace
 }  // namespace strata::engine

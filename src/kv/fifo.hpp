@@ -1,0 +1,62 @@
+// kv/fifo.hpp: a first-in, first-out queue of small trivially copyable items in a ring.
+//
+// The store's collection queues take several pushes and pops per commit. std::deque
+// allocates and frees a 512-byte block every few dozen items; this ring allocates only to
+// double when full, so a queue whose length stays flat allocates nothing. A queue that
+// empties keeps a small ring and gives a large one back.
+//
+// Thread safety: none; the owner serializes access.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace strata::kv {
+
+template <class T>
+class Fifo {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>);
+
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  T& front() { return ring_[head_]; }
+  const T& front() const { return ring_[head_]; }
+  // The i-th item from the front.
+  const T& operator[](std::size_t i) const { return ring_[(head_ + i) & mask_]; }
+
+  void push_back(const T& item) {
+    if (size_ == capacity()) grow();
+    ring_[(head_ + size_) & mask_] = item;
+    ++size_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & mask_;
+    if (--size_ == 0) {
+      head_ = 0;
+      if (capacity() > kKeptCapacity) *this = Fifo();
+    }
+  }
+
+ private:
+  static constexpr std::size_t kKeptCapacity = 4096;  // items kept when the queue empties
+
+  std::size_t capacity() const { return ring_ == nullptr ? 0 : mask_ + 1; }
+  void grow() {
+    const std::size_t next = capacity() == 0 ? 16 : 2 * capacity();
+    std::unique_ptr<T[]> ring(new T[next]);
+    for (std::size_t i = 0; i < size_; ++i) ring[i] = (*this)[i];
+    ring_ = std::move(ring);
+    mask_ = next - 1;
+    head_ = 0;
+  }
+
+  std::unique_ptr<T[]> ring_;
+  std::size_t mask_ = 0;  // capacity - 1 (a power of two)
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace strata::kv

@@ -152,7 +152,9 @@ Version Resolver::newest_write(std::string_view begin, std::string_view end) con
       root_ == nullptr ? 0 : std::max(version_at(begin), max_strictly_inside(root_, begin, end));
   for (std::size_t i = 0; i < recent_size_; ++i) {
     const Recent& r = recent_at(i);
-    if (r.version > best && key_less(r.begin, end) && key_less(begin, r.end)) best = r.version;
+    if (r.version <= best || !key_less(r.begin, end)) continue;
+    // A point write [k, k+00) meets [begin, end) when begin <= k.
+    if (r.point ? !key_less(r.begin, begin) : key_less(begin, r.end)) best = r.version;
   }
   return best;
 }
@@ -161,7 +163,10 @@ Version Resolver::newest_write_at(std::string_view key) const {
   Version best = root_ == nullptr ? 0 : version_at(key);  // nothing lies inside [k, k+00)
   for (std::size_t i = 0; i < recent_size_; ++i) {
     const Recent& r = recent_at(i);
-    if (r.version > best && !key_less(key, r.begin) && key_less(key, r.end)) best = r.version;
+    if (r.version <= best) continue;
+    if (r.point ? key == r.begin : !key_less(key, r.begin) && key_less(key, r.end)) {
+      best = r.version;
+    }
   }
   return best;
 }
@@ -246,19 +251,25 @@ void Resolver::record_write(std::string_view begin, std::string_view end, Versio
   Recent& r = next_recent(version);
   r.begin.assign(begin);
   r.end.assign(end);
+  r.point = false;
 }
 
 void Resolver::record_write_at(std::string_view key, Version version) {
   Recent& r = next_recent(version);
   r.begin.assign(key);
-  r.end.assign(key);
-  r.end.push_back('\0');
+  r.point = true;  // end is not built: one string copy per write, not two
 }
 
 void Resolver::flush_recent() {
   for (std::size_t i = 0; i < recent_size_; ++i) {
     const Recent& r = recent_at(i);
-    record_in_treap(r.begin, r.end, r.version);
+    if (r.point) {
+      flush_end_.assign(r.begin);
+      flush_end_.push_back('\0');
+      record_point(r.begin, flush_end_, r.version);
+    } else {
+      record_in_treap(r.begin, r.end, r.version);
+    }
   }
   recent_size_ = 0;
 }

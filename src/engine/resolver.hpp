@@ -58,6 +58,7 @@ class Resolver {
   struct Recent {
     std::string begin, end;  // strings keep their capacity from one use to the next
     Version version;
+    bool point;  // [begin, begin+00); end unused
   };
 
   Recent& recent_at(std::size_t i) { return recent_[(recent_first_ + i) % kMaxRecent]; }
@@ -104,6 +105,7 @@ class Resolver {
   std::size_t recent_size_ = 0;
   std::vector<Node*> spare_;    // recycled nodes (their keys keep their capacity)
   std::vector<Node*> scratch_;  // prune's in-order list
+  std::string flush_end_;       // a point write's end, built when it enters the treap
   std::uint64_t rng_ = 0x853C49E6748FEA9Bull;
 };
 

@@ -133,7 +133,12 @@ class SkipList {
     if (node->unlinked_) return;
     node->unlinked_ = true;
     Node* prev[kMaxHeight];
-    find_predecessors(node->key(), prev);
+    if (head_->next(0) == node) {
+      // The first node (a queue's head, nearly always): first at every level it is on.
+      for (int i = 0; i < node->height(); ++i) prev[i] = head_;
+    } else {
+      find_predecessors(node->key(), prev);
+    }
     for (int i = 0; i < node->height(); ++i) {
       if (prev[i]->next(i) == node) prev[i]->set_next(i, node->next(i));
     }

@@ -5,6 +5,7 @@
 //   1. resolves each request in order against the history (and earlier requests of the
 //      batch), 2. assigns the batch one commit version (each request its batch index),
 //   3. applies the survivors to the store, 4. publishes the version, 5. wakes the batch,
+//   6. collects garbage (after the wake, so the batch does not wait for it),
 // then goes on with whatever queued meanwhile; after 64 batches it hands leadership to the
 // first waiting request. Steps 2-4 cannot throw: everything that can fail was checked
 // before the request was submitted.
@@ -64,7 +65,11 @@ class CommitPipeline {
   }
 
  private:
-  void process(std::vector<CommitRequest*>& batch) noexcept;
+  // Resolves, applies and publishes the batch; returns the units of collection it earned
+  // (0 when it published nothing).
+  std::size_t process(std::vector<CommitRequest*>& batch) noexcept;
+  // Collects garbage and prunes the resolver's history (leader only).
+  void collect(std::size_t budget) noexcept;
   bool resolve(const CommitRequest& request) const;
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages strata's build and tests need, when they are missing.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ clang pkg-config googletest libgtest-dev libgmock-dev
+pkgs=(cmake ninja-build g++ clang clang-tidy pkg-config googletest libgtest-dev libgmock-dev
       libbenchmark-dev liblz4-dev liblmdb-dev libsqlite3-dev libclang-rt-14-dev
       libxxhash-dev librocksdb-dev gnuplot-nox)
 missing=()

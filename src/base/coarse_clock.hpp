@@ -17,7 +17,7 @@ struct CoarseClock {
   using rep = duration::rep;
   using period = duration::period;
   using time_point = std::chrono::time_point<CoarseClock>;
-  static constexpr bool is_steady = true;
+  static constexpr bool is_steady = true;  // NOLINT(readability-identifier-naming): Clock's
 
   static time_point now() noexcept {
     timespec ts{};
@@ -26,12 +26,12 @@ struct CoarseClock {
   }
   // The tick: now() may lag the true time by up to this much.
   static duration resolution() noexcept {
-    static const duration tick = [] {
+    static const duration kTick = [] {
       timespec ts{};
       clock_getres(CLOCK_MONOTONIC_COARSE, &ts);
       return duration(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
     }();
-    return tick;
+    return kTick;
   }
 };
 

@@ -101,11 +101,11 @@ template <typename T>
   return get_fixed(in, v);
 }
 
-inline constexpr std::size_t max_varint32_bytes = 5;
-inline constexpr std::size_t max_varint64_bytes = 10;
+inline constexpr std::size_t kMaxVarint32Bytes = 5;
+inline constexpr std::size_t kMaxVarint64Bytes = 10;
 
 // Writes the varint encoding of v at dst and returns the number of bytes written.
-// REQUIRES: dst has room for max_varint64_bytes.
+// REQUIRES: dst has room for kMaxVarint64Bytes.
 inline std::size_t encode_varint64(char* dst, std::uint64_t v) noexcept {
   std::size_t n = 0;
   while (v >= 0x80) {
@@ -116,7 +116,7 @@ inline std::size_t encode_varint64(char* dst, std::uint64_t v) noexcept {
   return n;
 }
 inline void put_varint64(std::string& dst, std::uint64_t v) {
-  char buf[max_varint64_bytes];
+  char buf[kMaxVarint64Bytes];
   dst.append(buf, encode_varint64(buf, v));
 }
 inline void put_varint32(std::string& dst, std::uint32_t v) { put_varint64(dst, v); }

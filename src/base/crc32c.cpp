@@ -12,9 +12,9 @@
 namespace strata::base::crc32c {
 namespace {
 
-constexpr std::uint32_t reflected_polynomial = 0x82F63B78u;
+constexpr std::uint32_t kReflectedPolynomial = 0x82F63B78u;
 
-// tables[0] is the classic byte-at-a-time table; tables[k][b] is the CRC contribution of
+// kTables[0] is the classic byte-at-a-time table; kTables[k][b] is the CRC contribution of
 // byte b followed by k zero bytes, which lets the loop fold 8 bytes per step.
 using Tables = std::array<std::array<std::uint32_t, 256>, 8>;
 
@@ -23,7 +23,7 @@ constexpr Tables make_tables() {
   for (std::uint32_t b = 0; b < 256; ++b) {
     std::uint32_t crc = b;
     for (int bit = 0; bit < 8; ++bit) {
-      crc = (crc >> 1) ^ ((crc & 1u) ? reflected_polynomial : 0u);
+      crc = (crc >> 1) ^ ((crc & 1u) ? kReflectedPolynomial : 0u);
     }
     t[0][b] = crc;
   }
@@ -35,7 +35,7 @@ constexpr Tables make_tables() {
   return t;
 }
 
-constexpr Tables tables = make_tables();
+constexpr Tables kTables = make_tables();
 
 inline std::uint64_t load_le64(const unsigned char* p) {
   std::uint64_t v = 0;
@@ -56,13 +56,13 @@ std::uint32_t extend_software(std::uint32_t crc, const void* data, std::size_t n
   std::uint32_t c = ~crc;
   while (n >= 8) {
     const std::uint64_t word = load_le64(p) ^ c;
-    c = tables[7][word & 0xFF] ^ tables[6][(word >> 8) & 0xFF] ^ tables[5][(word >> 16) & 0xFF] ^
-        tables[4][(word >> 24) & 0xFF] ^ tables[3][(word >> 32) & 0xFF] ^
-        tables[2][(word >> 40) & 0xFF] ^ tables[1][(word >> 48) & 0xFF] ^ tables[0][word >> 56];
+    c = kTables[7][word & 0xFF] ^ kTables[6][(word >> 8) & 0xFF] ^ kTables[5][(word >> 16) & 0xFF] ^
+        kTables[4][(word >> 24) & 0xFF] ^ kTables[3][(word >> 32) & 0xFF] ^
+        kTables[2][(word >> 40) & 0xFF] ^ kTables[1][(word >> 48) & 0xFF] ^ kTables[0][word >> 56];
     p += 8;
     n -= 8;
   }
-  while (n-- > 0) c = (c >> 8) ^ tables[0][(c ^ *p++) & 0xFFu];
+  while (n-- > 0) c = (c >> 8) ^ kTables[0][(c ^ *p++) & 0xFFu];
   return ~c;
 }
 
@@ -104,8 +104,8 @@ std::uint32_t extend_hardware(std::uint32_t crc, const void* data, std::size_t n
 #endif
 
 std::uint32_t extend(std::uint32_t crc, const void* data, std::size_t n) noexcept {
-  static const ExtendFn implementation = choose_implementation();
-  return implementation(crc, data, n);
+  static const ExtendFn kImplementation = choose_implementation();
+  return kImplementation(crc, data, n);
 }
 
 }  // namespace strata::base::crc32c

@@ -30,12 +30,12 @@ inline std::uint32_t extend(std::uint32_t crc, std::string_view data) noexcept {
 // an embedded CRC of themselves is prone to degenerate results, so files store
 // mask(crc) = rotate_right(crc, 15) + 0xA282EAD8 (mod 2^32), and readers compare
 // unmask(stored) with the CRC they compute. unmask(mask(c)) == c for every c.
-inline constexpr std::uint32_t mask_delta = 0xA282EAD8u;
+inline constexpr std::uint32_t kMaskDelta = 0xA282EAD8u;
 inline constexpr std::uint32_t mask(std::uint32_t crc) noexcept {
-  return ((crc >> 15) | (crc << 17)) + mask_delta;
+  return ((crc >> 15) | (crc << 17)) + kMaskDelta;
 }
 inline constexpr std::uint32_t unmask(std::uint32_t masked) noexcept {
-  const std::uint32_t rotated = masked - mask_delta;
+  const std::uint32_t rotated = masked - kMaskDelta;
   return (rotated >> 17) | (rotated << 15);
 }
 

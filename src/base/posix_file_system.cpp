@@ -237,11 +237,7 @@ class PosixFileSystem final : public FileSystem {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) throw_io_error("open", path, errno);
     int err = 0;
-    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-      err = errno;
-    } else if (::fsync(fd) != 0) {
-      err = errno;
-    }
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0 || ::fsync(fd) != 0) err = errno;
     close_fd(fd);
     if (err != 0) throw_io_error("truncate", path, err);
   }

@@ -27,7 +27,7 @@ class CheckpointParser {
       : file_(file), name_(name), on_entry_(on_entry), size_(file.size()) {}
 
   CheckpointInfo parse(std::optional<Version> expected_version) {
-    const std::uint64_t minimum = checkpoint::file_header_size + checkpoint::footer_size;
+    const std::uint64_t minimum = checkpoint::kFileHeaderSize + checkpoint::kFooterSize;
     if (size_ < minimum) {
       fail(size_, "file of " + std::to_string(size_) + " bytes is shorter than the minimum " +
                       std::to_string(minimum));
@@ -35,8 +35,8 @@ class CheckpointParser {
     info_.file_bytes = size_;
     info_.version = parse_header(expected_version);
     const Footer footer = parse_footer();
-    std::uint64_t offset = checkpoint::file_header_size;
-    const std::uint64_t body_end = size_ - checkpoint::footer_size;
+    std::uint64_t offset = checkpoint::kFileHeaderSize;
+    const std::uint64_t body_end = size_ - checkpoint::kFooterSize;
     while (offset < body_end) {
       if (info_.blocks == footer.blocks) fail(offset, "more blocks than the footer's count");
       offset = parse_block(offset, body_end, footer);
@@ -66,9 +66,9 @@ class CheckpointParser {
   }
 
   Version parse_header(std::optional<Version> expected_version) {
-    const std::string header = read_exact(0, checkpoint::file_header_size);
+    const std::string header = read_exact(0, checkpoint::kFileHeaderSize);
     body_crc_ = base::crc32c::value(header);
-    if (std::string_view(header).substr(0, 8) != checkpoint::file_magic) {
+    if (std::string_view(header).substr(0, 8) != checkpoint::kFileMagic) {
       fail(0, "bad file magic (not a strata checkpoint)");
     }
     const std::uint32_t crc = base::crc32c::value(header.data(), 20);
@@ -76,7 +76,7 @@ class CheckpointParser {
       fail(0, "file header checksum mismatch");
     }
     const std::uint32_t format = base::decode_fixed32(header.data() + 8);
-    if (format != checkpoint::format_version) {
+    if (format != checkpoint::kFormatVersion) {
       fail(8, "unsupported checkpoint format version " + std::to_string(format));
     }
     const auto version = static_cast<Version>(base::decode_fixed64(header.data() + 12));
@@ -87,9 +87,9 @@ class CheckpointParser {
   }
 
   Footer parse_footer() {
-    const std::uint64_t at = size_ - checkpoint::footer_size;
-    const std::string f = read_exact(at, checkpoint::footer_size);
-    if (std::string_view(f).substr(0, 8) != checkpoint::footer_magic) {
+    const std::uint64_t at = size_ - checkpoint::kFooterSize;
+    const std::string f = read_exact(at, checkpoint::kFooterSize);
+    if (std::string_view(f).substr(0, 8) != checkpoint::kFooterMagic) {
       fail(at, "bad footer magic (truncated or damaged file)");
     }
     const std::uint32_t crc = base::crc32c::value(f.data(), 36);
@@ -110,13 +110,13 @@ class CheckpointParser {
 
   // Verifies and delivers the block at `offset`; returns the offset after it.
   std::uint64_t parse_block(std::uint64_t offset, std::uint64_t body_end, const Footer& footer) {
-    if (body_end - offset < checkpoint::block_header_size) fail(offset, "truncated block header");
-    const std::string header = read_exact(offset, checkpoint::block_header_size);
+    if (body_end - offset < checkpoint::kBlockHeaderSize) fail(offset, "truncated block header");
+    const std::string header = read_exact(offset, checkpoint::kBlockHeaderSize);
     const auto compression = static_cast<std::uint8_t>(header[0]);
     const std::uint32_t stored_length = base::decode_fixed32(header.data() + 1);
     const std::uint32_t raw_length = base::decode_fixed32(header.data() + 5);
     check_block_lengths(offset, compression, stored_length, raw_length);
-    const std::uint64_t data_at = offset + checkpoint::block_header_size;
+    const std::uint64_t data_at = offset + checkpoint::kBlockHeaderSize;
     if (body_end - data_at < stored_length) fail(offset, "block runs past the footer");
     const std::string stored = read_exact(data_at, stored_length);
     std::uint32_t crc = base::crc32c::value(header.data(), 9);
@@ -135,15 +135,15 @@ class CheckpointParser {
 
   void check_block_lengths(std::uint64_t offset, std::uint8_t compression,
                            std::uint32_t stored_length, std::uint32_t raw_length) const {
-    if (compression != checkpoint::compression_none && compression != checkpoint::compression_lz4) {
+    if (compression != checkpoint::kCompressionNone && compression != checkpoint::kCompressionLz4) {
       fail(offset, "unknown block compression " + std::to_string(compression));
     }
-    if (raw_length == 0 || raw_length > checkpoint::max_raw_block_bytes) {
+    if (raw_length == 0 || raw_length > checkpoint::kMaxRawBlockBytes) {
       fail(offset, "block raw length " + std::to_string(raw_length) + " outside 1.." +
-                       std::to_string(checkpoint::max_raw_block_bytes));
+                       std::to_string(checkpoint::kMaxRawBlockBytes));
     }
     const auto bound = static_cast<std::uint32_t>(LZ4_compressBound(static_cast<int>(raw_length)));
-    if (compression == checkpoint::compression_none ? stored_length != raw_length
+    if (compression == checkpoint::kCompressionNone ? stored_length != raw_length
                                                     : stored_length == 0 || stored_length > bound) {
       fail(offset, "block stored length " + std::to_string(stored_length) +
                        " is impossible for raw length " + std::to_string(raw_length));
@@ -152,7 +152,7 @@ class CheckpointParser {
 
   std::string_view decompress(std::uint64_t offset, std::uint8_t compression,
                               const std::string& stored, std::uint32_t raw_length) {
-    if (compression == checkpoint::compression_none) return stored;
+    if (compression == checkpoint::kCompressionNone) return stored;
     raw_.resize(raw_length);
     const int n = LZ4_decompress_safe(stored.data(), raw_.data(), static_cast<int>(stored.size()),
                                       static_cast<int>(raw_length));
@@ -164,8 +164,8 @@ class CheckpointParser {
 
   void parse_entries(std::uint64_t offset, std::string_view raw, const Footer& footer) {
     while (!raw.empty()) {
-      const std::string_view key = take_bytes(offset, raw, checkpoint::max_key_bytes, "key");
-      const std::string_view value = take_bytes(offset, raw, checkpoint::max_value_bytes, "value");
+      const std::string_view key = take_bytes(offset, raw, checkpoint::kMaxKeyBytes, "key");
+      const std::string_view value = take_bytes(offset, raw, checkpoint::kMaxValueBytes, "value");
       if (info_.entries > 0 && key <= std::string_view(last_key_)) {
         fail(offset, "keys out of order at entry " + std::to_string(info_.entries));
       }

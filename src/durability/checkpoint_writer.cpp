@@ -1,7 +1,7 @@
 // durability/checkpoint_writer.cpp: LZ4-compressed, checksummed checkpoint blocks.
 //
 //   checkpoint  := file_header block* footer
-//   file_header := "STRATACK" format_version:u32 version:i64 header_crc:u32
+//   file_header := "STRATACK" kFormatVersion:u32 version:i64 header_crc:u32
 //   block       := compression:u8 stored_length:u32 raw_length:u32 block_crc:u32 stored
 //   entry       := key_length:varint32 key value_length:varint32 value
 //   footer      := "STRATAND" entry_count:u64 block_count:u64 version:i64 body_crc:u32
@@ -23,14 +23,14 @@ namespace strata::durability {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr std::size_t write_chunk_bytes = 1 << 20;
+constexpr std::size_t kWriteChunkBytes = 1 << 20;
 // The largest encoded entry: two 3-byte varints and maximal key and value.
-constexpr std::size_t max_entry_bytes = checkpoint::max_key_bytes + checkpoint::max_value_bytes + 6;
+constexpr std::size_t kMaxEntryBytes = checkpoint::kMaxKeyBytes + checkpoint::kMaxValueBytes + 6;
 
 // Keeps every block within the reader's limit: a block closes once it reaches the target,
 // so it holds less than target + one entry.
 CheckpointOptions clamp(CheckpointOptions options) {
-  const std::size_t largest = checkpoint::max_raw_block_bytes - max_entry_bytes;
+  const std::size_t largest = checkpoint::kMaxRawBlockBytes - kMaxEntryBytes;
   if (options.block_bytes > largest) options.block_bytes = largest;
   if (options.block_bytes == 0) options.block_bytes = 1;
   return options;
@@ -40,15 +40,15 @@ CheckpointOptions clamp(CheckpointOptions options) {
 CheckpointBuilder::CheckpointBuilder(base::WritableFile& file, Version version,
                                      CheckpointOptions options)
     : file_(file), version_(version), options_(clamp(options)) {
-  std::string header(checkpoint::file_magic);
-  base::put_fixed32(header, checkpoint::format_version);
+  std::string header(checkpoint::kFileMagic);
+  base::put_fixed32(header, checkpoint::kFormatVersion);
   base::put_fixed64(header, static_cast<std::uint64_t>(version));
   base::put_fixed32(header, base::crc32c::mask(base::crc32c::value(header)));
   emit(header);
 }
 
 void CheckpointBuilder::add(std::string_view key, std::string_view value) {
-  if (key.size() > checkpoint::max_key_bytes || value.size() > checkpoint::max_value_bytes) {
+  if (key.size() > checkpoint::kMaxKeyBytes || value.size() > checkpoint::kMaxValueBytes) {
     throw Error(ErrorCode::invalid_argument,
                 "checkpoint entry with a key of " + std::to_string(key.size()) +
                     " bytes and a value of " + std::to_string(value.size()) +
@@ -77,9 +77,9 @@ void CheckpointBuilder::flush_block() {
   const std::string_view stored =
       use_lz4 ? std::string_view(compressed_.data(), static_cast<std::size_t>(compressed_size))
               : std::string_view(raw_);
-  char header[checkpoint::block_header_size];
+  char header[checkpoint::kBlockHeaderSize];
   header[0] =
-      static_cast<char>(use_lz4 ? checkpoint::compression_lz4 : checkpoint::compression_none);
+      static_cast<char>(use_lz4 ? checkpoint::kCompressionLz4 : checkpoint::kCompressionNone);
   base::encode_fixed32(header + 1, static_cast<std::uint32_t>(stored.size()));
   base::encode_fixed32(header + 5, static_cast<std::uint32_t>(raw_.size()));
   std::uint32_t crc = base::crc32c::value(header, 9);
@@ -95,7 +95,7 @@ void CheckpointBuilder::flush_block() {
 void CheckpointBuilder::emit(std::string_view bytes) {
   body_crc_ = base::crc32c::extend(body_crc_, bytes);
   out_.append(bytes);
-  if (out_.size() >= write_chunk_bytes) write_out();
+  if (out_.size() >= kWriteChunkBytes) write_out();
 }
 
 void CheckpointBuilder::write_out() {
@@ -107,7 +107,7 @@ void CheckpointBuilder::write_out() {
 
 CheckpointStats CheckpointBuilder::finish() {
   flush_block();
-  std::string footer(checkpoint::footer_magic);
+  std::string footer(checkpoint::kFooterMagic);
   base::put_fixed64(footer, stats_.entries);
   base::put_fixed64(footer, stats_.blocks);
   base::put_fixed64(footer, static_cast<std::uint64_t>(version_));

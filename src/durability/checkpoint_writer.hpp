@@ -29,7 +29,7 @@ namespace strata::durability {
 using CheckpointSource = std::function<bool(std::string& key, std::string& value)>;
 
 struct CheckpointOptions {
-  std::size_t block_bytes = checkpoint::default_block_bytes;  // Raw target per block.
+  std::size_t block_bytes = checkpoint::kDefaultBlockBytes;  // Raw target per block.
 };
 
 struct CheckpointStats {

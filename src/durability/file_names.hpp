@@ -25,7 +25,7 @@ struct ParsedFileName {
   Version version = 0;  // For wal_segment, checkpoint and checkpoint_temp.
 };
 
-inline constexpr std::string_view lock_file_name = "LOCK";
+inline constexpr std::string_view kLockFileName = "LOCK";
 
 // REQUIRES: version >= 0.
 std::string wal_file_name(Version first_version);

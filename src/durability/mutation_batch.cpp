@@ -7,7 +7,10 @@
 namespace strata::durability {
 namespace {
 
-enum Op : char { kSet = 0x01, kClear = 0x02, kClearRange = 0x03 };
+// The op byte of each mutation in a batch.
+constexpr char kSet = 0x01;
+constexpr char kClear = 0x02;
+constexpr char kClearRange = 0x03;
 
 void put_bytes(std::string& out, std::string_view s) {
   base::put_varint32(out, static_cast<std::uint32_t>(s.size()));

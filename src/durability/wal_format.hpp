@@ -2,14 +2,14 @@
 // The specification is docs/format/wal.md; this is its grammar (all integers little-endian):
 //
 //   segment      := file_header record*
-//   file_header  := file_magic[8] = "STRATAWL"
-//                   format_version : u32 = 1
+//   file_header  := kFileMagic[8] = "STRATAWL"
+//                   kFormatVersion : u32 = 1
 //                   first_version  : i64        version of the segment's first record
 //                   header_crc     : u32        mask(crc32c(bytes 0..19 of the header))
-//   record       := record_magic   : u32 = 0xE1A75743   (bytes 43 57 A7 E1)
+//   record       := kRecordMagic   : u32 = 0xE1A75743   (bytes 43 57 A7 E1)
 //                   record_crc     : u32        mask(crc32c(magic, length, version,
 //                                                          prev_version, payload))
-//                   length         : u32        payload bytes, <= max_payload_bytes
+//                   length         : u32        payload bytes, <= kMaxPayloadBytes
 //                   version        : i64        the batch's commit version
 //                   prev_version   : i64        version of the previous record in the log
 //                   payload[length]             opaque to this layer
@@ -30,28 +30,28 @@
 
 namespace strata::durability::wal {
 
-inline constexpr std::string_view file_magic{"STRATAWL", 8};
-inline constexpr std::uint32_t format_version = 1;
-inline constexpr std::size_t file_header_size = 24;
-inline constexpr std::uint32_t record_magic = 0xE1A75743u;
-inline constexpr std::size_t record_header_size = 28;
-inline constexpr std::uint32_t max_payload_bytes = 1u << 30;  // 1 GiB
+inline constexpr std::string_view kFileMagic{"STRATAWL", 8};
+inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::size_t kFileHeaderSize = 24;
+inline constexpr std::uint32_t kRecordMagic = 0xE1A75743u;
+inline constexpr std::size_t kRecordHeaderSize = 28;
+inline constexpr std::uint32_t kMaxPayloadBytes = 1u << 30;  // 1 GiB
 
 // Offsets of the record header fields.
-inline constexpr std::size_t record_crc_offset = 4;
-inline constexpr std::size_t record_length_offset = 8;
-inline constexpr std::size_t record_version_offset = 12;
-inline constexpr std::size_t record_prev_offset = 20;
+inline constexpr std::size_t kRecordCrcOffset = 4;
+inline constexpr std::size_t kRecordLengthOffset = 8;
+inline constexpr std::size_t kRecordVersionOffset = 12;
+inline constexpr std::size_t kRecordPrevOffset = 20;
 
 // Appends a file header for a segment whose first record has `first_version`.
 void append_file_header(std::string& dst, Version first_version);
 
-// Appends one framed record. REQUIRES: payload.size() <= max_payload_bytes.
+// Appends one framed record. REQUIRES: payload.size() <= kMaxPayloadBytes.
 void append_record(std::string& dst, Version version, Version prev_version,
                    std::string_view payload);
 
 // The masked checksum stored in a record header, computed from the header bytes
-// (record_header_size of them, the crc field is skipped) and the payload.
+// (kRecordHeaderSize of them, the crc field is skipped) and the payload.
 std::uint32_t record_checksum(const char* header, std::string_view payload);
 
 }  // namespace strata::durability::wal

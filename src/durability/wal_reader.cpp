@@ -32,21 +32,21 @@ struct Damage {
 
 // The payload length of a whole, checksum-valid record at `pos`, or nothing.
 std::optional<std::uint32_t> valid_record_length(std::string_view data, std::size_t pos) {
-  if (data.size() - pos < wal::record_header_size) return std::nullopt;
+  if (data.size() - pos < wal::kRecordHeaderSize) return std::nullopt;
   const char* h = data.data() + pos;
-  if (base::decode_fixed32(h) != wal::record_magic) return std::nullopt;
-  const std::uint32_t length = base::decode_fixed32(h + wal::record_length_offset);
-  if (length > wal::max_payload_bytes) return std::nullopt;
-  if (data.size() - pos - wal::record_header_size < length) return std::nullopt;
-  const std::string_view payload = data.substr(pos + wal::record_header_size, length);
-  if (base::decode_fixed32(h + wal::record_crc_offset) != wal::record_checksum(h, payload)) {
+  if (base::decode_fixed32(h) != wal::kRecordMagic) return std::nullopt;
+  const std::uint32_t length = base::decode_fixed32(h + wal::kRecordLengthOffset);
+  if (length > wal::kMaxPayloadBytes) return std::nullopt;
+  if (data.size() - pos - wal::kRecordHeaderSize < length) return std::nullopt;
+  const std::string_view payload = data.substr(pos + wal::kRecordHeaderSize, length);
+  if (base::decode_fixed32(h + wal::kRecordCrcOffset) != wal::record_checksum(h, payload)) {
     return std::nullopt;
   }
   return length;
 }
 
 std::optional<std::uint64_t> find_valid_record(std::string_view data, std::uint64_t from) {
-  for (std::uint64_t q = from; q + wal::record_header_size <= data.size(); ++q) {
+  for (std::uint64_t q = from; q + wal::kRecordHeaderSize <= data.size(); ++q) {
     if (valid_record_length(data, q)) return q;
   }
   return std::nullopt;
@@ -56,19 +56,19 @@ std::optional<std::uint64_t> find_valid_record(std::string_view data, std::uint6
 // for a checksum-valid header that is wrong (version, name).
 std::optional<Damage> check_file_header(std::string_view data, const std::string& name,
                                         Version name_version) {
-  if (data.size() < wal::file_header_size) {
+  if (data.size() < wal::kFileHeaderSize) {
     return Damage{0, "truncated file header (" + std::to_string(data.size()) + " bytes)"};
   }
-  if (data.substr(0, wal::file_magic.size()) != wal::file_magic) {
+  if (data.substr(0, wal::kFileMagic.size()) != wal::kFileMagic) {
     return Damage{0, "bad file magic"};
   }
-  const std::size_t crc_at = wal::file_header_size - 4;
+  const std::size_t crc_at = wal::kFileHeaderSize - 4;
   const std::uint32_t crc = base::crc32c::value(data.data(), crc_at);
   if (base::crc32c::unmask(base::decode_fixed32(data.data() + crc_at)) != crc) {
     return Damage{0, "file header checksum mismatch"};
   }
   const std::uint32_t version = base::decode_fixed32(data.data() + 8);
-  if (version != wal::format_version) {
+  if (version != wal::kFormatVersion) {
     throw_corrupt(name, 8, "unsupported WAL format version " + std::to_string(version));
   }
   const auto first = static_cast<Version>(base::decode_fixed64(data.data() + 12));
@@ -83,16 +83,16 @@ std::optional<Damage> check_file_header(std::string_view data, const std::string
 // The damage at `pos` (a record that is not whole and valid), described.
 Damage describe_damage(std::string_view data, std::uint64_t pos) {
   const std::uint64_t left = data.size() - pos;
-  if (left < wal::record_header_size) {
+  if (left < wal::kRecordHeaderSize) {
     return {pos, "truncated record header (" + std::to_string(left) + " bytes left)"};
   }
   const char* h = data.data() + pos;
-  if (base::decode_fixed32(h) != wal::record_magic) return {pos, "bad record magic"};
-  const std::uint32_t length = base::decode_fixed32(h + wal::record_length_offset);
-  if (length > wal::max_payload_bytes) {
+  if (base::decode_fixed32(h) != wal::kRecordMagic) return {pos, "bad record magic"};
+  const std::uint32_t length = base::decode_fixed32(h + wal::kRecordLengthOffset);
+  if (length > wal::kMaxPayloadBytes) {
     return {pos, "record length " + std::to_string(length) + " exceeds the limit"};
   }
-  if (left - wal::record_header_size < length) {
+  if (left - wal::kRecordHeaderSize < length) {
     return {pos, "record of " + std::to_string(length) + " bytes runs past the end of file"};
   }
   return {pos, "record checksum mismatch"};
@@ -105,7 +105,7 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
                              const WalRecordFn& on_record) {
   SegmentScan scan;
   std::optional<Damage> damage = check_file_header(data, name, name_version);
-  std::uint64_t pos = wal::file_header_size;
+  std::uint64_t pos = wal::kFileHeaderSize;
   while (!damage && pos < data.size()) {
     const auto length = valid_record_length(data, pos);
     if (!length) {
@@ -114,9 +114,9 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
     }
     const char* h = data.data() + pos;
     WalRecord record;
-    record.version = static_cast<Version>(base::decode_fixed64(h + wal::record_version_offset));
-    record.prev_version = static_cast<Version>(base::decode_fixed64(h + wal::record_prev_offset));
-    record.payload = data.substr(pos + wal::record_header_size, *length);
+    record.version = static_cast<Version>(base::decode_fixed64(h + wal::kRecordVersionOffset));
+    record.prev_version = static_cast<Version>(base::decode_fixed64(h + wal::kRecordPrevOffset));
+    record.payload = data.substr(pos + wal::kRecordHeaderSize, *length);
     record.offset = pos;
     if (record.prev_version >= record.version) {
       throw_corrupt(name, pos,
@@ -139,7 +139,7 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
     expected_prev = record.version;
     scan.last_version = record.version;
     ++scan.records;
-    pos += wal::record_header_size + *length;
+    pos += wal::kRecordHeaderSize + *length;
   }
   if (!damage) {
     scan.valid_bytes = pos;

@@ -17,8 +17,8 @@ namespace strata::durability {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr std::uint64_t mark_interval_bytes = 64 << 10;
-constexpr std::size_t max_idle_buffer_capacity = 16 << 20;
+constexpr std::uint64_t kMarkIntervalBytes = 64 << 10;
+constexpr std::size_t kMaxIdleBufferCapacity = 16 << 20;
 }  // namespace
 
 WalWriter::WalWriter(base::FileSystem& fs, fs::path dir, Version last_version, Options options)
@@ -83,10 +83,10 @@ void WalWriter::append(Version version, std::string_view payload) {
     throw Error(ErrorCode::invalid_argument, "WAL append of version " + std::to_string(version) +
                                                  " after version " + std::to_string(last_version_));
   }
-  if (payload.size() > wal::max_payload_bytes) {
+  if (payload.size() > wal::kMaxPayloadBytes) {
     throw Error(ErrorCode::invalid_argument, "WAL record of " + std::to_string(payload.size()) +
                                                  " bytes (limit " +
-                                                 std::to_string(wal::max_payload_bytes) + ")");
+                                                 std::to_string(wal::kMaxPayloadBytes) + ")");
   }
   if (buffer_.empty()) {
     // A new group: start a new segment if the active one is full (never split a group).
@@ -122,7 +122,7 @@ void WalWriter::flush_locked(bool sync) {
       segments_.back().bytes += buffer_.size();
       total_bytes_ += buffer_.size();
       buffer_.clear();
-      if (buffer_.capacity() > max_idle_buffer_capacity) buffer_.shrink_to_fit();
+      if (buffer_.capacity() > kMaxIdleBufferCapacity) buffer_.shrink_to_fit();
       add_mark_locked(/*force=*/false);
     }
     if (sync && unsynced_) {
@@ -154,7 +154,7 @@ void WalWriter::close_active_locked() {
 }
 
 void WalWriter::add_mark_locked(bool force) {
-  if (!force && !marks_.empty() && total_bytes_ - marks_.back().bytes < mark_interval_bytes) {
+  if (!force && !marks_.empty() && total_bytes_ - marks_.back().bytes < kMarkIntervalBytes) {
     return;
   }
   // Everything written so far belongs to records <= last_version_: flush writes all of the

@@ -66,7 +66,7 @@ class WalWriter {
   // Buffers one record. Nothing reaches the file until flush().
   // REQUIRES: version > every version appended before (and > last_version).
   // Throws invalid_argument for a non-increasing version or a payload over
-  // wal::max_payload_bytes (the writer stays usable), database_failed if failed, and
+  // wal::kMaxPayloadBytes (the writer stays usable), database_failed if failed, and
   // io_error (then the writer is failed) if closing a full segment fails.
   void append(Version version, std::string_view payload);
 

@@ -194,6 +194,7 @@ class PointIndex {
   // The hash's low bits: home() uses its high bits.
   static std::uint64_t fingerprint(std::uint64_t h) { return h << kPointerBits; }
   static Node* node_of(std::uint64_t s) {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a slot is a pointer with a tag on top
     return reinterpret_cast<Node*>(static_cast<std::uintptr_t>(s & ~kFingerprintMask));
   }
 
@@ -236,11 +237,11 @@ class PointIndex {
     void* p = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     auto start = reinterpret_cast<std::uintptr_t>(p);
-    std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
-    if (aligned > start) ::munmap(p, aligned - start);
-    std::uintptr_t end = aligned + bytes;
-    if (start + span > end) ::munmap(reinterpret_cast<void*>(end), start + span - end);
-    return reinterpret_cast<void*>(aligned);
+    const std::size_t lead = (kHugePage - start % kHugePage) % kHugePage;
+    char* mem = static_cast<char*>(p) + lead;
+    if (lead > 0) ::munmap(p, lead);
+    if (span > lead + bytes) ::munmap(mem + bytes, span - lead - bytes);
+    return mem;
   }
 
   // Puts `node` in the first free slot of its probe sequence (a tombstone may be reused:

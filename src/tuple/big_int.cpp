@@ -12,8 +12,8 @@ namespace strata {
 
 namespace {
 
-constexpr std::size_t max_magnitude_bytes = 255;
-constexpr std::size_t max_decimal_digits = 615;  // 256^255 has 615 digits
+constexpr std::size_t kMaxMagnitudeBytes = 255;
+constexpr std::size_t kMaxDecimalDigits = 615;  // 256^255 has 615 digits
 
 // Little-endian 32-bit limbs <-> big-endian bytes without leading zeros.
 std::string limbs_to_bytes(const std::vector<std::uint32_t>& limbs) {
@@ -55,7 +55,7 @@ BigInt::BigInt(std::string_view decimal) {
     bad_text(decimal, "expected an optional '-' then decimal digits");
   }
   digits.remove_prefix(std::min(digits.find_first_not_of('0'), digits.size()));
-  if (digits.size() > max_decimal_digits) bad_text(decimal, "magnitude above 255 bytes");
+  if (digits.size() > kMaxDecimalDigits) bad_text(decimal, "magnitude above 255 bytes");
   std::vector<std::uint32_t> limbs;
   for (char c : digits) {  // limbs = limbs * 10 + digit
     std::uint64_t carry = static_cast<std::uint64_t>(c - '0');
@@ -67,7 +67,7 @@ BigInt::BigInt(std::string_view decimal) {
     if (carry != 0) limbs.push_back(static_cast<std::uint32_t>(carry));
   }
   magnitude_ = limbs_to_bytes(limbs);
-  if (magnitude_.size() > max_magnitude_bytes) bad_text(decimal, "magnitude above 255 bytes");
+  if (magnitude_.size() > kMaxMagnitudeBytes) bad_text(decimal, "magnitude above 255 bytes");
   negative_ = minus && !magnitude_.empty();
 }
 
@@ -79,7 +79,7 @@ BigInt::BigInt(std::int64_t value) : negative_(value < 0) {
 
 BigInt BigInt::from_magnitude(bool negative, std::string_view magnitude) {
   magnitude.remove_prefix(std::min(magnitude.find_first_not_of('\0'), magnitude.size()));
-  if (magnitude.size() > max_magnitude_bytes) {
+  if (magnitude.size() > kMaxMagnitudeBytes) {
     throw Error(ErrorCode::invalid_argument, "BigInt magnitude of " +
                                                  std::to_string(magnitude.size()) +
                                                  " bytes (the tuple encoding allows at most 255)");

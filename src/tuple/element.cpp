@@ -16,19 +16,19 @@ namespace {
 
 // The rank of each variant alternative in byte order; integers share the rank of 0x14,
 // and false/true get their own codes below.
-constexpr std::uint8_t rank_of_index[] = {
-    tuple_detail::code_null,     tuple_detail::code_bytes,    tuple_detail::code_string,
-    tuple_detail::code_int_zero, tuple_detail::code_int_zero, tuple_detail::code_int_zero,
-    tuple_detail::code_float,    tuple_detail::code_double,   tuple_detail::code_false,
-    tuple_detail::code_uuid,     tuple_detail::code_nested,   tuple_detail::code_versionstamp,
+constexpr std::uint8_t kRankOfIndex[] = {
+    tuple_detail::kCodeNull,    tuple_detail::kCodeBytes,   tuple_detail::kCodeString,
+    tuple_detail::kCodeIntZero, tuple_detail::kCodeIntZero, tuple_detail::kCodeIntZero,
+    tuple_detail::kCodeFloat,   tuple_detail::kCodeDouble,  tuple_detail::kCodeFalse,
+    tuple_detail::kCodeUuid,    tuple_detail::kCodeNested,  tuple_detail::kCodeVersionstamp,
 };
-static_assert(std::size(rank_of_index) == std::variant_size_v<Element::Value>);
+static_assert(std::size(kRankOfIndex) == std::variant_size_v<Element::Value>);
 
 std::uint8_t rank(const Element::Value& v) {
   if (const bool* b = std::get_if<bool>(&v)) {
-    return *b ? tuple_detail::code_true : tuple_detail::code_false;
+    return *b ? tuple_detail::kCodeTrue : tuple_detail::kCodeFalse;
   }
-  return rank_of_index[v.index()];
+  return kRankOfIndex[v.index()];
 }
 
 // Integers of any stored type, by numeric value.
@@ -57,23 +57,23 @@ std::strong_ordering compare_integers(const Element::Value& a, const Element::Va
 
 std::strong_ordering compare_same_rank(const Element::Value& a, const Element::Value& b) {
   switch (rank(a)) {
-    case tuple_detail::code_bytes:
+    case tuple_detail::kCodeBytes:
       return std::get<Bytes>(a) <=> std::get<Bytes>(b);
-    case tuple_detail::code_string:
+    case tuple_detail::kCodeString:
       return std::get<std::string>(a) <=> std::get<std::string>(b);
-    case tuple_detail::code_nested:
+    case tuple_detail::kCodeNested:
       return *std::get<Element::NestedPtr>(a) <=> *std::get<Element::NestedPtr>(b);
-    case tuple_detail::code_int_zero:
+    case tuple_detail::kCodeIntZero:
       return compare_integers(a, b);
-    case tuple_detail::code_float:
+    case tuple_detail::kCodeFloat:
       return tuple_detail::float_order_bits(std::bit_cast<std::uint32_t>(std::get<float>(a))) <=>
              tuple_detail::float_order_bits(std::bit_cast<std::uint32_t>(std::get<float>(b)));
-    case tuple_detail::code_double:
+    case tuple_detail::kCodeDouble:
       return tuple_detail::double_order_bits(std::bit_cast<std::uint64_t>(std::get<double>(a))) <=>
              tuple_detail::double_order_bits(std::bit_cast<std::uint64_t>(std::get<double>(b)));
-    case tuple_detail::code_uuid:
+    case tuple_detail::kCodeUuid:
       return std::get<Uuid>(a) <=> std::get<Uuid>(b);
-    case tuple_detail::code_versionstamp:
+    case tuple_detail::kCodeVersionstamp:
       return std::get<Versionstamp>(a) <=> std::get<Versionstamp>(b);
     default:  // null, false, true: one value each
       return std::strong_ordering::equal;
@@ -103,11 +103,11 @@ Element::Element(const char* s) {
 Element::Element(Tuple t) : value_(std::make_shared<const Tuple>(std::move(t))) {}
 
 std::string_view Element::type_name() const {
-  static constexpr std::string_view names[] = {"null",   "bytes",  "string", "int64",
-                                               "uint64", "bigint", "float",  "double",
-                                               "bool",   "uuid",   "tuple",  "versionstamp"};
-  static_assert(std::size(names) == std::variant_size_v<Value>);
-  return names[value_.index()];
+  static constexpr std::string_view kNames[] = {"null",   "bytes",  "string", "int64",
+                                                "uint64", "bigint", "float",  "double",
+                                                "bool",   "uuid",   "tuple",  "versionstamp"};
+  static_assert(std::size(kNames) == std::variant_size_v<Value>);
+  return kNames[value_.index()];
 }
 
 void Element::throw_wrong_type(std::string_view wanted) const {

@@ -28,24 +28,24 @@
 
 namespace strata::tuple_detail {
 
-inline constexpr std::uint8_t code_null = 0x00;
-inline constexpr std::uint8_t code_bytes = 0x01;
-inline constexpr std::uint8_t code_string = 0x02;
-inline constexpr std::uint8_t code_nested = 0x05;
-inline constexpr std::uint8_t code_neg_big = 0x0b;
-inline constexpr std::uint8_t code_int_zero = 0x14;
-inline constexpr std::uint8_t code_pos_big = 0x1d;
-inline constexpr std::uint8_t code_float = 0x20;
-inline constexpr std::uint8_t code_double = 0x21;
-inline constexpr std::uint8_t code_false = 0x26;
-inline constexpr std::uint8_t code_true = 0x27;
-inline constexpr std::uint8_t code_uuid = 0x30;
-inline constexpr std::uint8_t code_versionstamp = 0x33;
-inline constexpr std::uint8_t escape_byte = 0xff;
+inline constexpr std::uint8_t kCodeNull = 0x00;
+inline constexpr std::uint8_t kCodeBytes = 0x01;
+inline constexpr std::uint8_t kCodeString = 0x02;
+inline constexpr std::uint8_t kCodeNested = 0x05;
+inline constexpr std::uint8_t kCodeNegBig = 0x0b;
+inline constexpr std::uint8_t kCodeIntZero = 0x14;
+inline constexpr std::uint8_t kCodePosBig = 0x1d;
+inline constexpr std::uint8_t kCodeFloat = 0x20;
+inline constexpr std::uint8_t kCodeDouble = 0x21;
+inline constexpr std::uint8_t kCodeFalse = 0x26;
+inline constexpr std::uint8_t kCodeTrue = 0x27;
+inline constexpr std::uint8_t kCodeUuid = 0x30;
+inline constexpr std::uint8_t kCodeVersionstamp = 0x33;
+inline constexpr std::uint8_t kEscapeByte = 0xff;
 
 // Nested tuples deeper than this are refused by both pack and unpack (keeps the recursion
 // bounded on hostile input).
-inline constexpr int max_nesting = 256;
+inline constexpr int kMaxNesting = 256;
 
 // How pack_into treats incomplete versionstamps.
 enum class StampMode {
@@ -56,7 +56,7 @@ enum class StampMode {
 // Appends t packed to `out`. The versionstamp offset counts from the start of `out`, so
 // a prefix already in `out` is included. Throws Error(invalid_argument) on an incomplete
 // stamp count that `mode` forbids, a string that is not UTF-8, or a nesting deeper than
-// max_nesting. On a throw, `out` holds a partial encoding.
+// kMaxNesting. On a throw, `out` holds a partial encoding.
 void pack_into(std::string& out, const Tuple& t, StampMode mode);
 
 // Single elements appended to `out` byte for byte as pack_into writes them, for a layer

@@ -21,12 +21,12 @@ namespace {
 
 // n as an Element: int64_t when it fits, else uint64_t (positive) or BigInt (negative).
 Element make_integer(bool negative, std::uint64_t magnitude) {
-  constexpr std::uint64_t int64_limit = std::uint64_t{1} << 63;
+  constexpr std::uint64_t kInt64Limit = std::uint64_t{1} << 63;
   if (!negative) {
-    if (magnitude < int64_limit) return Element(static_cast<std::int64_t>(magnitude));
+    if (magnitude < kInt64Limit) return Element(static_cast<std::int64_t>(magnitude));
     return Element(magnitude);
   }
-  if (magnitude <= int64_limit) return Element(static_cast<std::int64_t>(0 - magnitude));
+  if (magnitude <= kInt64Limit) return Element(static_cast<std::int64_t>(0 - magnitude));
   char buf[8];
   for (int i = 7; i >= 0; --i, magnitude >>= 8) buf[i] = static_cast<char>(magnitude & 0xff);
   return Element(BigInt::from_magnitude(true, std::string_view(buf, 8)));
@@ -53,34 +53,34 @@ class Decoder {
     const std::uint8_t code = data_[pos_++];
     if (code >= 0x0c && code <= 0x1c) return fixed_integer(start, code);
     switch (code) {
-      case code_null:
+      case kCodeNull:
         return Element(nullptr);
-      case code_bytes:
+      case kCodeBytes:
         return Element(Bytes{escaped(start, code)});
-      case code_string:
+      case kCodeString:
         return unicode(start);
-      case code_nested:
+      case kCodeNested:
         return nested(start, depth);
-      case code_neg_big:
-      case code_pos_big:
+      case kCodeNegBig:
+      case kCodePosBig:
         return big_integer(start, code);
-      case code_float:
+      case kCodeFloat:
         return Element(std::bit_cast<float>(
             static_cast<std::uint32_t>(float_order_bits_inverse(read_be(start, code, 4)))));
-      case code_double:
+      case kCodeDouble:
         return Element(std::bit_cast<double>(double_order_bits_inverse(read_be(start, code, 8))));
-      case code_false:
+      case kCodeFalse:
         return Element(false);
-      case code_true:
+      case kCodeTrue:
         return Element(true);
-      case code_uuid: {
+      case kCodeUuid: {
         Uuid u;
         std::memcpy(u.bytes.data(), take(start, code, 16, "truncated UUID"), 16);
         return Element(u);
       }
-      case code_versionstamp:
+      case kCodeVersionstamp:
         return versionstamp(start);
-      case escape_byte:
+      case kEscapeByte:
         fail("escape byte 0xff where an element must start", start, code,
              depth == 0 ? "0xff never starts an element; 00 ff is a null only inside a nested "
                           "tuple"
@@ -91,15 +91,15 @@ class Decoder {
   }
 
   Element nested(std::size_t start, int depth) {
-    if (depth + 1 > max_nesting) {
-      fail("nested tuple too deep", start, code_nested,
-           "more than " + std::to_string(max_nesting) + " levels");
+    if (depth + 1 > kMaxNesting) {
+      fail("nested tuple too deep", start, kCodeNested,
+           "more than " + std::to_string(kMaxNesting) + " levels");
     }
     std::vector<Element> children;
     children.reserve(4);
     while (pos_ < size_) {
       if (data_[pos_] == 0x00) {
-        if (pos_ + 1 < size_ && data_[pos_ + 1] == escape_byte) {
+        if (pos_ + 1 < size_ && data_[pos_ + 1] == kEscapeByte) {
           children.emplace_back(nullptr);
           pos_ += 2;
           continue;
@@ -109,13 +109,13 @@ class Decoder {
       }
       children.push_back(element(depth + 1));
     }
-    fail("unterminated nested tuple", start, code_nested, "no 00 terminator before the end");
+    fail("unterminated nested tuple", start, kCodeNested, "no 00 terminator before the end");
   }
 
   // The payload of a 0x01/0x02 string: up to the first 00 not followed by FF.
   std::string escaped(std::size_t start, std::uint8_t code) {
     const auto* end = static_cast<const unsigned char*>(std::memchr(data_ + pos_, 0, size_ - pos_));
-    if (end != nullptr && (end + 1 == data_ + size_ || end[1] != escape_byte)) {
+    if (end != nullptr && (end + 1 == data_ + size_ || end[1] != kEscapeByte)) {
       // Common case: no escaped zero inside, copy in one go.
       std::string out(reinterpret_cast<const char*>(data_ + pos_), end - (data_ + pos_));
       pos_ = static_cast<std::size_t>(end - data_) + 1;
@@ -126,11 +126,11 @@ class Decoder {
     while (true) {
       const void* zero = std::memchr(data_ + p, 0, size_ - p);
       if (zero == nullptr) {
-        fail(code == code_bytes ? "unterminated byte string" : "unterminated unicode string", start,
+        fail(code == kCodeBytes ? "unterminated byte string" : "unterminated unicode string", start,
              code, "no 00 terminator before the end");
       }
       const auto at = static_cast<std::size_t>(static_cast<const unsigned char*>(zero) - data_);
-      const bool escaped_zero = at + 1 < size_ && data_[at + 1] == escape_byte;
+      const bool escaped_zero = at + 1 < size_ && data_[at + 1] == kEscapeByte;
       out.append(reinterpret_cast<const char*>(data_ + p), at - p + (escaped_zero ? 1 : 0));
       p = at + (escaped_zero ? 2 : 1);
       if (!escaped_zero) break;
@@ -140,25 +140,25 @@ class Decoder {
   }
 
   Element unicode(std::size_t start) {
-    std::string s = escaped(start, code_string);
+    std::string s = escaped(start, kCodeString);
     if (std::size_t bad = find_invalid_utf8(s); bad != std::string::npos) {
-      fail("invalid UTF-8 in unicode string", start, code_string,
+      fail("invalid UTF-8 in unicode string", start, kCodeString,
            "byte " + std::to_string(bad) + " of the string");
     }
     return Element(std::move(s));
   }
 
   Element fixed_integer(std::size_t start, std::uint8_t code) {
-    if (code == code_int_zero) return Element(std::int64_t{0});
-    const bool negative = code < code_int_zero;
-    const int len = negative ? code_int_zero - code : code - code_int_zero;
+    if (code == kCodeIntZero) return Element(std::int64_t{0});
+    const bool negative = code < kCodeIntZero;
+    const int len = negative ? kCodeIntZero - code : code - kCodeIntZero;
     std::uint64_t n = read_be(start, code, len, "truncated integer");
     if (negative) n = (len == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * len)) - 1) - n;
     return make_integer(negative, n);
   }
 
   Element big_integer(std::size_t start, std::uint8_t code) {
-    const bool negative = code == code_neg_big;
+    const bool negative = code == kCodeNegBig;
     const unsigned char* len_byte = take(start, code, 1, "truncated big integer");
     const std::size_t len = negative ? (*len_byte ^ 0xffu) : *len_byte;
     const unsigned char* p = take(start, code, len, "truncated big integer");
@@ -178,7 +178,7 @@ class Decoder {
   }
 
   Element versionstamp(std::size_t start) {
-    const unsigned char* p = take(start, code_versionstamp, 12, "truncated versionstamp");
+    const unsigned char* p = take(start, kCodeVersionstamp, 12, "truncated versionstamp");
     Versionstamp v;
     std::memcpy(v.tr.data(), p, 10);
     v.user = static_cast<std::uint16_t>((p[10] << 8) | p[11]);

@@ -25,7 +25,7 @@ void append_be(std::string& out, std::uint64_t n, int len) {
   out.append(buf + 8 - len, static_cast<std::size_t>(len));
 }
 
-int byte_length(std::uint64_t n) { return (std::bit_width(n) + 7) / 8; }
+int byte_length(std::uint64_t n) { return static_cast<int>((std::bit_width(n) + 7) / 8); }
 
 class Encoder {
  public:
@@ -36,7 +36,7 @@ class Encoder {
   }
 
   void int_element(std::int64_t v) { put(v, 0); }
-  void bytes_element(std::string_view b) { put_escaped(code_bytes, b); }
+  void bytes_element(std::string_view b) { put_escaped(kCodeBytes, b); }
 
   int incomplete_stamps() const { return incomplete_stamps_; }
   std::size_t stamp_offset() const { return stamp_offset_; }
@@ -48,19 +48,19 @@ class Encoder {
 
   void put(std::nullptr_t, int depth) {
     if (depth == 0) {
-      out_.push_back(static_cast<char>(code_null));
+      out_.push_back(static_cast<char>(kCodeNull));
     } else {  // inside a nested tuple a null is 00 FF, so a lone 00 can end the tuple
       out_.append("\x00\xff", 2);
     }
   }
-  void put(const Bytes& b, int) { put_escaped(code_bytes, b.data); }
+  void put(const Bytes& b, int) { put_escaped(kCodeBytes, b.data); }
   void put(const std::string& s, int) {
     if (std::size_t bad = find_invalid_utf8(s); bad != std::string::npos) {
       throw Error(ErrorCode::invalid_argument, "unicode string element is not valid UTF-8 (byte " +
                                                    std::to_string(bad) +
                                                    " of the string); use Bytes for binary data");
     }
-    put_escaped(code_string, s);
+    put_escaped(kCodeString, s);
   }
   void put(std::int64_t v, int) {
     if (v >= 0) {
@@ -79,39 +79,39 @@ class Encoder {
       return;
     }
     if (!v.negative()) {
-      out_.push_back(static_cast<char>(code_pos_big));
+      out_.push_back(static_cast<char>(kCodePosBig));
       out_.push_back(static_cast<char>(mag.size()));
       out_.append(mag);
       return;
     }
-    out_.push_back(static_cast<char>(code_neg_big));
+    out_.push_back(static_cast<char>(kCodeNegBig));
     out_.push_back(static_cast<char>(mag.size() ^ 0xff));
     for (char c : mag) out_.push_back(static_cast<char>(~static_cast<unsigned char>(c)));
   }
   void put(float v, int) {
-    out_.push_back(static_cast<char>(code_float));
+    out_.push_back(static_cast<char>(kCodeFloat));
     append_be(out_, float_order_bits(std::bit_cast<std::uint32_t>(v)), 4);
   }
   void put(double v, int) {
-    out_.push_back(static_cast<char>(code_double));
+    out_.push_back(static_cast<char>(kCodeDouble));
     append_be(out_, double_order_bits(std::bit_cast<std::uint64_t>(v)), 8);
   }
-  void put(bool v, int) { out_.push_back(static_cast<char>(v ? code_true : code_false)); }
+  void put(bool v, int) { out_.push_back(static_cast<char>(v ? kCodeTrue : kCodeFalse)); }
   void put(const Uuid& u, int) {
-    out_.push_back(static_cast<char>(code_uuid));
+    out_.push_back(static_cast<char>(kCodeUuid));
     out_.append(reinterpret_cast<const char*>(u.bytes.data()), u.bytes.size());
   }
   void put(const Element::NestedPtr& t, int depth) {
-    if (depth >= max_nesting) {
+    if (depth >= kMaxNesting) {
       throw Error(ErrorCode::invalid_argument,
-                  "tuple nested deeper than " + std::to_string(max_nesting) + " levels");
+                  "tuple nested deeper than " + std::to_string(kMaxNesting) + " levels");
     }
-    out_.push_back(static_cast<char>(code_nested));
+    out_.push_back(static_cast<char>(kCodeNested));
     tuple(*t, depth + 1);
     out_.push_back('\0');
   }
   void put(const Versionstamp& v, int) {
-    out_.push_back(static_cast<char>(code_versionstamp));
+    out_.push_back(static_cast<char>(kCodeVersionstamp));
     if (!v.complete()) {
       ++incomplete_stamps_;
       stamp_offset_ = out_.size();
@@ -122,13 +122,13 @@ class Encoder {
 
   void put_positive(std::uint64_t n) {
     const int len = byte_length(n);
-    out_.push_back(static_cast<char>(code_int_zero + len));
+    out_.push_back(static_cast<char>(kCodeIntZero + len));
     if (len > 0) append_be(out_, n, len);
   }
   // REQUIRES: mag > 0. Writes (2^(8L)-1) - mag, the one's complement of mag in L bytes.
   void put_negative(std::uint64_t mag) {
     const int len = byte_length(mag);
-    out_.push_back(static_cast<char>(code_int_zero - len));
+    out_.push_back(static_cast<char>(kCodeIntZero - len));
     append_be(out_, ~mag, len);
   }
   void put_escaped(std::uint8_t code, std::string_view s) {

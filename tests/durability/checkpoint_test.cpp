@@ -86,7 +86,7 @@ TEST_F(CheckpointTest, EmptyDatabaseIsAHeaderAndAFooter) {
   EXPECT_EQ(stats.entries, 0u);
   EXPECT_EQ(stats.blocks, 0u);
   EXPECT_EQ(fs_.file_size(path(0)),
-            dur::checkpoint::file_header_size + dur::checkpoint::footer_size);
+            dur::checkpoint::kFileHeaderSize + dur::checkpoint::kFooterSize);
   dur::CheckpointInfo info;
   EXPECT_TRUE(read_back(fs_, path(0), &info).empty());
   EXPECT_EQ(info.version, 0);
@@ -95,8 +95,8 @@ TEST_F(CheckpointTest, EmptyDatabaseIsAHeaderAndAFooter) {
 TEST_F(CheckpointTest, LargeKeysAndValuesAndIncompressibleData) {
   std::mt19937_64 rng(3);
   Model model;
-  model[std::string(dur::checkpoint::max_key_bytes, 'k')] =
-      random_bytes(rng, dur::checkpoint::max_value_bytes);
+  model[std::string(dur::checkpoint::kMaxKeyBytes, 'k')] =
+      random_bytes(rng, dur::checkpoint::kMaxValueBytes);
   for (int i = 0; i < 40; ++i) {
     model["r" + std::to_string(1000 + i)] = random_bytes(rng, 50000 + i);
   }
@@ -104,8 +104,8 @@ TEST_F(CheckpointTest, LargeKeysAndValuesAndIncompressibleData) {
   model[std::string(1, '\0')] = std::string(3, '\0');
   const auto stats = dur::write_checkpoint(fs_, dir_, 5, source(model));
   // Incompressible blocks are stored raw: no LZ4 expansion beyond the framing.
-  EXPECT_LE(stats.file_bytes, stats.raw_bytes + stats.blocks * dur::checkpoint::block_header_size +
-                                  dur::checkpoint::file_header_size + dur::checkpoint::footer_size);
+  EXPECT_LE(stats.file_bytes, stats.raw_bytes + stats.blocks * dur::checkpoint::kBlockHeaderSize +
+                                  dur::checkpoint::kFileHeaderSize + dur::checkpoint::kFooterSize);
   EXPECT_GT(stats.file_bytes, stats.raw_bytes * 99 / 100);
   EXPECT_EQ(read_back(fs_, path(5)), model);
 }
@@ -167,7 +167,7 @@ TEST_F(CheckpointTest, OutOfOrderOrOversizeEntriesAreRejectedAndTheTempFileRemov
   EXPECT_THAT(
       [&] {
         dur::write_checkpoint(
-            fs_, dir_, 3, source({{"k", std::string(dur::checkpoint::max_value_bytes + 1, 'v')}}));
+            fs_, dir_, 3, source({{"k", std::string(dur::checkpoint::kMaxValueBytes + 1, 'v')}}));
       },
       ThrowsCode(ErrorCode::invalid_argument));
   EXPECT_FALSE(fs_.exists(dir_ / dur::checkpoint_temp_file_name(3)));

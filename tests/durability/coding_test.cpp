@@ -60,7 +60,7 @@ TEST(Coding, Varint64RoundTripsBoundaries) {
   EXPECT_TRUE(in.empty());
   std::string m;
   base::put_varint64(m, std::numeric_limits<std::uint64_t>::max());
-  EXPECT_EQ(m.size(), base::max_varint64_bytes);
+  EXPECT_EQ(m.size(), base::kMaxVarint64Bytes);
   EXPECT_EQ(base::varint_length(std::numeric_limits<std::uint64_t>::max()), 10u);
   EXPECT_EQ(base::varint_length(127), 1u);
   EXPECT_EQ(base::varint_length(128), 2u);

@@ -93,7 +93,7 @@ TEST_F(WalFaultTest, TornGroupWriteKeepsItsCompleteRecordsAndCutsTheRest) {
   group(writer, 1, 4, true);
   group(writer, 5, 9, true);
   const std::string full = fs_.contents(dir_ / dur::wal_file_name(1));
-  const std::size_t record_bytes = strata::durability::wal::record_header_size + 17;
+  const std::size_t record_bytes = strata::durability::wal::kRecordHeaderSize + 17;
   for (std::size_t keep = 0; keep <= 5 * record_bytes; keep += 7) {
     // Tear the second group's write: recreate it as the last write, then cut.
     fs_.set_contents(dir_ / dur::wal_file_name(1), full.substr(0, full.size() - 5 * record_bytes));

@@ -189,10 +189,10 @@ TEST_F(WalTest, BytesSinceTracksTheLogWrittenAfterAVersion) {
     const std::string p = payload_for(v, 200);
     writer.append(v, p);
     writer.flush(false);
-    total += dur::wal::record_header_size + p.size();
+    total += dur::wal::kRecordHeaderSize + p.size();
     after[v] = total;
   }
-  const std::uint64_t slack = (64 << 10) + 10 * dur::wal::file_header_size + 300;
+  const std::uint64_t slack = (64 << 10) + 10 * dur::wal::kFileHeaderSize + 300;
   for (const Version v : {0, 1, 500, 1500, 2999, 3000}) {
     const std::uint64_t exact = total - (v == 0 ? 0 : after[v]);
     const std::uint64_t got = writer.bytes_since(v);

@@ -26,7 +26,7 @@ using strata::testing::wal_segments;
 
 namespace {
 
-constexpr std::size_t header = dur::wal::record_header_size;
+constexpr std::size_t header = dur::wal::kRecordHeaderSize;
 
 class WalTornTailTest : public ::testing::Test {
  protected:
@@ -47,7 +47,7 @@ class WalTornTailTest : public ::testing::Test {
   std::filesystem::path segment(Version first) const { return dir_ / dur::wal_file_name(first); }
   // Offset of record `index` (0-based) in a segment of payload_for(v, 10) records.
   static std::size_t offset_of(const std::vector<Record>& records, std::size_t index) {
-    std::size_t at = dur::wal::file_header_size;
+    std::size_t at = dur::wal::kFileHeaderSize;
     for (std::size_t i = 0; i < index; ++i) at += header + records[i].second.size();
     return at;
   }
@@ -189,7 +189,7 @@ TEST_F(WalTornTailTest, UnsupportedFormatVersionIsReported) {
   header_bytes[8] = 2;
   const std::uint32_t crc = strata::base::crc32c::value(header_bytes.data(), 20);
   strata::base::encode_fixed32(header_bytes.data() + 20, strata::base::crc32c::mask(crc));
-  fs_.set_contents(segment(1), header_bytes + data.substr(dur::wal::file_header_size));
+  fs_.set_contents(segment(1), header_bytes + data.substr(dur::wal::kFileHeaderSize));
   EXPECT_THAT([&] { recover_log(fs_, dir_); },
               ThrowsCodeWith(ErrorCode::corrupt_data, "unsupported WAL format version 2"));
 }

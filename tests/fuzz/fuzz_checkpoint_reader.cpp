@@ -52,17 +52,17 @@ void fix_checksums(std::string& d) {
   namespace crc = strata::base::crc32c;
   using strata::base::decode_fixed32;
   using strata::base::encode_fixed32;
-  if (d.size() < dur::checkpoint::file_header_size + dur::checkpoint::footer_size) return;
+  if (d.size() < dur::checkpoint::kFileHeaderSize + dur::checkpoint::kFooterSize) return;
   encode_fixed32(d.data() + 20, crc::mask(crc::value(d.data(), 20)));
-  const std::size_t body_end = d.size() - dur::checkpoint::footer_size;
-  std::size_t at = dur::checkpoint::file_header_size;
-  while (body_end - at >= dur::checkpoint::block_header_size) {
+  const std::size_t body_end = d.size() - dur::checkpoint::kFooterSize;
+  std::size_t at = dur::checkpoint::kFileHeaderSize;
+  while (body_end - at >= dur::checkpoint::kBlockHeaderSize) {
     const std::uint32_t stored = decode_fixed32(d.data() + at + 1);
-    if (body_end - at - dur::checkpoint::block_header_size < stored) break;
+    if (body_end - at - dur::checkpoint::kBlockHeaderSize < stored) break;
     std::uint32_t c = crc::value(d.data() + at, 9);
-    c = crc::extend(c, d.data() + at + dur::checkpoint::block_header_size, stored);
+    c = crc::extend(c, d.data() + at + dur::checkpoint::kBlockHeaderSize, stored);
     encode_fixed32(d.data() + at + 9, crc::mask(c));
-    at += dur::checkpoint::block_header_size + stored;
+    at += dur::checkpoint::kBlockHeaderSize + stored;
   }
   encode_fixed32(d.data() + body_end + 32, crc::mask(crc::value(d.data(), body_end)));
   encode_fixed32(d.data() + body_end + 36, crc::mask(crc::value(d.data() + body_end, 36)));
@@ -82,8 +82,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   try {
     info = dur::read_checkpoint(file, "fuzz.ckpt", std::nullopt,
                                 [&](std::string_view k, std::string_view v) {
-                                  check(k.size() <= dur::checkpoint::max_key_bytes);
-                                  check(v.size() <= dur::checkpoint::max_value_bytes);
+                                  check(k.size() <= dur::checkpoint::kMaxKeyBytes);
+                                  check(v.size() <= dur::checkpoint::kMaxValueBytes);
                                   check(entries.empty() || entries.back().first < k);
                                   entries.emplace_back(k, v);
                                 });

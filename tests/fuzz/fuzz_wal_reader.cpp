@@ -36,7 +36,7 @@ Scanned scan(std::string_view data, strata::Version name_version, bool is_last) 
     s.scan = dur::scan_wal_segment(
         data, "fuzz.log", name_version, is_last, std::nullopt, [&](const dur::WalRecord& r) {
           check(r.prev_version < r.version);
-          check(r.offset + dur::wal::record_header_size + r.payload.size() <= data.size());
+          check(r.offset + dur::wal::kRecordHeaderSize + r.payload.size() <= data.size());
           dur::wal::append_record(s.reencoded, r.version, r.prev_version, r.payload);
         });
   } catch (const strata::Error& e) {
@@ -52,16 +52,16 @@ Scanned scan(std::string_view data, strata::Version name_version, bool is_last) 
 void fix_checksums(std::string& d) {
   namespace crc = strata::base::crc32c;
   using strata::base::decode_fixed32;
-  if (d.size() < dur::wal::file_header_size) return;
+  if (d.size() < dur::wal::kFileHeaderSize) return;
   strata::base::encode_fixed32(d.data() + 20, crc::mask(crc::value(d.data(), 20)));
-  std::size_t at = dur::wal::file_header_size;
-  while (d.size() - at >= dur::wal::record_header_size) {
-    const std::uint32_t length = decode_fixed32(d.data() + at + dur::wal::record_length_offset);
-    if (d.size() - at - dur::wal::record_header_size < length) break;
-    const std::string_view payload(d.data() + at + dur::wal::record_header_size, length);
-    strata::base::encode_fixed32(d.data() + at + dur::wal::record_crc_offset,
+  std::size_t at = dur::wal::kFileHeaderSize;
+  while (d.size() - at >= dur::wal::kRecordHeaderSize) {
+    const std::uint32_t length = decode_fixed32(d.data() + at + dur::wal::kRecordLengthOffset);
+    if (d.size() - at - dur::wal::kRecordHeaderSize < length) break;
+    const std::string_view payload(d.data() + at + dur::wal::kRecordHeaderSize, length);
+    strata::base::encode_fixed32(d.data() + at + dur::wal::kRecordCrcOffset,
                                  dur::wal::record_checksum(d.data() + at, payload));
-    at += dur::wal::record_header_size + length;
+    at += dur::wal::kRecordHeaderSize + length;
   }
 }
 

@@ -1,16 +1,26 @@
 // engine/commit_pipeline.hpp: the single path every writing commit takes.
 //
-// Committers are grouped: whoever finds the pipeline idle becomes the leader, takes every
-// request waiting at that moment as one batch, and for the batch
-//   1. resolves each request in order against the history (and earlier requests of the
-//      batch), 2. assigns the batch one commit version (each request its batch index),
-//   3. applies the survivors to the store, 4. publishes the version, 5. wakes the batch,
-//   6. collects garbage (after the wake, so the batch does not wait for it),
-// then goes on with whatever queued meanwhile; after 64 batches it hands leadership to the
-// first waiting request. Steps 2-4 cannot throw: everything that can fail was checked
-// before the request was submitted.
+// Every commit is resolved against the history (the writes committed after its read
+// version), given the next commit version, applied to the store and published, in version
+// order, one batch at a time. Two modes:
+//   alone    (in memory) each committer processes its own transaction as a batch of one,
+//            under the pipeline's lock. With more threads than cores this is twice as fast
+//            as handing the commit to another thread: a hand-off costs the waiter a futex
+//            sleep and wake-up nearly every time (docs/benchmarks.md, session 10).
+//   grouped  (with a log) whoever finds the pipeline idle becomes the leader, takes every
+//            request waiting at that moment as one batch, and for the batch
+//              1. resolves each request in order against the history (and earlier
+//                 requests of the batch), 2. assigns the batch one commit version (each
+//                 request its batch index), 3. applies the survivors, 4. logs the batch
+//                 (one write and one sync), 5. publishes the version, 6. wakes the batch,
+//              7. collects garbage (after the wake, so the batch does not wait for it),
+//            then goes on with whatever queued meanwhile; after 64 batches it hands
+//            leadership to the first waiting request.
+// Steps 2-5 cannot throw: everything that can fail was checked before the request was
+// submitted.
 //
-// Thread safety: commit() from any number of threads.
+// Thread safety: commit() from any number of threads; set_persistence() and set_mode()
+// before the first commit.
 #pragma once
 
 #include <atomic>
@@ -22,6 +32,8 @@
 #include "strata/database.hpp"
 #include "strata/error.hpp"
 
+#include "base/adaptive_mutex.hpp"
+#include "base/wait_word.hpp"
 #include "durability/mutation_batch.hpp"
 #include "engine/resolver.hpp"
 #include "engine/watch_registry.hpp"
@@ -44,16 +56,23 @@ struct CommitRequest {
   Version version = -1;
   std::uint16_t batch_index = 0;
 
-  // 0 waiting, 1 leads the next batch, 2 done.
-  std::atomic<int> state{0};
+  // Grouped mode: 0 waiting, 1 leads the next batch, 2 done. Set by the leader, waited on
+  // by the committer, which may destroy the request as soon as it sees 2.
+  base::WaitWord state{0};
 };
+
+enum class CommitMode : std::uint8_t { alone, grouped };
 
 class CommitPipeline {
  public:
   explicit CommitPipeline(kv::MvccStore& store) : store_(store) {}
 
-  // Log batches here before publishing them (a durable database). Set before any commit.
-  void set_persistence(class Persistence* persistence) { persistence_ = persistence; }
+  // Log batches here before publishing them (a durable database); selects grouped mode.
+  void set_persistence(class Persistence* persistence) {
+    persistence_ = persistence;
+    mode_ = persistence != nullptr ? CommitMode::grouped : CommitMode::alone;
+  }
+  void set_mode(CommitMode mode) { mode_ = mode; }
 
   // Resolves and (if no conflict) applies `request`; fills its output fields.
   void commit(CommitRequest& request);
@@ -83,10 +102,12 @@ class CommitPipeline {
   std::atomic<bool> failed_{false};  // a log write failed: no further commits
   // Written by the leader only.
   std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
+  CommitMode mode_ = CommitMode::alone;
+  base::AdaptiveMutex alone_mu_;  // alone mode: held for the whole commit
   std::mutex queue_mu_;
   std::vector<CommitRequest*> queue_;  // guarded by queue_mu_
   bool leader_active_ = false;         // guarded by queue_mu_
-  // Owned by the current leader only.
+  // Owned by the current leader (alone mode: the holder of alone_mu_) only.
   Resolver resolver_;
   std::vector<CommitRequest*> batch_;
   durability::MutationBatchEncoder log_;  // the batch's net effect, for the log

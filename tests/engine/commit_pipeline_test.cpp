@@ -1,6 +1,7 @@
-// The commit pipeline on its own: concurrent committers all finish with the right results,
-// and a failing log fails the batch it held (commit_unknown_result) and every commit after
-// it (database_failed), queued or new, without publishing anything.
+// The commit pipeline on its own: concurrent committers all finish with the right results
+// in both modes (each committer alone, or grouped behind a leader), and a failing log
+// fails the batch it held (commit_unknown_result) and every commit after it
+// (database_failed), queued or new, without publishing anything.
 #include "engine/commit_pipeline.hpp"
 
 #include <memory_resource>
@@ -36,9 +37,12 @@ struct BlindWrite {
   }
 };
 
-TEST(CommitPipeline, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
+class CommitPipelineModes : public ::testing::TestWithParam<CommitMode> {};
+
+TEST_P(CommitPipelineModes, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
   kv::MvccStore store;
   CommitPipeline pipeline(store);
+  pipeline.set_mode(GetParam());
   constexpr int kThreads = 8;
   constexpr int kCommits = 500;
   std::vector<std::vector<Version>> versions(kThreads);
@@ -57,7 +61,11 @@ TEST(CommitPipeline, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
 
   EXPECT_EQ(pipeline.stats().commits, std::uint64_t{kThreads} * kCommits);
   EXPECT_EQ(pipeline.stats().conflicts, 0u);
-  EXPECT_LE(pipeline.stats().batches, pipeline.stats().commits);
+  if (GetParam() == CommitMode::alone) {
+    EXPECT_EQ(pipeline.stats().batches, pipeline.stats().commits);  // each its own batch
+  } else {
+    EXPECT_LE(pipeline.stats().batches, pipeline.stats().commits);
+  }
   EXPECT_EQ(store.committed(), static_cast<Version>(pipeline.stats().batches));
   for (int t = 0; t < kThreads; ++t) {
     // One thread's commits land in increasing versions, each published when it returned.
@@ -73,9 +81,16 @@ TEST(CommitPipeline, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
   }
 }
 
-TEST(CommitPipeline, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefused) {
+std::string mode_name(const ::testing::TestParamInfo<CommitMode>& mode) {
+  return mode.param == CommitMode::alone ? "Alone" : "Grouped";
+}
+INSTANTIATE_TEST_SUITE_P(BothModes, CommitPipelineModes,
+                         ::testing::Values(CommitMode::alone, CommitMode::grouped), mode_name);
+
+TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefused) {
   kv::MvccStore store;
   CommitPipeline pipeline(store);
+  pipeline.set_mode(GetParam());
   // A reader holding version 0 keeps that history from being pruned, as a transaction does.
   kv::ReaderRegistry::Slot* reader = store.registry().acquire();
   ASSERT_EQ(kv::ReaderRegistry::announce(reader, store.committed_atomic()), 0);

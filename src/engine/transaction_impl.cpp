@@ -85,7 +85,7 @@ void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
 
 void TransactionImpl::detach() noexcept {
   end();
-  reset();
+  reset_to_defaults();                             // make() starts the clock
   std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
   db_.reset();
 }
@@ -100,7 +100,7 @@ void TransactionImpl::end() noexcept {
 
 // ---- State ------------------------------------------------------------------------
 
-void TransactionImpl::check_usable() {
+void TransactionImpl::check_usable_slow() {
   switch (state_) {
     case State::active:
       break;
@@ -440,8 +440,7 @@ std::optional<std::string> TransactionImpl::read_committed(std::string_view key)
   return value;
 }
 
-void TransactionImpl::finish_watches(bool committed, ErrorCode error) {
-  if (watches_.empty()) return;
+void TransactionImpl::finish_pending_watches(bool committed, ErrorCode error) {
   if (committed) {
     WatchRegistry& registry = db_->pipeline().watches();
     for (auto& w : watches_) {
@@ -664,8 +663,12 @@ void TransactionImpl::soft_reset() {
 }
 
 void TransactionImpl::reset() {
-  soft_reset();
+  reset_to_defaults();
   created_ = base::CoarseClock::now();
+}
+
+void TransactionImpl::reset_to_defaults() {
+  soft_reset();
   timeout_ = std::chrono::milliseconds{0};
   backoff_ = std::chrono::duration<double>(0.01);
   ryw_ = true;

@@ -78,7 +78,11 @@ class TransactionImpl {
   enum class State : std::uint8_t { active, committing, committed, cancelled };
   using Clock = std::chrono::steady_clock;
 
-  void check_usable();  // throws 1025, 2017 or 1031
+  // Throws 1025, 2017 or 1031. Inline: every call of the API starts with it.
+  void check_usable() {
+    if (state_ != State::active || timeout_.count() > 0) check_usable_slow();
+  }
+  void check_usable_slow();
   bool timed_out() const { return timeout_.count() > 0 && Clock::now() >= deadline_; }
   Version ensure_read_version();
   void check_not_too_old() const;
@@ -95,9 +99,14 @@ class TransactionImpl {
   }
   void release_read_version();
   void soft_reset();
-  void end() noexcept;     // what destruction does: pending watches fail, the slot goes back
-  void detach() noexcept;  // recycle()'s part: end(), then reset() and no db_
-  void finish_watches(bool committed, ErrorCode error);
+  void reset_to_defaults();  // reset() without restarting the clock
+  void end() noexcept;       // what destruction does: pending watches fail, the slot goes back
+  void detach() noexcept;    // recycle()'s part: end(), then reset() and no db_
+  // Arms this transaction's watches (committed) or fails them with `error`.
+  void finish_watches(bool committed, ErrorCode error) {
+    if (!watches_.empty()) finish_pending_watches(committed, error);
+  }
+  void finish_pending_watches(bool committed, ErrorCode error);
   void fire_own_watches(std::string_view begin, std::string_view end,
                         const std::optional<std::string_view>& value, bool known);
   std::optional<std::string> read_committed(std::string_view key);

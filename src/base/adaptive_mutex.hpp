@@ -29,7 +29,6 @@ class AdaptiveMutex {
   AdaptiveMutex& operator=(const AdaptiveMutex&) = delete;
 
   void lock() { pthread_mutex_lock(&mu_); }
-  bool try_lock() { return pthread_mutex_trylock(&mu_) == 0; }
   void unlock() { pthread_mutex_unlock(&mu_); }
 
  private:

@@ -31,10 +31,6 @@ class WaitWord {
   std::int32_t load(std::memory_order order = std::memory_order_acquire) const {
     return word_.load(order) & ~kSleeping;
   }
-  // Stores without waking: for the owner, when no one can be waiting.
-  void store(std::int32_t value, std::memory_order order = std::memory_order_release) {
-    word_.store(value, order);
-  }
 
   // True while a waiter sleeps in wait_while() (for tests and diagnostics).
   bool has_sleeper() const { return (word_.load(std::memory_order_acquire) & kSleeping) != 0; }

@@ -78,7 +78,6 @@ void CommitPipeline::commit(CommitRequest& request) {
       break;
     }
   }
-  request.state.store(kDone, std::memory_order_relaxed);
 }
 
 std::size_t CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept {

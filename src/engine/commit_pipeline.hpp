@@ -4,7 +4,7 @@
 // version), given the next commit version, applied to the store and published, in version
 // order, one batch at a time. Two modes:
 //   alone    (in memory) each committer processes its own transaction as a batch of one,
-//            under the pipeline's lock. With more threads than cores this is twice as fast
+//            under the pipeline's lock. With more threads than cores this is 1.2-2x as fast
 //            as handing the commit to another thread: a hand-off costs the waiter a futex
 //            sleep and wake-up nearly every time (docs/benchmarks.md, session 10).
 //   grouped  (with a log) whoever finds the pipeline idle becomes the leader, takes every

@@ -101,7 +101,7 @@ class TransactionImpl {
   void soft_reset();
   void reset_to_defaults();  // reset() without restarting the clock
   void end() noexcept;       // what destruction does: pending watches fail, the slot goes back
-  void detach() noexcept;    // recycle()'s part: end(), then reset() and no db_
+  void detach() noexcept;    // recycle()'s part: end(), reset_to_defaults(), no db_
   // Arms this transaction's watches (committed) or fails them with `error`.
   void finish_watches(bool committed, ErrorCode error) {
     if (!watches_.empty()) finish_pending_watches(committed, error);

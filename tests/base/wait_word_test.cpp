@@ -30,7 +30,7 @@ TEST(WaitWord, ASleepingWaiterIsWokenWithTheNewValue) {
   EXPECT_FALSE(word.has_sleeper());
 }
 
-TEST(WaitWord, ASpinningWaiterSeesTheValueWithoutSleeping) {
+TEST(WaitWord, ASpinningWaiterSeesTheNewValue) {
   WaitWord word(0);
   std::atomic<bool> started{false};
   int seen = -1;

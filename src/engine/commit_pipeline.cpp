@@ -150,15 +150,18 @@ bool CommitPipeline::log_batch(std::vector<CommitRequest*>& batch, Version versi
   }
 }
 
-bool CommitPipeline::resolve(const CommitRequest& r) const {
+bool CommitPipeline::resolve(const CommitRequest& r) {
+  const std::size_t queries = (r.read_ranges != nullptr ? r.read_ranges->size() : 0) +
+                              (r.read_keys != nullptr ? r.read_keys->size() : 0);
+  resolver_.prepare(r.read_version, queries);
   if (r.read_ranges != nullptr) {
     for (const ArenaRange& range : *r.read_ranges) {
-      if (resolver_.newest_write(range.begin, range.end) > r.read_version) return false;
+      if (resolver_.written_after(range.begin, range.end, r.read_version)) return false;
     }
   }
   if (r.read_keys != nullptr) {
     for (std::string_view key : *r.read_keys) {
-      if (resolver_.newest_write_at(key) > r.read_version) return false;
+      if (resolver_.written_after_at(key, r.read_version)) return false;
     }
   }
   return true;

@@ -89,7 +89,7 @@ class CommitPipeline {
   std::size_t process(std::vector<CommitRequest*>& batch) noexcept;
   // Collects garbage and prunes the resolver's history (leader only).
   void collect(std::size_t budget) noexcept;
-  bool resolve(const CommitRequest& request) const;
+  bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
   void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped);

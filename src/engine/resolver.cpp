@@ -147,14 +147,22 @@ Version Resolver::max_strictly_inside(const Node* n, std::string_view begin, std
   return best;
 }
 
+// A point write [k, k+00) meets [begin, end) when begin <= k < end.
+bool Resolver::meets(const Recent& r, std::string_view begin, std::string_view end) {
+  if (!key_less(r.begin, end)) return false;
+  return r.point ? !key_less(r.begin, begin) : key_less(begin, r.end);
+}
+
+bool Resolver::meets_at(const Recent& r, std::string_view key) {
+  return r.point ? key == r.begin : !key_less(key, r.begin) && key_less(key, r.end);
+}
+
 Version Resolver::newest_write(std::string_view begin, std::string_view end) const {
   Version best =
       root_ == nullptr ? 0 : std::max(version_at(begin), max_strictly_inside(root_, begin, end));
   for (std::size_t i = 0; i < recent_size_; ++i) {
     const Recent& r = recent_at(i);
-    if (r.version <= best || !key_less(r.begin, end)) continue;
-    // A point write [k, k+00) meets [begin, end) when begin <= k.
-    if (r.point ? !key_less(r.begin, begin) : key_less(begin, r.end)) best = r.version;
+    if (r.version > best && meets(r, begin, end)) best = r.version;
   }
   return best;
 }
@@ -163,12 +171,44 @@ Version Resolver::newest_write_at(std::string_view key) const {
   Version best = root_ == nullptr ? 0 : version_at(key);  // nothing lies inside [k, k+00)
   for (std::size_t i = 0; i < recent_size_; ++i) {
     const Recent& r = recent_at(i);
-    if (r.version <= best) continue;
-    if (r.point ? key == r.begin : !key_less(key, r.begin) && key_less(key, r.end)) {
-      best = r.version;
-    }
+    if (r.version > best && meets_at(r, key)) best = r.version;
   }
   return best;
+}
+
+bool Resolver::written_after(std::string_view begin, std::string_view end, Version version) const {
+  for (std::size_t i = recent_size_; i > 0 && recent_at(i - 1).version > version; --i) {
+    if (meets(recent_at(i - 1), begin, end)) return true;
+  }
+  if (max_of(root_) <= version) return false;
+  return std::max(version_at(begin), max_strictly_inside(root_, begin, end)) > version;
+}
+
+bool Resolver::written_after_at(std::string_view key, Version version) const {
+  for (std::size_t i = recent_size_; i > 0 && recent_at(i - 1).version > version; --i) {
+    if (meets_at(recent_at(i - 1), key)) return true;
+  }
+  return max_of(root_) > version && version_at(key) > version;
+}
+
+std::size_t Resolver::recent_after(Version version) const {
+  std::size_t lo = 0, hi = recent_size_;  // the first entry newer than `version`
+  while (lo < hi) {
+    std::size_t mid = lo + (hi - lo) / 2;
+    if (recent_at(mid).version > version) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return recent_size_ - lo;
+}
+
+// Scanning costs (writes after `version`) x `queries` comparisons; moving the ring costs a
+// treap insert of some kInsertCost comparisons per write, once.
+void Resolver::prepare(Version version, std::size_t queries) {
+  if (queries <= kInsertCost) return;  // at most kInsertCost x recent_size_ to scan
+  if (recent_after(version) * queries > kInsertCost * recent_size_) flush_recent();
 }
 
 Resolver::Node* Resolver::insert(Node* n, Node* fresh) {
@@ -241,7 +281,16 @@ void Resolver::record_point(std::string_view key, std::string_view key_after, Ve
 }
 
 Resolver::Recent& Resolver::next_recent(Version version) {
-  if (recent_size_ == kMaxRecent) flush_recent();
+  if (recent_size_ == recent_.size()) {
+    if (recent_.size() < kMaxRecent) {
+      std::vector<Recent> grown(2 * recent_.size());
+      for (std::size_t i = 0; i < recent_size_; ++i) grown[i] = std::move(recent_at(i));
+      recent_.swap(grown);
+      recent_first_ = 0;
+    } else {
+      flush_recent();
+    }
+  }
   Recent& r = recent_at(recent_size_++);
   r.version = version;
   return r;
@@ -305,7 +354,7 @@ void Resolver::record_in_treap(std::string_view begin, std::string_view end, Ver
 void Resolver::prune(Version oldest, bool force) {
   // Recent writes at or below `oldest` can go: oldest first, so they are a prefix.
   while (recent_size_ > 0 && recent_[recent_first_].version <= oldest) {
-    recent_first_ = (recent_first_ + 1) % kMaxRecent;
+    recent_first_ = (recent_first_ + 1) & (recent_.size() - 1);
     --recent_size_;
   }
   if (size_ < prune_at_ && !force) return;

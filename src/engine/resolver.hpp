@@ -9,14 +9,23 @@
 // last pass (amortized O(1) per recorded write). Nodes are recycled, so a steady stream of
 // short transactions allocates nothing here.
 //
-// The newest few writes wait in a short list before entering the treap: most are pruned
-// from there (a lone client's write is history as soon as its next transaction starts),
-// so they never pay for treap inserts. Queries scan the list as well as the treap.
+// The newest writes wait in a ring, oldest first, before entering the treap. Most are
+// pruned from there without ever paying for a treap insert: a lone client's write is
+// history as soon as its next transaction starts, and with more clients than cores a few
+// thousand commits pass while a preempted reader holds its version. The ring grows (by
+// doubling) up to kMaxRecent entries; when full it moves into the treap. It does not
+// shrink: its strings keep their capacity for the next burst.
+//
+// Commits ask written_after(range, read_version), not for the newest version: the ring is
+// scanned from the newest write back to the read version only (a commit whose reader is
+// recent looks at a handful of writes), and the treap is searched only when it holds a
+// write newer than the read version. prepare() moves the ring into the treap first when
+// scanning it once per read range would cost more than the inserts (an old reader with
+// many read ranges): a commit never pays much more than whichever is cheaper.
 //
 // Thread safety: none; the commit pipeline owns it and calls it under its lock.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,6 +48,13 @@ class Resolver {
   Version newest_write(std::string_view begin, std::string_view end) const;
   // newest_write(key, key+00) without building key+00.
   Version newest_write_at(std::string_view key) const;
+  // Whether anything was written in [begin, end) (at `key`) after `version`: the same as
+  // newest_write(...) > version, at a cost that grows with the writes after `version`.
+  bool written_after(std::string_view begin, std::string_view end, Version version) const;
+  bool written_after_at(std::string_view key, Version version) const;
+  // Before `queries` written_after checks at `version`: moves the recent writes into the
+  // treap when scanning them for every query would cost more than inserting them.
+  void prepare(Version version, std::size_t queries);
   // Records a write of [begin, end) at `version`. REQUIRES: begin < end; version >= every
   // version recorded before. A single key ([k, k+00)) takes a faster path in the treap.
   void record_write(std::string_view begin, std::string_view end, Version version);
@@ -61,10 +77,16 @@ class Resolver {
     bool point;  // [begin, begin+00); end unused
   };
 
-  Recent& recent_at(std::size_t i) { return recent_[(recent_first_ + i) % kMaxRecent]; }
-  const Recent& recent_at(std::size_t i) const { return recent_[(recent_first_ + i) % kMaxRecent]; }
-  // A slot at the end of the recent list (flushing it first when full).
+  Recent& recent_at(std::size_t i) { return recent_[(recent_first_ + i) & (recent_.size() - 1)]; }
+  const Recent& recent_at(std::size_t i) const {
+    return recent_[(recent_first_ + i) & (recent_.size() - 1)];
+  }
+  // A slot at the end of the ring (growing it, or flushing it into the treap, when full).
   Recent& next_recent(Version version);
+  // The number of recent writes newer than `version` (a suffix: versions only grow).
+  std::size_t recent_after(Version version) const;
+  static bool meets(const Recent& r, std::string_view begin, std::string_view end);
+  static bool meets_at(const Recent& r, std::string_view key);
   // Moves the recent writes into the treap, oldest first.
   void flush_recent();
   void record_in_treap(std::string_view begin, std::string_view end, Version version);
@@ -91,16 +113,18 @@ class Resolver {
   static Version max_strictly_inside(const Node* n, std::string_view begin, std::string_view end);
   std::uint32_t next_priority();
 
-  static constexpr std::size_t kMinPrune = 32;    // boundaries before the first pass
-  static constexpr std::size_t kMaxSpare = 4096;  // recycled nodes kept
-  static constexpr std::size_t kMaxRecent = 16;   // writes waiting before the treap
+  static constexpr std::size_t kMinPrune = 32;      // boundaries before the first pass
+  static constexpr std::size_t kMaxSpare = 4096;    // recycled nodes kept
+  static constexpr std::size_t kMinRecent = 16;     // the ring's first capacity
+  static constexpr std::size_t kMaxRecent = 16384;  // writes waiting before the treap
+  static constexpr std::size_t kInsertCost = 32;    // see prepare()
 
   Node* root_ = nullptr;
   std::size_t size_ = 0;
   std::size_t prune_at_ = kMinPrune;
   // A ring: recent_at(0) .. recent_at(recent_size_ - 1), oldest first. Versions only grow,
-  // so pruning drops a prefix.
-  std::array<Recent, kMaxRecent> recent_;
+  // so pruning drops a prefix. Its capacity is a power of two.
+  std::vector<Recent> recent_ = std::vector<Recent>(kMinRecent);
   std::size_t recent_first_ = 0;
   std::size_t recent_size_ = 0;
   std::vector<Node*> spare_;    // recycled nodes (their keys keep their capacity)

@@ -186,19 +186,23 @@ TEST(Resolver, WritesPrunedWhileRecentNeverEnterTheTreap) {
   EXPECT_EQ(r.newest_write("q2", "r"), 0);
 }
 
-// More recent writes than the list holds: the oldest move into the treap, and answers
-// are the same whichever side a write is on.
+// More recent writes than the ring holds (kMaxRecent, 16,384): they move into the treap,
+// and answers are the same whichever side a write is on.
 TEST(Resolver, RecentWritesSpillIntoTheTreapInOrder) {
   Resolver r;
-  for (Version v = 1; v <= 40; ++v) r.record_write("a", "c", v);  // same range, rising
-  r.record_write("b", std::string("b\0", 2), 41);
+  constexpr Version kWrites = 20000;
+  for (Version v = 1; v <= kWrites; ++v) r.record_write("a", "c", v);  // same range, rising
+  r.record_write("b", std::string("b\0", 2), kWrites + 1);
   EXPECT_GT(r.boundary_count(), 0u);
-  EXPECT_EQ(r.newest_write("a", "b"), 40);
-  EXPECT_EQ(r.newest_write("b", "c"), 41);
-  r.prune(40);
+  EXPECT_LT(r.recent_count(), static_cast<std::size_t>(kWrites));
+  EXPECT_EQ(r.newest_write("a", "b"), kWrites);
+  EXPECT_EQ(r.newest_write("b", "c"), kWrites + 1);
+  EXPECT_TRUE(r.written_after("a", "b", kWrites - 1));
+  EXPECT_FALSE(r.written_after("a", "b", kWrites));
+  r.prune(kWrites);
   EXPECT_EQ(r.recent_count(), 1u);
-  EXPECT_EQ(r.newest_write("b", "c"), 41);
-  EXPECT_LE(r.newest_write("a", "b"), 40);
+  EXPECT_EQ(r.newest_write("b", "c"), kWrites + 1);
+  EXPECT_LE(r.newest_write("a", "b"), kWrites);
 }
 
 // The recent list is a ring: with readers a few versions behind, writes age out of it
@@ -222,6 +226,75 @@ TEST(Resolver, RecentWritesAgeOutOldestFirstAcrossTheRing) {
     }
   }
   EXPECT_EQ(r.boundary_count(), 0u);  // nothing ever spilled into the treap
+}
+
+// With readers far behind (more clients than cores), writes wait in the ring, which grows
+// instead of spilling into the treap, until it holds kMaxRecent of them.
+TEST(Resolver, RingGrowsToHoldTheHistoryOfLaggingReaders) {
+  Resolver r;
+  constexpr Version kLag = 1000;
+  for (Version v = 1; v <= 10 * kLag; ++v) {
+    r.record_write_at("k" + std::to_string(v % 97), v);
+    r.prune(std::max<Version>(0, v - kLag));
+  }
+  EXPECT_EQ(r.boundary_count(), 0u);
+  EXPECT_EQ(r.recent_count(), static_cast<std::size_t>(kLag));
+  EXPECT_TRUE(r.written_after_at("k3", 10 * kLag - 200));  // written at 9,797
+  EXPECT_FALSE(r.written_after_at("k3", 10 * kLag - 3));
+}
+
+// An old reader with many read ranges: prepare() moves the ring into the treap rather than
+// scanning it once per range, and every answer stays the same.
+TEST(Resolver, PrepareMovesALongRingIntoTheTreapForManyQueries) {
+  Resolver r;
+  for (Version v = 1; v <= 2000; ++v) r.record_write_at("k" + std::to_string(v % 50), v);
+  std::vector<bool> before;
+  for (int k = 0; k < 60; ++k) before.push_back(r.written_after_at("k" + std::to_string(k), 1990));
+  r.prepare(1990, 60);  // 10 newer writes x 60 queries: cheaper to scan, kept
+  EXPECT_EQ(r.boundary_count(), 0u);
+  r.prepare(100, 60);  // 1,900 newer writes x 60 queries: cheaper to move
+  EXPECT_EQ(r.recent_count(), 0u);
+  EXPECT_GT(r.boundary_count(), 0u);
+  for (int k = 0; k < 60; ++k) {
+    EXPECT_EQ(r.written_after_at("k" + std::to_string(k), 1990),
+              before[static_cast<std::size_t>(k)])
+        << "k" << k;
+  }
+}
+
+// written_after(range, v) is newest_write(range) > v, wherever the writes are: in a ring
+// of any size, in the treap after a spill or a prepare(), or pruned up to the watermark.
+TEST(Resolver, WrittenAfterAgreesWithNewestWriteEverywhere) {
+  std::mt19937 rng(4);
+  auto random_key = [&] {
+    std::string k(1 + rng() % 3, 'a');
+    for (char& c : k) c = static_cast<char>(rng() % 4 == 0 ? '\0' : 'a' + rng() % 4);
+    return k;
+  };
+  Resolver r;
+  Version version = 0;
+  Version oldest = 0;
+  for (int step = 0; step < 40000; ++step) {
+    ++version;
+    std::string b = random_key();
+    if (rng() % 2 == 0) {
+      r.record_write_at(b, version);
+    } else {
+      std::string e = random_key();
+      if (!(b < e)) e = b + "z";
+      r.record_write(b, e, version);
+    }
+    // Readers lag by a varying amount, sometimes past the ring's capacity.
+    if (rng() % 64 == 0) oldest = version - static_cast<Version>(rng() % 20000);
+    oldest = std::max<Version>(0, std::max(oldest, version - 18000));
+    r.prune(oldest);
+    const Version at = oldest + static_cast<Version>(rng() % (version - oldest + 1));
+    if (rng() % 500 == 0) r.prepare(at, 1 + rng() % 64);
+    std::string qb = random_key();
+    std::string qe = rng() % 2 == 0 ? qb + '\0' : qb + "b";
+    ASSERT_EQ(r.written_after(qb, qe, at), r.newest_write(qb, qe) > at) << "step " << step;
+    ASSERT_EQ(r.written_after_at(qb, at), r.newest_write_at(qb) > at) << "step " << step;
+  }
 }
 
 }  // namespace

@@ -378,13 +378,7 @@ std::vector<KeyValue> TransactionImpl::read_reverse(const WriteMap& writes, std:
   LimitTracker full(options, rows, limited);
 
   // The last store node before `key` with a value visible at rv, at or after `begin`.
-  auto visible_before = [&](std::string_view key) {
-    Node* n = store.seek_lt(key);
-    while (n != nullptr && !key_less(n->key(), begin) && kv::MvccStore::visible(n, rv) == nullptr) {
-      n = store.seek_lt(n->key());
-    }
-    return (n != nullptr && !key_less(n->key(), begin)) ? n : nullptr;
-  };
+  auto visible_before = [&](std::string_view key) { return store.seek_visible_lt(key, begin, rv); };
   Node* node = visible_before(end);
   auto point = points.lower_bound(end);  // one past the last candidate
 

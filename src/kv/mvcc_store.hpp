@@ -60,7 +60,12 @@ class MvccStore {
 
   // --- Readers (pinned) -------------------------------------------------------------
   Node* seek_ge(std::string_view key) const { return list_.find_greater_or_equal(key); }
-  Node* seek_lt(std::string_view key) const { return list_.find_less_than(key); }
+  // The last node with floor <= key < `key` that has a value visible at `version`, or
+  // nullptr; a run of invisible nodes (a drained queue's tail) costs no seek per node.
+  Node* seek_visible_lt(std::string_view key, std::string_view floor, Version version) const {
+    return list_.find_last_less_than_if(
+        key, floor, [version](const Node* n) { return visible(n, version) != nullptr; });
+  }
   static Node* next(const Node* n) { return n->next(0); }
   // The record of `n` visible at `version`, or nullptr when the key is absent then.
   static const VersionRecord* visible(const Node* n, Version version) {

@@ -96,6 +96,32 @@ class SkipList {
     Node* x = descend(key, nullptr).before;
     return x == head_ ? nullptr : x;
   }
+  // The last node with floor <= key < `key` for which keep(node) holds, or nullptr. A run
+  // of k rejected nodes costs O(k + log n), not one seek per node: the walk goes back up
+  // the descent's path, scanning forward at level 0 from each level's predecessor.
+  template <class Keep>
+  Node* find_last_less_than_if(std::string_view key, std::string_view floor, Keep keep) const {
+    Node* prev[kMaxHeight];
+    const int height = descend_levels(key, prev);
+    Node* top = prev[0];  // rejected below: the candidates lie before it
+    if (top == head_ || key_less(top->key(), floor)) return nullptr;
+    if (keep(top)) return top;
+    for (int level = 1; level <= height; ++level) {
+      Node* start = level < height ? prev[level] : head_;
+      if (start == top) continue;  // on this level too: nothing lies between
+      const bool last = start == head_ || key_less(start->key(), floor);
+      Node* found = nullptr;
+      // Bounded by key, not by reaching `top`: a concurrent unlink may bypass it.
+      for (Node* n = last ? find_greater_or_equal(floor) : start->next(0);
+           n != nullptr && key_less(n->key(), top->key()); n = n->next(0)) {
+        if (keep(n)) found = n;
+      }
+      if (found != nullptr || last) return found;
+      if (keep(start)) return start;
+      top = start;
+    }
+    return nullptr;
+  }
   // Last node in the list, or nullptr.
   Node* find_last() const {
     Node* x = head_;
@@ -161,6 +187,12 @@ class SkipList {
   int max_height() const { return max_height_.load(std::memory_order_relaxed); }
 
   void find_predecessors(std::string_view key, Node** prev) const { descend(key, prev); }
+  // descend(key, prev); returns the number of levels it filled in.
+  int descend_levels(std::string_view key, Node** prev) const {
+    const int height = max_height();
+    descend(key, prev, height);
+    return height;
+  }
 
   struct Position {
     Node* before;       // the last node with key < `key` (head_ if none)
@@ -173,9 +205,12 @@ class SkipList {
   // A node found larger at one level is not compared again at the levels below
   // (leveldb's trick): it is the most common next node there.
   Position descend(std::string_view key, Node** prev) const {
+    return descend(key, prev, max_height());
+  }
+  Position descend(std::string_view key, Node** prev, int height) const {
     Node* x = head_;
     Node* known_bigger = nullptr;
-    for (int level = max_height() - 1; level >= 0; --level) {
+    for (int level = height - 1; level >= 0; --level) {
       for (;;) {
         Node* n = x->next(level);
         // Whichever way the comparison goes, the next node is n or x's successor one level

@@ -1,5 +1,6 @@
 #include "kv/skiplist.hpp"
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <random>
@@ -71,6 +72,45 @@ TEST(SkipList, MatchesOrderedSetModelUnderInsertAndUnlink) {
     } else {
       ASSERT_NE(lt, nullptr);
       EXPECT_EQ(lt->key(), *std::prev(ge));
+    }
+  }
+}
+
+// find_last_less_than_if agrees with a backward scan of the model, whatever the keep
+// predicate rejects: single nodes, long runs (a drained queue's tail), or everything.
+TEST(SkipList, LastLessThanIfMatchesABackwardScan) {
+  SizeClassPool pool;
+  List list(pool);
+  std::set<std::string> model;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 4000; ++i) {
+    std::string k = key_of(static_cast<int>(rng() % 6000));
+    if (model.insert(k).second) list.insert(k, rng());
+  }
+  for (int step = 0; step < 3000; ++step) {
+    // Keep keys whose number is a multiple of `every`: 1 keeps all, 100000 keeps none.
+    const int every = std::array{1, 2, 7, 97, 1000, 100000}[rng() % 6];
+    auto keep_key = [every](std::string_view k) {
+      return std::stoi(std::string(k.substr(1))) % every == 0;
+    };
+    std::string key = key_of(static_cast<int>(rng() % 6100));
+    std::string floor = rng() % 4 == 0 ? std::string() : key_of(static_cast<int>(rng() % 6000));
+    const std::string* expect = nullptr;
+    for (auto it = model.lower_bound(key); it != model.begin();) {
+      --it;
+      if (*it < floor) break;
+      if (keep_key(*it)) {
+        expect = &*it;
+        break;
+      }
+    }
+    auto* got = list.find_last_less_than_if(
+        key, floor, [&](const List::Node* n) { return keep_key(n->key()); });
+    if (expect == nullptr) {
+      ASSERT_EQ(got, nullptr) << "step " << step;
+    } else {
+      ASSERT_NE(got, nullptr) << "step " << step;
+      ASSERT_EQ(got->key(), *expect) << "step " << step;
     }
   }
 }

@@ -13,7 +13,6 @@
 namespace strata::engine {
 
 using base::key_after;
-using base::key_less;
 
 namespace {
 
@@ -326,18 +325,8 @@ std::vector<KeyValue> TransactionImpl::read_forward(const WriteMap& writes, std:
   std::vector<KeyValue> rows;
   LimitTracker full(options, rows, limited);
 
-  // The next store node at or after `n` with a value visible at rv, below `end`. Keys that
-  // are invisible here (deleted before rv, as at a queue's head while an old reader holds
-  // collection back) are compared with `end` only every kEndCheckStride steps: the walk
-  // may overshoot `end` by that many nodes, never more.
-  auto visible_from = [&](Node* n) -> Node* {
-    constexpr unsigned kEndCheckStride = 16;
-    for (unsigned step = 1; n != nullptr; ++step, n = kv::MvccStore::next(n)) {
-      if (kv::MvccStore::visible(n, rv) != nullptr) return key_less(n->key(), end) ? n : nullptr;
-      if (step % kEndCheckStride == 0 && !key_less(n->key(), end)) return nullptr;
-    }
-    return n;
-  };
+  // The next store node at or after `n` with a value visible at rv, below `end`.
+  auto visible_from = [&](Node* n) { return store.first_visible(n, end, rv); };
   Node* node = visible_from(store.seek_ge(begin));
   auto point = points.lower_bound(begin);
 

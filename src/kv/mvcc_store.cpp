@@ -42,6 +42,38 @@ const VersionRecord* MvccStore::get(std::string_view key, Version version) const
   return n == nullptr ? nullptr : visible(n, version);
 }
 
+namespace {
+
+// The walk behind first_visible: keys are compared with `end` only every kEndCheckStride
+// steps, so a run of invisible nodes costs no key comparison per node.
+template <class Node, class Invisible>
+Node* walk_to_visible(Node* n, std::string_view end, Invisible invisible) {
+  constexpr unsigned kEndCheckStride = 16;
+  for (unsigned step = 1; n != nullptr; ++step, n = n->next(0)) {
+    if (!invisible(n)) return key_less(n->key(), end) ? n : nullptr;
+    if (step % kEndCheckStride == 0 && !key_less(n->key(), end)) return nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+MvccStore::Node* MvccStore::first_visible(Node* n, std::string_view end, Version version) const {
+  auto by_record = [version](const Node* x) { return visible(x, version) == nullptr; };
+  bool hinted = false;
+  Node* found = walk_to_visible(n, end, [&](const Node* x) {
+    if (x->payload().deleted_by(version)) return hinted = true;
+    return by_record(x);
+  });
+  // A hint read during the walk belongs to a tombstone at most one version above the
+  // committed version loaded after it (the batch being applied). If that bound is below
+  // version + kWindow / 2 now, every hint used was right; if not (a reader far behind),
+  // walk again on the records alone.
+  constexpr Version kHintReach = RecordHead::kWindow / 2 - 1;
+  if (hinted && committed() - version >= kHintReach) return walk_to_visible(n, end, by_record);
+  return found;
+}
+
 std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
   Node* n = index_.find(key);
   if (n == nullptr) return std::nullopt;

@@ -36,6 +36,7 @@
 #include "kv/fifo.hpp"
 #include "kv/point_index.hpp"
 #include "kv/reader_registry.hpp"
+#include "kv/record_head.hpp"
 #include "kv/size_class_pool.hpp"
 #include "kv/skiplist.hpp"
 #include "kv/version_chain.hpp"
@@ -44,7 +45,7 @@ namespace strata::kv {
 
 class MvccStore {
  public:
-  using List = SkipList<std::atomic<VersionRecord*>>;
+  using List = SkipList<RecordHead>;
   using Node = List::Node;
 
   MvccStore() : list_(node_pool_) {}
@@ -66,6 +67,11 @@ class MvccStore {
     return list_.find_last_less_than_if(
         key, floor, [version](const Node* n) { return visible(n, version) != nullptr; });
   }
+  // The first node from `n` on (n included) with a value visible at `version`, or nullptr
+  // when there is none below `end`. It may step up to 16 nodes past `end` before noticing.
+  // Deleted keys are passed on their head's hint (kv/record_head.hpp) without a load of
+  // their record, when the walk can show afterwards that every hint it used was exact.
+  Node* first_visible(Node* n, std::string_view end, Version version) const;
   static Node* next(const Node* n) { return n->next(0); }
   // The record of `n` visible at `version`, or nullptr when the key is absent then.
   static const VersionRecord* visible(const Node* n, Version version) {

@@ -55,6 +55,60 @@ TEST(MvccStore, SecondWriteInOneBatchReplacesTheFirst) {
   EXPECT_EQ(s.latest("k"), "y");
 }
 
+// first_visible passes deleted keys on their head's hint, and the hint holds a tombstone's
+// version modulo 2^15: a reader far behind the delete must still see the older value.
+TEST(MvccStore, FirstVisibleIsExactWhateverTheDistanceToTheDelete) {
+  constexpr Version kFar = RecordHead::kWindow + 3'000;  // past the hint's reach
+  MvccStore s;
+  s.set("k", "v", 1);
+  s.publish(1);
+  for (Version v = 2; v <= kFar; ++v) {
+    s.set("filler", "x", v);  // versions go by without touching "k"
+    s.publish(v);
+  }
+  s.clear("k", kFar + 1);
+  s.publish(kFar + 1);
+  for (Version reader :
+       {Version{1}, kFar - 20'000, kFar - RecordHead::kWindow / 2, kFar - 20, kFar}) {
+    MvccStore::Node* n = s.first_visible(s.seek_ge("k"), "l", reader);
+    ASSERT_NE(n, nullptr) << "reader at " << reader;
+    EXPECT_EQ(n->key(), "k");
+  }
+  EXPECT_EQ(s.first_visible(s.seek_ge("k"), "l", kFar + 1), nullptr);
+  // Runs of deleted keys are passed; the walk stops at the first key still visible.
+  for (int i = 0; i < 100; ++i) s.set("q" + std::to_string(100 + i), "item", kFar + 2);
+  s.publish(kFar + 2);
+  for (int i = 0; i < 99; ++i) s.clear("q" + std::to_string(100 + i), kFar + 3);
+  s.publish(kFar + 3);
+  MvccStore::Node* head = s.first_visible(s.seek_ge("q"), "r", kFar + 3);
+  ASSERT_NE(head, nullptr);
+  EXPECT_EQ(head->key(), "q199");
+  head = s.first_visible(s.seek_ge("q"), "r", kFar + 2);
+  ASSERT_NE(head, nullptr);
+  EXPECT_EQ(head->key(), "q100");
+  EXPECT_EQ(s.first_visible(s.seek_ge("q"), "q199", kFar + 3), nullptr);
+}
+
+TEST(RecordHead, HintAnswersWithinItsWindow) {
+  SizeClassPool pool;
+  RecordHead head;
+  EXPECT_FALSE(head.deleted_by(10));  // empty
+  VersionRecord* value = VersionRecord::make(pool, 5, std::string_view("v"), nullptr);
+  head.store(value, std::memory_order_release);
+  EXPECT_EQ(head.load(std::memory_order_acquire), value);
+  EXPECT_FALSE(head.deleted_by(1'000));              // a value: never deleted
+  const Version died = 3 * RecordHead::kWindow + 7;  // wraps the 15-bit field
+  VersionRecord* tombstone = VersionRecord::make(pool, died, std::nullopt, value);
+  head.store(tombstone, std::memory_order_release);
+  EXPECT_EQ(head.load(std::memory_order_acquire), tombstone);
+  EXPECT_TRUE(head.deleted_by(died));
+  EXPECT_TRUE(head.deleted_by(died + RecordHead::kWindow / 2 - 1));
+  EXPECT_FALSE(head.deleted_by(died - 1));
+  EXPECT_FALSE(head.deleted_by(died - RecordHead::kWindow / 2));
+  VersionRecord::destroy(pool, tombstone);
+  VersionRecord::destroy(pool, value);
+}
+
 // The queue-head problem: a key that is written and then deleted must disappear from the
 // skiplist once no reader can see it, so "first key" seeks never walk over dead keys.
 TEST(MvccStore, DeletedKeysAreUnlinkedOnceNoReaderCanSeeThem) {

@@ -25,13 +25,38 @@ if [ -d tests/fuzz ] && command -v clang++ >/dev/null; then
   echo "=== fuzz"
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz -j "$jobs"
+  # Each fuzzer is one single-threaded process, so they run $jobs at a time, each for the
+  # full FUZZ_SECONDS; their reports are shown in order once a batch is done.
+  fuzz_seconds=${FUZZ_SECONDS:-60}
+  fuzzers=()
   for f in build/fuzz/tests/fuzz/fuzz_*; do
-    [ -x "$f" ] || continue
-    corpus="tests/fuzz/corpus/$(basename "$f")"
-    mkdir -p "build/fuzz/corpus/$(basename "$f")"
-    echo "--- $(basename "$f") for ${FUZZ_SECONDS:-60} s"
-    "$f" -max_total_time="${FUZZ_SECONDS:-60}" -print_final_stats=1 \
-      "build/fuzz/corpus/$(basename "$f")" ${corpus:+$( [ -d "$corpus" ] && echo "$corpus")} 2>&1 | tail -n 5
+    if [ -x "$f" ]; then fuzzers+=("$f"); fi
+  done
+  for ((i = 0; i < ${#fuzzers[@]}; i += jobs)); do
+    batch=("${fuzzers[@]:i:jobs}")
+    pids=()
+    for f in "${batch[@]}"; do
+      name=$(basename "$f")
+      corpus=()
+      if [ -d "tests/fuzz/corpus/$name" ]; then corpus=("tests/fuzz/corpus/$name"); fi
+      mkdir -p "build/fuzz/corpus/$name"
+      "$f" -max_total_time="$fuzz_seconds" -print_final_stats=1 \
+        "build/fuzz/corpus/$name" "${corpus[@]}" >"build/fuzz/$name.log" 2>&1 &
+      pids+=($!)
+    done
+    failed=0
+    for k in "${!batch[@]}"; do
+      name=$(basename "${batch[k]}")
+      echo "--- $name for $fuzz_seconds s"
+      if wait "${pids[k]}"; then
+        tail -n 5 "build/fuzz/$name.log"
+      else
+        tail -n 60 "build/fuzz/$name.log"
+        echo "$name failed (log: build/fuzz/$name.log)"
+        failed=1
+      fi
+    done
+    [ "$failed" -eq 0 ] || exit 1
   done
 fi
 echo "all tests passed"

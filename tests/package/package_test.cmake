@@ -21,8 +21,12 @@ run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/tests/package/consumer -B
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 run(${WORK_DIR}/consumer/consumer)
-run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/tests/package/subdir -B ${WORK_DIR}/subdir
+# The add_subdirectory consumer checks the subproject's wiring (option defaults, the alias
+# target, include directories); it builds in Debug, without LTO: the Release archive with
+# fat LTO objects linked into a non-LTO consumer is what the find_package consumer checks.
+run(${CMAKE_COMMAND} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Debug
+    -S ${STRATA_SOURCE_DIR}/tests/package/subdir -B ${WORK_DIR}/subdir
     -DSTRATA_SOURCE_DIR=${STRATA_SOURCE_DIR})
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/subdir)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/subdir --target consumer)
 run(${WORK_DIR}/subdir/consumer)
 message(STATUS "find_package and add_subdirectory consumers built and ran")

@@ -177,17 +177,15 @@ Version Resolver::newest_write_at(std::string_view key) const {
 }
 
 bool Resolver::written_after(std::string_view begin, std::string_view end, Version version) const {
-  for (std::size_t i = recent_size_; i > 0 && recent_at(i - 1).version > version; --i) {
-    if (meets(recent_at(i - 1), begin, end)) return true;
+  if (recent_meets_after(version, [&](const Recent& r) { return meets(r, begin, end); })) {
+    return true;
   }
   if (max_of(root_) <= version) return false;
   return std::max(version_at(begin), max_strictly_inside(root_, begin, end)) > version;
 }
 
 bool Resolver::written_after_at(std::string_view key, Version version) const {
-  for (std::size_t i = recent_size_; i > 0 && recent_at(i - 1).version > version; --i) {
-    if (meets_at(recent_at(i - 1), key)) return true;
-  }
+  if (recent_meets_after(version, [&](const Recent& r) { return meets_at(r, key); })) return true;
   return max_of(root_) > version && version_at(key) > version;
 }
 

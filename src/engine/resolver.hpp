@@ -44,7 +44,8 @@ class Resolver {
   Resolver& operator=(const Resolver&) = delete;
 
   // The newest version written in [begin, end); 0 when nothing newer than the pruned
-  // floor was written there. REQUIRES: begin < end.
+  // floor was written there. REQUIRES: begin < end. Exact, and it scans the whole ring:
+  // commits ask written_after, and the tests check that against this.
   Version newest_write(std::string_view begin, std::string_view end) const;
   // newest_write(key, key+00) without building key+00.
   Version newest_write_at(std::string_view key) const;
@@ -85,6 +86,15 @@ class Resolver {
   Recent& next_recent(Version version);
   // The number of recent writes newer than `version` (a suffix: versions only grow).
   std::size_t recent_after(Version version) const;
+  // Whether a recent write newer than `version` satisfies `meets`: scans from the newest
+  // back, stopping at `version`.
+  template <class Meets>
+  bool recent_meets_after(Version version, Meets meets) const {
+    for (std::size_t i = recent_size_; i > 0 && recent_at(i - 1).version > version; --i) {
+      if (meets(recent_at(i - 1))) return true;
+    }
+    return false;
+  }
   static bool meets(const Recent& r, std::string_view begin, std::string_view end);
   static bool meets_at(const Recent& r, std::string_view key);
   // Moves the recent writes into the treap, oldest first.

@@ -102,7 +102,7 @@ class SkipList {
   template <class Keep>
   Node* find_last_less_than_if(std::string_view key, std::string_view floor, Keep keep) const {
     Node* prev[kMaxHeight];
-    const int height = descend_levels(key, prev);
+    const int height = descend(key, prev).height;
     Node* top = prev[0];  // rejected below: the candidates lie before it
     if (top == head_ || key_less(top->key(), floor)) return nullptr;
     if (keep(top)) return top;
@@ -187,16 +187,11 @@ class SkipList {
   int max_height() const { return max_height_.load(std::memory_order_relaxed); }
 
   void find_predecessors(std::string_view key, Node** prev) const { descend(key, prev); }
-  // descend(key, prev); returns the number of levels it filled in.
-  int descend_levels(std::string_view key, Node** prev) const {
-    const int height = max_height();
-    descend(key, prev, height);
-    return height;
-  }
 
   struct Position {
     Node* before;       // the last node with key < `key` (head_ if none)
     Node* at_or_after;  // the node that followed it when compared: key >= `key`, or nullptr
+    int height;         // the levels descended (and filled in `prev`)
   };
 
   // Finds `key`'s position, recording the predecessor at each level in `prev` when given.
@@ -205,9 +200,7 @@ class SkipList {
   // A node found larger at one level is not compared again at the levels below
   // (leveldb's trick): it is the most common next node there.
   Position descend(std::string_view key, Node** prev) const {
-    return descend(key, prev, max_height());
-  }
-  Position descend(std::string_view key, Node** prev, int height) const {
+    const int height = max_height();
     Node* x = head_;
     Node* known_bigger = nullptr;
     for (int level = height - 1; level >= 0; --level) {
@@ -224,7 +217,7 @@ class SkipList {
       }
       if (prev != nullptr) prev[level] = x;
     }
-    return {x, known_bigger};
+    return {x, known_bigger, height};
   }
 
   // Geometric heights with p = 1/4, from two bits per level.

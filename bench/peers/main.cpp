@@ -3,8 +3,10 @@
 // in one run; prints ops/s and the ratio strata/peer per workload, and optionally a CSV.
 //
 // Peers are configured for speed as DESIGN.md describes (tmpfs, no sync, no WAL); each
-// workload cell gets a fresh instance in its own directory. See bench/peers/plot.gp for
-// the chart made from the CSV.
+// workload cell gets a fresh instance per engine in its own directory, and the engines
+// take turns in short rounds (--rounds), so each ratio compares engines measured at the
+// same time. See bench/peers/plot.gp for the chart made from the CSV.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -69,6 +71,7 @@ constexpr std::size_t kNumWorkloads = sizeof(kWorkloads) / sizeof(kWorkloads[0])
 
 struct Config {
   double seconds = 3.0;
+  int rounds = 3;  // each cell's time is split into this many rounds, engines interleaved
   std::uint64_t keys = 1000000;
   std::string csv;
   std::filesystem::path dir;
@@ -79,6 +82,21 @@ struct Config {
 struct Cell {
   std::optional<double> ops;  // ops per second; empty: skipped or failed
   std::string note;           // verification failure or error
+};
+
+// One engine's rounds of one workload: the rate of each, and what failed.
+struct Rounds {
+  std::vector<double> rates;
+  std::string note;
+  bool error = false;
+
+  // The cell's figure: the mean of equal-length rounds (total ops over total time).
+  Cell cell() const {
+    if (error || rates.empty()) return Cell{std::nullopt, note};
+    double sum = 0;
+    for (double r : rates) sum += r;
+    return Cell{sum / static_cast<double>(rates.size()), note};
+  }
 };
 
 // Runs body(t, stop) on `threads` threads for `seconds`; returns total ops / elapsed.
@@ -320,7 +338,10 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage(std::ostream& os) {
   os << "usage: strata-peers [options]\n"
-        "  --seconds S        duration of each cell (default 3)\n"
+        "  --seconds S        duration of each cell per engine (default 3)\n"
+        "  --rounds N         split each cell into N rounds, the engines taking turns in\n"
+        "                     each (order reversed every other round), so that a drift in\n"
+        "                     the machine's speed hits every engine alike (default 3)\n"
         "  --csv FILE         also write the results as CSV (for bench/peers/plot.gp)\n"
         "  --peers LIST       comma list of: strata,lmdb,rocksdb,sqlite,mutex_std (default all)\n"
         "  --workloads LIST   comma list of workload ids (default all):\n";
@@ -346,6 +367,10 @@ int parse(int argc, char** argv, Config& cfg) {
     } else if (a == "--seconds") {
       cfg.seconds = std::stod(need(i));
       if (!(cfg.seconds > 0)) throw std::invalid_argument("--seconds must be > 0");
+    } else if (a == "--rounds") {
+      cfg.rounds = std::stoi(need(i));
+      if (cfg.rounds < 1 || cfg.rounds > 1000)
+        throw std::invalid_argument("--rounds must be 1..1000");
     } else if (a == "--csv") {
       cfg.csv = need(i);
     } else if (a == "--keys") {
@@ -410,9 +435,14 @@ int main(int argc, char** argv) {
             << " mode\n";
 
   std::vector<std::vector<Cell>> results(kNumWorkloads, std::vector<Cell>(kNumPeers));
+  // Per-round strata/peer ratios, for the spread the table shows beside each ratio.
+  std::vector<std::vector<std::vector<double>>> round_ratios(
+      kNumWorkloads, std::vector<std::vector<double>>(kNumPeers));
   bool failed = false;
-  // Workload-major order, so every engine sees each workload at about the same time. The
-  // two point-get cells share one loaded instance per engine.
+  // Workload-major order, and within a workload the engines take turns round by round, so
+  // every engine sees each workload at about the same time and a change in the machine's
+  // speed (this host's clock varies by 1.5x from minute to minute) falls on all of them.
+  // The two point-get cells share one loaded instance per engine.
   for (std::size_t wi = 0; wi < kNumWorkloads; ++wi) {
     const Workload& w = kWorkloads[wi];
     if (!cfg.workloads[wi]) continue;
@@ -427,54 +457,93 @@ int main(int argc, char** argv) {
         if (cfg.workloads[j]) group.push_back(j);
       }
     }
+    std::vector<std::vector<Rounds>> rounds(kNumWorkloads, std::vector<Rounds>(kNumPeers));
+    auto fail = [&](std::size_t k, const std::exception& e) {
+      std::cout << "  " << w.id << " " << kPeers[k].label << ": ERROR " << e.what() << std::endl;
+      for (std::size_t g : group) {
+        rounds[g][k].error = true;
+        rounds[g][k].note = std::string("error: ") + e.what();
+      }
+      failed = true;
+    };
+    // One fresh instance per engine for the whole cell.
+    std::vector<std::unique_ptr<Peer>> instance(kNumPeers);
     for (std::size_t k = 0; k < kNumPeers; ++k) {
       if (!active[k]) continue;
       try {
-        auto peer = kPeers[k].make(cfg.dir);
+        instance[k] = kPeers[k].make(cfg.dir);
         if (w.kind == Kind::point_get) {
           auto t0 = Clock::now();
-          peer->load(cfg.keys, make_value(7));
-          peer->counters();
+          instance[k]->load(cfg.keys, make_value(7));
+          instance[k]->counters();
           std::cout << "  " << kPeers[k].label << ": loaded " << cfg.keys << " keys in "
                     << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
         }
-        for (std::size_t g : group) {
-          const Workload& gw = kWorkloads[g];
-          Cell cell;
-          switch (gw.kind) {
-            case Kind::pairs:
-              cell = run_pairs(*peer, gw, cfg.seconds, false);
-              break;
-            case Kind::pq_pairs:
-              cell = run_pairs(*peer, gw, cfg.seconds, true);
-              break;
-            case Kind::prodcons:
-              cell = run_prodcons(*peer, gw, cfg.seconds);
-              break;
-            case Kind::point_set:
-            case Kind::point_get:
-              cell = run_point(*peer, gw, cfg.seconds, cfg.keys);
-              break;
-            case Kind::churn: {
-              std::string drift;
-              cell = run_churn(*peer, cfg.seconds * 3, drift);
-              if (!drift.empty())
-                std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << drift << "\n";
-              break;
-            }
-          }
-          std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << human(*cell.ops) << " "
-                    << gw.unit << (cell.note.empty() ? "" : "  VERIFY FAILED: ") << cell.note;
-          std::string counters = peer->counters();
-          if (!counters.empty()) std::cout << "  (" << counters << ")";
-          std::cout << std::endl;
-          if (!cell.note.empty()) failed = true;
-          results[g][k] = std::move(cell);
-        }
       } catch (const std::exception& e) {
-        std::cout << "  " << w.id << " " << kPeers[k].label << ": ERROR " << e.what() << std::endl;
-        for (std::size_t g : group) results[g][k].note = std::string("error: ") + e.what();
-        failed = true;
+        instance[k].reset();
+        fail(k, e);
+      }
+    }
+    // Churn measures drift over one continuous run, so it is not split.
+    const int n_rounds = w.kind == Kind::churn ? 1 : cfg.rounds;
+    const double slice = cfg.seconds / n_rounds;
+    for (int round = 0; round < n_rounds; ++round) {
+      for (std::size_t step = 0; step < kNumPeers; ++step) {
+        const std::size_t k = round % 2 == 0 ? step : kNumPeers - 1 - step;
+        Peer* peer = instance[k].get();
+        if (peer == nullptr) continue;
+        try {
+          for (std::size_t g : group) {
+            const Workload& gw = kWorkloads[g];
+            Cell cell;
+            switch (gw.kind) {
+              case Kind::pairs:
+                cell = run_pairs(*peer, gw, slice, false);
+                break;
+              case Kind::pq_pairs:
+                cell = run_pairs(*peer, gw, slice, true);
+                break;
+              case Kind::prodcons:
+                cell = run_prodcons(*peer, gw, slice);
+                break;
+              case Kind::point_set:
+              case Kind::point_get:
+                cell = run_point(*peer, gw, slice, cfg.keys);
+                break;
+              case Kind::churn: {
+                std::string drift;
+                cell = run_churn(*peer, slice * 3, drift);
+                if (!drift.empty())
+                  std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << drift << "\n";
+                break;
+              }
+            }
+            std::cout << "  " << gw.id << " " << kPeers[k].label;
+            if (n_rounds > 1) std::cout << " [" << round + 1 << "/" << n_rounds << "]";
+            std::cout << ": " << human(*cell.ops) << " " << gw.unit
+                      << (cell.note.empty() ? "" : "  VERIFY FAILED: ") << cell.note;
+            std::string counters = peer->counters();
+            if (!counters.empty()) std::cout << "  (" << counters << ")";
+            std::cout << std::endl;
+            if (!cell.note.empty()) failed = true;
+            rounds[g][k].rates.push_back(*cell.ops);
+            rounds[g][k].note += cell.note;
+          }
+        } catch (const std::exception& e) {
+          instance[k].reset();
+          fail(k, e);
+        }
+      }
+    }
+    for (std::size_t g : group) {
+      for (std::size_t k = 0; k < kNumPeers; ++k) {
+        results[g][k] = rounds[g][k].cell();
+        const auto& mine = rounds[g][0].rates;
+        const auto& theirs = rounds[g][k].rates;
+        if (k == 0 || rounds[g][k].error || rounds[g][0].error) continue;
+        for (std::size_t r = 0; r < mine.size() && r < theirs.size(); ++r) {
+          if (theirs[r] > 0) round_ratios[g][k].push_back(mine[r] / theirs[r]);
+        }
       }
     }
   }
@@ -495,7 +564,12 @@ int main(int argc, char** argv) {
     head << " strata/" << kPeers[k].label << " |";
     rule << "---|";
   }
-  std::cout << "\n" << head.str() << "\n" << rule.str() << "\n";
+  std::cout << "\n";
+  if (cfg.rounds > 1) {
+    std::cout << "(ratios over the whole cell; in brackets the lowest and highest of its "
+              << cfg.rounds << " rounds)\n";
+  }
+  std::cout << head.str() << "\n" << rule.str() << "\n";
   std::ofstream csv;
   if (!cfg.csv.empty()) {
     csv.open(cfg.csv);
@@ -524,8 +598,16 @@ int main(int argc, char** argv) {
         std::snprintf(buf, sizeof buf, "%.3g", *row[0].ops / *row[k].ops);
         ratios[k] = buf;
       }
-      if (active[k] && active[0])
-        std::cout << " " << (ratios[k].empty() ? "-" : ratios[k] + "x") << " |";
+      if (!active[k] || !active[0]) continue;
+      std::cout << " " << (ratios[k].empty() ? "-" : ratios[k] + "x");
+      const auto& per_round = round_ratios[wi][k];
+      if (!ratios[k].empty() && per_round.size() > 1) {
+        auto [lo, hi] = std::minmax_element(per_round.begin(), per_round.end());
+        char buf[48];
+        std::snprintf(buf, sizeof buf, " (%.3g-%.3g)", *lo, *hi);
+        std::cout << buf;
+      }
+      std::cout << " |";
     }
     std::cout << "\n";
     if (csv.is_open()) {

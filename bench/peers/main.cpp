@@ -470,10 +470,11 @@ int main(int argc, char** argv) {
       }
       failed = true;
     };
-    // One fresh instance per engine for the whole cell.
+    // One fresh instance per engine for the whole cell. Churn's engines run one at a time,
+    // each alone in the process, so its RSS drift is that engine's own.
+    const bool one_at_a_time = w.kind == Kind::churn;
     std::vector<std::unique_ptr<Peer>> instance(kNumPeers);
-    for (std::size_t k = 0; k < kNumPeers; ++k) {
-      if (!active[k]) continue;
+    auto open = [&](std::size_t k) {
       try {
         instance[k] = kPeers[k].make(cfg.dir);
         if (w.kind == Kind::point_get) {
@@ -487,13 +488,17 @@ int main(int argc, char** argv) {
         instance[k].reset();
         fail(k, e);
       }
+    };
+    for (std::size_t k = 0; k < kNumPeers; ++k) {
+      if (active[k] && !one_at_a_time) open(k);
     }
     // Churn measures drift over one continuous run, so it is not split.
-    const int n_rounds = w.kind == Kind::churn ? 1 : cfg.rounds;
+    const int n_rounds = one_at_a_time ? 1 : cfg.rounds;
     const double slice = cfg.seconds / n_rounds;
     for (int round = 0; round < n_rounds; ++round) {
       for (std::size_t step = 0; step < kNumPeers; ++step) {
         const std::size_t k = round % 2 == 0 ? step : kNumPeers - 1 - step;
+        if (one_at_a_time && active[k]) open(k);
         Peer* peer = instance[k].get();
         if (peer == nullptr) continue;
         try {
@@ -537,6 +542,7 @@ int main(int argc, char** argv) {
           instance[k].reset();
           fail(k, e);
         }
+        if (one_at_a_time) instance[k].reset();
       }
     }
     for (std::size_t g : group) {

@@ -19,7 +19,7 @@ set key top left horizontal font ",9"
 set grid ytics mytics
 set logscale y
 set xtics rotate by -30 left font ",9"
-set multiplot layout 1,2 title "strata vs peers (same run; 16-byte keys, 100-byte values)"
+set multiplot layout 1,2 title "strata vs peers (engines measured side by side, taking turns in rounds; 16-byte keys, 100-byte values)"
 
 set title "throughput (ops/s per workload unit)"
 set yrange [10:*]

@@ -72,6 +72,11 @@ void BM_StrataTransactionLifecycle(benchmark::State& state) {
 }
 BENCHMARK(BM_StrataTransactionLifecycle);
 
+// The point-get benchmarks' shapes: 100 k and 1 M keys, on one thread and on two.
+void point_get_shapes(benchmark::internal::Benchmark* b) {
+  b->Arg(100'000)->Arg(1'000'000)->ArgName("keys")->Threads(1)->Threads(2)->UseRealTime();
+}
+
 void BM_StrataPointGet(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   strata::Database& db = filled_strata(state.range(0));
@@ -84,13 +89,21 @@ void BM_StrataPointGet(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StrataPointGet)
-    ->Arg(100'000)
-    ->Arg(1'000'000)
-    ->ArgName("keys")
-    ->Threads(1)
-    ->Threads(2)
-    ->UseRealTime();
+BENCHMARK(BM_StrataPointGet)->Apply(point_get_shapes);
+
+// The same through Database::run, a transaction per get: what an idiomatic loop pays for
+// creating and destroying its transactions, on one thread and on two.
+void BM_StrataPointGetRun(benchmark::State& state) {
+  const auto keys = static_cast<std::uint64_t>(state.range(0));
+  strata::Database& db = filled_strata(state.range(0));
+  std::mt19937_64 rng(state.thread_index() + 1);
+  for (auto _ : state) {
+    const std::string key = key_of(rng() % keys);
+    benchmark::DoNotOptimize(db.run([&](strata::Transaction& tr) { return tr.get(key); }));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_StrataPointGetRun)->Apply(point_get_shapes);
 
 // Atomic adds on one hot key: blind, so they never conflict and scale with group commit.
 void BM_StrataAtomicAddHotKey(benchmark::State& state) {
@@ -242,13 +255,7 @@ void BM_LmdbPointGet(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_LmdbPointGet)
-    ->Arg(100'000)
-    ->Arg(1'000'000)
-    ->ArgName("keys")
-    ->Threads(1)
-    ->Threads(2)
-    ->UseRealTime();
+BENCHMARK(BM_LmdbPointGet)->Apply(point_get_shapes);
 #endif
 
 }  // namespace

@@ -58,9 +58,12 @@ class Database {
   // Runs f(Transaction&) and commits, retrying retryable errors through on_error, and
   // returns f's result. f may run more than once, so it must be idempotent apart from its
   // transaction. Non-retryable errors and exceptions thrown by f propagate.
+  // The transaction borrows this database for the call (it takes no reference count), so
+  // this Database must not be destroyed or reassigned while run() runs; a Transaction
+  // moved out of f takes a reference of its own.
   template <class F>
   auto run(F&& f) {
-    Transaction tr = create_transaction();
+    Transaction tr = borrowing_transaction();
     for (;;) {
       try {
         if constexpr (std::is_void_v<std::invoke_result_t<F&, Transaction&>>) {
@@ -87,6 +90,7 @@ class Database {
 
  private:
   explicit Database(std::shared_ptr<engine::DatabaseImpl> impl) : impl_(std::move(impl)) {}
+  Transaction borrowing_transaction();  // run()'s: see there
   std::shared_ptr<engine::DatabaseImpl> impl_;
 };
 

@@ -1,4 +1,6 @@
 // The public Database, Transaction and ReadView methods, forwarding to the engine.
+#include <utility>
+
 #include "strata/database.hpp"
 #include "strata/transaction.hpp"
 
@@ -18,6 +20,10 @@ Database Database::open(Options options) {
 
 Transaction Database::create_transaction() {
   return Transaction(engine::TransactionImpl::make(impl_));
+}
+
+Transaction Database::borrowing_transaction() {
+  return Transaction(engine::TransactionImpl::make_borrowed(*impl_));
 }
 
 Version Database::committed_version() const { return impl_->store().committed(); }
@@ -58,8 +64,18 @@ std::vector<KeyValue> ReadView::get_range(const KeyRange& range, RangeOptions op
 // ---- Transaction ------------------------------------------------------------------
 
 Transaction::Transaction(std::unique_ptr<engine::TransactionImpl> impl) : impl_(std::move(impl)) {}
-Transaction::Transaction(Transaction&&) noexcept = default;
-Transaction& Transaction::operator=(Transaction&&) noexcept = default;
+// A transaction moved (out of Database::run, say) may outlive the run that borrowed its
+// database: from here on it holds a reference of its own.
+Transaction::Transaction(Transaction&& other) noexcept : impl_(std::move(other.impl_)) {
+  if (impl_ != nullptr) impl_->own();
+}
+Transaction& Transaction::operator=(Transaction&& other) noexcept {
+  if (this != &other) {
+    engine::TransactionImpl::recycle(std::exchange(impl_, std::move(other.impl_)));
+    if (impl_ != nullptr) impl_->own();
+  }
+  return *this;
+}
 Transaction::~Transaction() { engine::TransactionImpl::recycle(std::move(impl_)); }
 
 std::optional<std::string> Transaction::get(std::string_view key) {

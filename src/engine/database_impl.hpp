@@ -14,7 +14,9 @@
 
 namespace strata::engine {
 
-class DatabaseImpl {
+// Made only by make_shared (Database::open): a borrowed transaction that needs a reference
+// takes one with weak_from_this().
+class DatabaseImpl : public std::enable_shared_from_this<DatabaseImpl> {
  public:
   explicit DatabaseImpl(Options options);
 

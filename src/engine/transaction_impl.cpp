@@ -43,8 +43,6 @@ class LimitTracker {
 
 }  // namespace
 
-TransactionImpl::TransactionImpl(std::shared_ptr<DatabaseImpl> db) : db_(std::move(db)) {}
-
 namespace {
 
 // The calling thread's spare transaction. Both are trivially destructible, so recycle()
@@ -68,11 +66,26 @@ thread_local SpareReaper t_reaper;
 }  // namespace
 
 std::unique_ptr<TransactionImpl> TransactionImpl::make(std::shared_ptr<DatabaseImpl> db) {
-  if (t_spare == nullptr) return std::make_unique<TransactionImpl>(std::move(db));
-  std::unique_ptr<TransactionImpl> t(std::exchange(t_spare, nullptr));
-  t->db_ = std::move(db);
-  t->created_ = base::CoarseClock::now();
+  DatabaseImpl& d = *db;
+  std::unique_ptr<TransactionImpl> t = make_borrowed(d);
+  t->owner_ = std::move(db);
   return t;
+}
+
+std::unique_ptr<TransactionImpl> TransactionImpl::make_borrowed(DatabaseImpl& db) {
+  std::unique_ptr<TransactionImpl> t;
+  if (t_spare == nullptr) {
+    t = std::make_unique<TransactionImpl>();
+  } else {
+    t.reset(std::exchange(t_spare, nullptr));
+    t->created_ = base::CoarseClock::now();
+  }
+  t->db_ = &db;
+  return t;
+}
+
+void TransactionImpl::own() noexcept {
+  if (owner_ == nullptr && db_ != nullptr) owner_ = db_->weak_from_this().lock();
 }
 
 void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
@@ -86,7 +99,8 @@ void TransactionImpl::detach() noexcept {
   end();
   reset_to_defaults();                             // make() starts the clock
   std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
-  db_.reset();
+  owner_.reset();
+  db_ = nullptr;
 }
 
 TransactionImpl::~TransactionImpl() { end(); }

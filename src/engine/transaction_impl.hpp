@@ -33,11 +33,21 @@ enum class ReadMode : std::uint8_t { serializable, snapshot };
 
 class TransactionImpl {
  public:
-  explicit TransactionImpl(std::shared_ptr<DatabaseImpl> db);
+  TransactionImpl() = default;
   ~TransactionImpl();
 
-  // A transaction on `db`: the calling thread's spare one when it has one, else new.
+  // A transaction on `db` that keeps it alive: the calling thread's spare one when it has
+  // one, else new.
   static std::unique_ptr<TransactionImpl> make(std::shared_ptr<DatabaseImpl> db);
+  // The same, borrowing `db`: it takes no reference, so the caller keeps `db` alive until
+  // the transaction ends or own() is called. Database::run's transactions are borrowed:
+  // a reference count changed by every transaction is a cache line that every core
+  // writes (two threads of point gets through run() were 20 % slower than one reused
+  // transaction, one thread the same).
+  static std::unique_ptr<TransactionImpl> make_borrowed(DatabaseImpl& db);
+  // Takes a reference to the database if borrowing one (a borrowed transaction that is
+  // moved out of Database::run must keep its database alive from then on).
+  void own() noexcept;
   // Ends `t` as destroying it would (pending watches fail, its reader slot goes back) and
   // keeps it as the calling thread's spare, so that the thread's next make() allocates
   // nothing. A spare holds no database: it keeps none alive.
@@ -123,7 +133,8 @@ class TransactionImpl {
                                      std::string_view end, const RangeOptions& options,
                                      bool& limited);
 
-  std::shared_ptr<DatabaseImpl> db_;
+  DatabaseImpl* db_ = nullptr;           // while in use (not as a spare)
+  std::shared_ptr<DatabaseImpl> owner_;  // db_'s reference; empty while borrowed
   kv::ReaderRegistry::Slot* slot_ = nullptr;
   Version read_version_ = -1;
   // The MVCC window is seconds long: a coarse clock (a few ms) keeps reads cheap.

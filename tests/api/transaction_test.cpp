@@ -827,6 +827,45 @@ TEST(Handles, TransactionKeepsTheStoreAliveAfterTheLastDatabaseHandle) {
   EXPECT_NO_THROW(tr->commit());
 }
 
+// Database::run's transaction borrows the database (no reference count of its own); one
+// moved out of run (here by throwing after the move) must take its own reference.
+TEST(Handles, TransactionMovedOutOfRunKeepsTheStoreAlive) {
+  struct Escape {};
+  std::optional<Transaction> escaped;
+  {
+    Database db = Database::open();
+    put(db, "k", "v");
+    EXPECT_THROW(db.run([&](Transaction& tr) {
+      tr.set("k2", "v2");
+      escaped.emplace(std::move(tr));
+      throw Escape{};
+    }),
+                 Escape);
+  }
+  ASSERT_TRUE(escaped.has_value());
+  EXPECT_EQ(escaped->get("k"), "v");
+  EXPECT_EQ(escaped->get("k2"), "v2");
+  EXPECT_NO_THROW(escaped->commit());
+}
+
+TEST(Handles, MoveAssignedTransactionKeepsTheStoreAliveAndEndsTheOldOne) {
+  struct Escape {};
+  Database other = Database::open();
+  Transaction target = other.create_transaction();
+  target.set("left", "behind");
+  {
+    Database db = Database::open();
+    put(db, "k", "v");
+    EXPECT_THROW(db.run([&](Transaction& tr) {
+      target = std::move(tr);
+      throw Escape{};
+    }),
+                 Escape);
+  }
+  EXPECT_EQ(target.get("k"), "v");
+  EXPECT_EQ(read_key(other, "left"), std::nullopt) << "the replaced transaction never committed";
+}
+
 TEST(Handles, MovedTransactionKeepsItsReadVersionAndWrites) {
   Database db = Database::open();
   Transaction a = db.create_transaction();

@@ -63,6 +63,9 @@ void pack_into(std::string& out, const Tuple& t, StampMode mode);
 // that builds keys of one fixed shape without making a Tuple.
 void append_int(std::string& out, std::int64_t v);
 void append_bytes(std::string& out, std::string_view bytes);
+// Any element, as pack_into(out, Tuple{e}, StampMode::reject) would append it (and throws
+// what it would).
+void append_element(std::string& out, const Element& e);
 
 // An upper bound of t's packed size in most cases (strings with many zero bytes need
 // more); used to reserve once.

@@ -36,6 +36,7 @@ class Encoder {
   }
 
   void int_element(std::int64_t v) { put(v, 0); }
+  void top_element(const Element& e) { element(e, 0); }
   void bytes_element(std::string_view b) { put_escaped(kCodeBytes, b); }
 
   int incomplete_stamps() const { return incomplete_stamps_; }
@@ -165,15 +166,29 @@ void append_int(std::string& out, std::int64_t v) { Encoder(out).int_element(v);
 
 void append_bytes(std::string& out, std::string_view bytes) { Encoder(out).bytes_element(bytes); }
 
+namespace {
+
+void reject_stamps(int stamps) {
+  if (stamps != 0) {
+    throw Error(ErrorCode::invalid_argument,
+                "tuple holds an incomplete versionstamp; use pack_with_versionstamp");
+  }
+}
+
+}  // namespace
+
+void append_element(std::string& out, const Element& e) {
+  Encoder encoder(out);
+  encoder.top_element(e);
+  reject_stamps(encoder.incomplete_stamps());
+}
+
 void pack_into(std::string& out, const Tuple& t, StampMode mode) {
   Encoder encoder(out);
   encoder.tuple(t, 0);
   const int stamps = encoder.incomplete_stamps();
   if (mode == StampMode::reject) {
-    if (stamps != 0) {
-      throw Error(ErrorCode::invalid_argument,
-                  "tuple holds an incomplete versionstamp; use pack_with_versionstamp");
-    }
+    reject_stamps(stamps);
     return;
   }
   if (stamps != 1) {

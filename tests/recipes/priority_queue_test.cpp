@@ -10,18 +10,21 @@
 #include <thread>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "strata/database.hpp"
 #include "strata/error.hpp"
 
 #include "recipes_test_util.hpp"
+#include "support/error_matchers.hpp"
 
 namespace strata {
 namespace {
 
 using recipestest::read_all;
 using recipestest::scaled;
+using testing::ThrowsCode;
 
 TEST(PriorityQueueLayout, KeysArePriorityCountAndTwentyRandomBytes) {
   Database db = Database::open();
@@ -102,6 +105,31 @@ TEST(PriorityQueue, AnyElementOrdersByTupleOrder) {
   tr.commit();
   EXPECT_EQ(pq.pop_min(db), "s-b");
   EXPECT_EQ(pq.pop_min(db), std::nullopt);
+}
+
+TEST(PriorityQueue, NestedTuplePriorityKeysAsTheSubspaceWouldPackThem) {
+  Database db = Database::open();
+  PriorityQueue pq;
+  const Element priority(Tuple{"x", 2});
+  pq.push(db, "first", priority);
+  pq.push(db, "second", priority);
+  Subspace level = Subspace(Tuple{"P"})[priority];
+  auto rows = read_all(db, level.range());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(level.unpack(rows[0].key)[0].get<std::int64_t>(), 0);
+  EXPECT_EQ(level.unpack(rows[1].key)[0].get<std::int64_t>(), 1);
+  EXPECT_EQ(pq.pop_min(db), "first");
+  EXPECT_EQ(pq.pop_min(db), "second");
+}
+
+TEST(PriorityQueue, IncompleteVersionstampPriorityIsRefusedAndWritesNothing) {
+  Database db = Database::open();
+  PriorityQueue pq;
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { pq.push(tr, "v", Element(Versionstamp::incomplete())); },
+              ThrowsCode(ErrorCode::invalid_argument));
+  tr.commit();
+  EXPECT_TRUE(read_all(db, Subspace(Tuple{"P"}).range()).empty());
 }
 
 // One push or pop as the log saw it. An item is present at version v iff

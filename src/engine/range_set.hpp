@@ -44,23 +44,29 @@ class RangeSet {
   std::map<std::string, std::string, std::less<>> ranges_;  // begin -> end
 };
 
-// A key range whose bytes live in a memory resource (a transaction's arena).
+// A key range whose bytes live in a monotonic arena (a transaction's): made in an
+// ArenaRanges (emplace_back(begin, end)), it copies both keys into one block of the
+// vector's memory resource and views them. Nothing frees that block but the arena's
+// release, so the resource must be one whose deallocate does nothing
+// (std::pmr::monotonic_buffer_resource), and copies and moves view the same bytes. Two
+// pmr::strings cost two allocations and two constructions per range read, 3 % of a queue
+// pair's instructions.
 struct ArenaRange {
   using allocator_type = std::pmr::polymorphic_allocator<char>;
-  ArenaRange(std::string_view b, std::string_view e, const allocator_type& alloc)
-      : begin(b, alloc), end(e, alloc) {}
-  ArenaRange(const ArenaRange& other, const allocator_type& alloc)
-      : begin(other.begin, alloc), end(other.end, alloc) {}
-  ArenaRange(ArenaRange&& other, const allocator_type& alloc)
-      : begin(std::move(other.begin), alloc), end(std::move(other.end), alloc) {}
+  ArenaRange(std::string_view b, std::string_view e, const allocator_type& alloc) {
+    auto* bytes = static_cast<char*>(alloc.resource()->allocate(b.size() + e.size(), 1));
+    std::copy(b.begin(), b.end(), bytes);
+    std::copy(e.begin(), e.end(), bytes + b.size());
+    begin = std::string_view(bytes, b.size());
+    end = std::string_view(bytes + b.size(), e.size());
+  }
+  ArenaRange(const ArenaRange& other, const allocator_type&) : ArenaRange(other) {}
   ArenaRange(const ArenaRange&) = default;
-  ArenaRange(ArenaRange&&) noexcept = default;
   ArenaRange& operator=(const ArenaRange&) = default;
-  ArenaRange& operator=(ArenaRange&&) noexcept = default;
   ~ArenaRange() = default;
 
-  std::pmr::string begin;
-  std::pmr::string end;
+  std::string_view begin;
+  std::string_view end;
 };
 using ArenaRanges = std::pmr::vector<ArenaRange>;
 

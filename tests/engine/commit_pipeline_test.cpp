@@ -98,7 +98,8 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   pipeline.commit(first.request);
   ASSERT_EQ(first.request.error, ErrorCode::success);
 
-  ArenaRanges read_range_a;
+  std::pmr::monotonic_buffer_resource arena;  // ArenaRanges need a monotonic resource
+  ArenaRanges read_range_a(&arena);
   read_range_a.emplace_back("a", key_after("a"));
   BlindWrite stale("b", "2");  // read "a" before `first` committed
   stale.request.read_version = first.request.version - 1;

@@ -70,7 +70,8 @@ TEST(WriteMap, UnwrittenPartsOfARangeSkipOwnWrites) {
   w.set("c", "1");
   w.clear_range("e", "g");
   w.atomic("h", MutationType::add, "x");  // dependent: still conflicts
-  ArenaRanges out;
+  std::pmr::monotonic_buffer_resource arena;
+  ArenaRanges out(&arena);
   w.append_unwritten("a", "z", out);
   EXPECT_EQ(plain(out),
             (std::vector<KeyRange>{{"a", "c"}, {std::string("c\0", 2), "e"}, {"g", "z"}}));
@@ -79,7 +80,8 @@ TEST(WriteMap, UnwrittenPartsOfARangeSkipOwnWrites) {
 TEST(WriteMap, UnwrittenPartsWhenEverythingIsWritten) {
   WriteMap w;
   w.clear_range("a", "z");
-  ArenaRanges out;
+  std::pmr::monotonic_buffer_resource arena;
+  ArenaRanges out(&arena);
   w.append_unwritten("b", "c", out);
   EXPECT_TRUE(out.empty());
 }

@@ -27,7 +27,7 @@ PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
 
 void PriorityQueue::push(Transaction& tr, std::string_view value, const Element& priority) const {
   // subspace_[priority] and its range(), as two strings rather than a Subspace, a Tuple
-  // and a KeyRange (a push's third of its tuple-layer work was building them).
+  // and a KeyRange, whose making cost ~5 % of a push+pop_min pair's instructions.
   std::string begin(subspace_.key());
   tuple_detail::append_element(begin, priority);
   const std::size_t level_size = begin.size();

@@ -61,9 +61,6 @@ struct ArenaRange {
     end = std::string_view(bytes + b.size(), e.size());
   }
   ArenaRange(const ArenaRange& other, const allocator_type&) : ArenaRange(other) {}
-  ArenaRange(const ArenaRange&) = default;
-  ArenaRange& operator=(const ArenaRange&) = default;
-  ~ArenaRange() = default;
 
   std::string_view begin;
   std::string_view end;

@@ -54,15 +54,11 @@ Bytes random_id() {
 }
 
 std::string numbered_item_key(const Subspace& subspace, std::int64_t position) {
-  return numbered_item_key(std::string_view(subspace.key()), position);
-}
-
-std::string numbered_item_key(std::string_view prefix, std::int64_t position) {
   std::array<char, kRandomIdSize> id = random_bytes();
   std::string key;
   // Prefix, at most 9 bytes of integer, and the id with every byte escaped at worst.
-  key.reserve(prefix.size() + 9 + 2 * kRandomIdSize + 2);
-  key.append(prefix);
+  key.reserve(subspace.key().size() + 9 + 2 * kRandomIdSize + 2);
+  key.append(subspace.key());
   tuple_detail::append_int(key, position);
   tuple_detail::append_bytes(key, std::string_view(id.data(), id.size()));
   return key;

@@ -24,7 +24,5 @@ Bytes random_id();
 // subspace.pack((position, random_id())): a queue or priority-queue item key, built in
 // one string (no Tuple, no id string in between).
 std::string numbered_item_key(const Subspace& subspace, std::int64_t position);
-// The same under a raw packed prefix (a subspace's key).
-std::string numbered_item_key(std::string_view prefix, std::int64_t position);
 
 }  // namespace strata::recipes_detail

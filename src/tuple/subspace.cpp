@@ -36,7 +36,14 @@ Subspace::Subspace(const Tuple& prefix, std::string_view raw_prefix) : prefix_(r
   tuple_detail::pack_into(prefix_, prefix, tuple_detail::StampMode::reject);
 }
 
-Subspace Subspace::operator[](const Element& e) const { return subspace(Tuple{e}); }
+// One element appended to the prefix, with no Tuple in between (a priority-queue push
+// makes one of these per call).
+Subspace Subspace::operator[](const Element& e) const {
+  Subspace out;
+  out.prefix_ = prefix_;
+  tuple_detail::append_element(out.prefix_, e);
+  return out;
+}
 
 Subspace Subspace::subspace(const Tuple& t) const { return Subspace(t, prefix_); }
 
@@ -68,8 +75,14 @@ Tuple Subspace::unpack(std::string_view key) const {
 
 KeyRange Subspace::range(const Tuple& t) const {
   KeyRange r;
-  r.begin = pack(t);
-  r.end = r.begin;
+  if (t.empty()) {  // the common range(): the prefix itself, without packing anything
+    r.begin.reserve(prefix_.size() + 1);
+    r.begin.append(prefix_);
+  } else {
+    r.begin = pack(t);
+  }
+  r.end.reserve(r.begin.size() + 1);
+  r.end.append(r.begin);
   r.begin.push_back('\x00');
   r.end.push_back('\xff');
   return r;

@@ -438,14 +438,12 @@ int main(int argc, char** argv) {
             << ", strata's queues in " << (strata_high_contention() ? "high-contention" : "simple")
             << " mode\n";
 
-  std::vector<std::vector<Cell>> results(kNumWorkloads, std::vector<Cell>(kNumPeers));
-  // Per-round strata/peer ratios, for the spread the table shows beside each ratio.
-  std::vector<std::vector<std::vector<double>>> round_ratios(
-      kNumWorkloads, std::vector<std::vector<double>>(kNumPeers));
+  // Every engine's rounds of every workload; the table is made from them at the end.
+  std::vector<std::vector<Rounds>> rounds(kNumWorkloads, std::vector<Rounds>(kNumPeers));
   bool failed = false;
   // Workload-major order, and within a workload the engines take turns round by round, so
   // every engine sees each workload at about the same time and a change in the machine's
-  // speed (this host's clock varies by 1.5x from minute to minute) falls on all of them.
+  // speed (this host's moves by up to 1.8x from second to second) falls on all of them.
   // The two point-get cells share one loaded instance per engine.
   for (std::size_t wi = 0; wi < kNumWorkloads; ++wi) {
     const Workload& w = kWorkloads[wi];
@@ -461,7 +459,6 @@ int main(int argc, char** argv) {
         if (cfg.workloads[j]) group.push_back(j);
       }
     }
-    std::vector<std::vector<Rounds>> rounds(kNumWorkloads, std::vector<Rounds>(kNumPeers));
     auto fail = [&](std::size_t k, const std::exception& e) {
       std::cout << "  " << w.id << " " << kPeers[k].label << ": ERROR " << e.what() << std::endl;
       for (std::size_t g : group) {
@@ -545,17 +542,6 @@ int main(int argc, char** argv) {
         if (one_at_a_time) instance[k].reset();
       }
     }
-    for (std::size_t g : group) {
-      for (std::size_t k = 0; k < kNumPeers; ++k) {
-        results[g][k] = rounds[g][k].cell();
-        const auto& mine = rounds[g][0].rates;
-        const auto& theirs = rounds[g][k].rates;
-        if (k == 0 || rounds[g][k].error || rounds[g][0].error) continue;
-        for (std::size_t r = 0; r < mine.size() && r < theirs.size(); ++r) {
-          if (theirs[r] > 0) round_ratios[g][k].push_back(mine[r] / theirs[r]);
-        }
-      }
-    }
   }
   std::error_code ec;
   std::filesystem::remove_all(cfg.dir, ec);
@@ -595,7 +581,8 @@ int main(int argc, char** argv) {
   for (std::size_t wi = 0; wi < kNumWorkloads; ++wi) {
     if (!cfg.workloads[wi]) continue;
     const Workload& w = kWorkloads[wi];
-    const auto& row = results[wi];
+    std::vector<Cell> row(kNumPeers);
+    for (std::size_t k = 0; k < kNumPeers; ++k) row[k] = rounds[wi][k].cell();
     std::cout << "| " << w.title << " | " << w.clients << " | " << w.unit << " |";
     for (std::size_t k = 0; k < kNumPeers; ++k) {
       if (!active[k]) continue;
@@ -610,7 +597,13 @@ int main(int argc, char** argv) {
       }
       if (!active[k] || !active[0]) continue;
       std::cout << " " << (ratios[k].empty() ? "-" : ratios[k] + "x");
-      const auto& per_round = round_ratios[wi][k];
+      // The spread: strata/peer round by round.
+      std::vector<double> per_round;
+      const auto& mine = rounds[wi][0].rates;
+      const auto& theirs = rounds[wi][k].rates;
+      for (std::size_t r = 0; r < mine.size() && r < theirs.size(); ++r) {
+        if (theirs[r] > 0) per_round.push_back(mine[r] / theirs[r]);
+      }
       if (!ratios[k].empty() && per_round.size() > 1) {
         auto [lo, hi] = std::minmax_element(per_round.begin(), per_round.end());
         char buf[48];

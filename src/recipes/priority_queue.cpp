@@ -26,7 +26,7 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
   Subspace level = subspace_[priority];
   auto last = tr.snapshot().get_range(level.range(), {.limit = 1, .reverse = true});
   std::int64_t count = 0;
-  if (!last.empty()) count = level.unpack(last[0].key)[0].get<std::int64_t>() + 1;
+  if (!last.empty()) count = recipes_detail::item_position(level, last[0].key) + 1;
   tr.set(recipes_detail::numbered_item_key(level, count), value);
 }
 

@@ -64,4 +64,10 @@ std::string numbered_item_key(const Subspace& subspace, std::int64_t position) {
   return key;
 }
 
+std::int64_t item_position(const Subspace& subspace, std::string_view key) {
+  if (!subspace.contains(key)) (void)subspace.unpack(key);  // throws key_not_in_subspace
+  key.remove_prefix(subspace.key().size());
+  return tuple_detail::unpack_first(key, subspace.key().size()).get<std::int64_t>();
+}
+
 }  // namespace strata::recipes_detail

@@ -25,4 +25,10 @@ Bytes random_id();
 // one string (no Tuple, no id string in between).
 std::string numbered_item_key(const Subspace& subspace, std::int64_t position);
 
+// subspace.unpack(key)[0] as an integer: the position of an item key, decoded without
+// unpacking the id after it (no Tuple, no copy of the id). Throws what unpack() and
+// get<std::int64_t>() would for a key outside the subspace or a first element that is bad
+// or not an integer.
+std::int64_t item_position(const Subspace& subspace, std::string_view key);
+
 }  // namespace strata::recipes_detail

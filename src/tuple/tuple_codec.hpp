@@ -75,6 +75,12 @@ std::size_t estimate_packed_size(const Tuple& t);
 // base_offset, for callers that stripped a prefix) and the type code of the bad element.
 Tuple unpack_from(std::string_view bytes, std::size_t base_offset);
 
+// unpack_from(bytes, base_offset)[0], decoding nothing after the first element (a layer
+// that needs one field of a key of known shape: no Tuple, no copies of the other fields).
+// Throws as unpack_from does for a bad first element, or Error(invalid_tuple) when `bytes`
+// is empty; bytes after the first element are not checked.
+Element unpack_first(std::string_view bytes, std::size_t base_offset);
+
 // The order key of a float or double: the encoded bits as an unsigned number.
 inline std::uint32_t float_order_bits(std::uint32_t bits) {
   return (bits & 0x80000000u) ? ~bits : (bits ^ 0x80000000u);

@@ -46,6 +46,14 @@ class Decoder {
     return out;
   }
 
+  Element first() {
+    if (size_ == 0) {
+      throw Error(ErrorCode::invalid_tuple,
+                  "the empty tuple at offset " + std::to_string(base_) + " has no first element");
+    }
+    return element(0);
+  }
+
  private:
   // The element starting at pos_, at nesting `depth` (0 = top level).
   Element element(int depth) {
@@ -237,6 +245,10 @@ class Decoder {
 
 Tuple unpack_from(std::string_view bytes, std::size_t base_offset) {
   return Tuple(Decoder(bytes, base_offset).top_level());
+}
+
+Element unpack_first(std::string_view bytes, std::size_t base_offset) {
+  return Decoder(bytes, base_offset).first();
 }
 
 }  // namespace strata::tuple_detail

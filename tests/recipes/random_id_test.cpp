@@ -9,13 +9,18 @@
 #include <thread>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "strata/subspace.hpp"
 #include "strata/tuple.hpp"
 
+#include "support/error_matchers.hpp"
+
 namespace strata::recipes_detail {
 namespace {
+
+using strata::testing::ThrowsCode;
 
 TEST(NumberedItemKey, IsThePackedTupleOfPositionAndId) {
   const Subspace subspace(Tuple{"queue", std::int64_t{7}});
@@ -32,7 +37,25 @@ TEST(NumberedItemKey, IsThePackedTupleOfPositionAndId) {
     EXPECT_EQ(item[1].get<Bytes>().data.size(), kRandomIdSize);
     // The same bytes as packing the decoded tuple (zero bytes in the id escaped alike).
     EXPECT_EQ(subspace.pack(item), key) << position;
+    EXPECT_EQ(item_position(subspace, key), position);
   }
+}
+
+// item_position refuses what subspace.unpack(key)[0].get<std::int64_t>() refuses.
+TEST(ItemPosition, RefusesWhatUnpackRefuses) {
+  const Subspace subspace(Tuple{"q"});
+  const Subspace other(Tuple{"r"});
+  EXPECT_THAT([&] { (void)item_position(subspace, numbered_item_key(other, 1)); },
+              ThrowsCode(ErrorCode::key_not_in_subspace));
+  EXPECT_THAT([&] { (void)item_position(subspace, subspace.key()); },
+              ThrowsCode(ErrorCode::invalid_tuple));
+  EXPECT_THAT([&] { (void)item_position(subspace, subspace.key() + "\xff"); },
+              ThrowsCode(ErrorCode::invalid_tuple));
+  EXPECT_THAT(
+      [&] {
+        (void)item_position(subspace, subspace.pack(Tuple{"text", 1}));
+      },
+      ThrowsCode(ErrorCode::invalid_argument));
 }
 
 TEST(NumberedItemKey, IdsDifferAndKeysOrderByPosition) {

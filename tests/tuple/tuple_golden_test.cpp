@@ -10,6 +10,7 @@
 #include "strata/tuple.hpp"
 
 #include "support/error_matchers.hpp"
+#include "tuple/tuple_codec.hpp"
 #include "tuple_test_support.hpp"
 
 namespace strata {
@@ -41,6 +42,24 @@ TEST(TupleGolden, EveryVectorUnpacksToItsTupleWithExactTypesAndBits) {
     ASSERT_NO_THROW(got = Tuple::unpack(v.bytes)) << "vectors.txt:" << v.line;
     EXPECT_TRUE(tuple_test::identical(v.tuple, got)) << "vectors.txt:" << v.line;
   }
+}
+
+// unpack_first (what the recipes decode an item's position with) is unpack()[0] for every
+// vector, and refuses the empty tuple.
+TEST(TupleGolden, UnpackFirstIsTheFirstElementOfEveryVector) {
+  const auto vectors = tuple_test::load_vectors();
+  ASSERT_FALSE(vectors.empty());
+  int checked = 0;
+  for (const auto& v : vectors) {
+    if (v.tuple.empty()) continue;
+    Element first;
+    ASSERT_NO_THROW(first = tuple_detail::unpack_first(v.bytes, 0)) << "vectors.txt:" << v.line;
+    EXPECT_TRUE(tuple_test::identical(Tuple{v.tuple[0]}, Tuple{first})) << "vectors.txt:" << v.line;
+    ++checked;
+  }
+  EXPECT_GT(checked, 400);
+  EXPECT_THAT([] { (void)tuple_detail::unpack_first("", 3); },
+              ThrowsCode(ErrorCode::invalid_tuple));
 }
 
 // The worked examples of FDB-SEMANTICS 1.7, numbered as there, through the C++ literals.

@@ -47,8 +47,8 @@ class RangeSet {
 // A key range whose bytes live in a monotonic arena (a transaction's): made in an
 // ArenaRanges (emplace_back(begin, end)), it copies both keys into one block of the
 // vector's memory resource and views them. Nothing frees that block but the arena's
-// release, so the resource must be one whose deallocate does nothing
-// (std::pmr::monotonic_buffer_resource), and copies and moves view the same bytes. Two
+// release, so the resource must be one whose deallocate does nothing (base::Arena,
+// std::pmr::monotonic_buffer_resource), and copies and moves view the same bytes. Two
 // pmr::strings cost two allocations and two constructions per range read, 2.3 % of a queue
 // pair's instructions.
 struct ArenaRange {

@@ -19,6 +19,7 @@
 
 #include "strata/transaction.hpp"
 
+#include "base/arena.hpp"
 #include "base/coarse_clock.hpp"
 #include "engine/range_set.hpp"
 #include "engine/watch_registry.hpp"
@@ -147,7 +148,7 @@ class TransactionImpl {
   // the reset).
   static constexpr std::size_t kInlineArenaBytes = 512;
   std::array<std::byte, kInlineArenaBytes> arena_buffer_;
-  std::pmr::monotonic_buffer_resource arena_{arena_buffer_.data(), arena_buffer_.size()};
+  base::Arena arena_{arena_buffer_.data(), arena_buffer_.size()};
 
   WriteMap writes_{&arena_};
   RangeSet unreadable_;  // keys a versionstamped key may become

@@ -1,0 +1,91 @@
+// base/arena.hpp: a transaction's bump allocator, as a std::pmr::memory_resource.
+//
+// What std::pmr::monotonic_buffer_resource does (an inline first buffer, then blocks from
+// the heap, nothing freed until release()), with the common case inline: the class is
+// final and its allocate path is in this header, so a call through a pmr container that
+// the compiler sees is an Arena (or guesses: speculative devirtualization) is a pointer
+// bump. libstdc++'s do_allocate is out of line: a queue operation made nine calls to it,
+// 3.9 % of a queue pair's instructions (docs/benchmarks.md, session 13).
+//
+// Thread safety: none (one transaction's). Memory: blocks double from the inline size up
+// to 64 KiB; release() frees them all and rewinds to the inline buffer.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory_resource>
+#include <new>
+
+namespace strata::base {
+
+class Arena final : public std::pmr::memory_resource {
+ public:
+  // `buffer` (of `size` bytes) is used first and must outlive the arena.
+  Arena(void* buffer, std::size_t size) noexcept
+      : initial_(static_cast<std::byte*>(buffer)),
+        initial_size_(size),
+        next_(initial_),
+        end_(initial_ + size) {}
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena() override { release(); }
+
+  // Frees every heap block and rewinds to the inline buffer. Everything allocated before
+  // is gone.
+  void release() noexcept {
+    while (blocks_ != nullptr) {
+      Block* b = blocks_;
+      blocks_ = b->previous;
+      ::operator delete(static_cast<void*>(b));
+    }
+    next_ = initial_;
+    end_ = initial_ + initial_size_;
+    next_block_size_ = kFirstBlockBytes;
+  }
+
+ private:
+  struct Block {
+    Block* previous;
+  };
+  static constexpr std::size_t kFirstBlockBytes = 1024;
+  static constexpr std::size_t kMaxBlockBytes = std::size_t{64} << 10;
+
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    // pmr alignments are powers of two: the padding up to the next multiple of one.
+    const std::size_t padding =
+        (0 - reinterpret_cast<std::uintptr_t>(next_)) & (std::uintptr_t{alignment} - 1);
+    if (padding + bytes <= static_cast<std::size_t>(end_ - next_)) {
+      std::byte* p = next_ + padding;
+      next_ = p + bytes;
+      return p;
+    }
+    return allocate_from_new_block(bytes, alignment);
+  }
+  void do_deallocate(void*, std::size_t, std::size_t) override {}  // freed by release()
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+
+  // Slow path: a new heap block big enough for `bytes` at `alignment`.
+  void* allocate_from_new_block(std::size_t bytes, std::size_t alignment) {
+    const std::size_t header = std::max(sizeof(Block), alignof(std::max_align_t));
+    const std::size_t size = std::max(next_block_size_, header + bytes + alignment);
+    next_block_size_ = std::min(next_block_size_ * 2, kMaxBlockBytes);
+    auto* block = static_cast<Block*>(::operator new(size));
+    block->previous = blocks_;
+    blocks_ = block;
+    next_ = reinterpret_cast<std::byte*>(block) + header;
+    end_ = reinterpret_cast<std::byte*>(block) + size;
+    return do_allocate(bytes, alignment);
+  }
+
+  std::byte* const initial_;
+  const std::size_t initial_size_;
+  std::byte* next_;
+  std::byte* end_;
+  Block* blocks_ = nullptr;
+  std::size_t next_block_size_ = kFirstBlockBytes;
+};
+
+}  // namespace strata::base

@@ -106,9 +106,7 @@ Watch Transaction::watch(std::string_view key) { return Watch(impl_->watch(key))
 void Transaction::add_read_conflict_range(std::string_view begin, std::string_view end) {
   impl_->add_read_conflict_range(begin, end);
 }
-void Transaction::add_read_conflict_key(std::string_view key) {
-  impl_->add_read_conflict_range(key, base::key_after(key));
-}
+void Transaction::add_read_conflict_key(std::string_view key) { impl_->add_read_conflict_key(key); }
 void Transaction::add_write_conflict_range(std::string_view begin, std::string_view end) {
   impl_->add_write_conflict_range(begin, end);
 }

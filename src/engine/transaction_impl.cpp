@@ -525,6 +525,17 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
   add_read_conflict(begin, end);
 }
 
+// [key, key+00) as add_read_conflict_range would take it, kept with the keys read by get()
+// (no key+00 built, no range subtraction).
+void TransactionImpl::add_read_conflict_key(std::string_view key) {
+  check_usable();
+  base::check_readable_key(key);
+  ensure_read_version();
+  if (writes_.overwrites(key)) return;  // minus the keys this transaction set or cleared
+  point_reads_.emplace_back(key);
+  conflict_bytes_ += 2 * key.size() + 1;
+}
+
 void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);

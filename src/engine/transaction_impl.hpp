@@ -65,6 +65,7 @@ class TransactionImpl {
   void clear_range(std::string_view begin, std::string_view end);
   void atomic_op(MutationType type, std::string_view key, std::string_view param);
   void add_read_conflict_range(std::string_view begin, std::string_view end);
+  void add_read_conflict_key(std::string_view key);
   void add_write_conflict_range(std::string_view begin, std::string_view end);
 
   std::shared_ptr<WatchState> watch(std::string_view key);

@@ -252,6 +252,26 @@ TEST_F(ConflictWidth, AddReadConflictRangeExcludesKeysThisTransactionWrote) {
   EXPECT_TRUE(read_conflicts_with_set(write_then_add, "m"));
 }
 
+// The key form takes the same exclusions: a key this transaction set or cleared (point or
+// range) adds no conflict; a key with only pending atomic operations still does.
+TEST_F(ConflictWidth, AddReadConflictKeyExcludesKeysThisTransactionWrote) {
+  auto set_then_add = [](Transaction& tr) {
+    tr.set("k3", "mine");
+    tr.add_read_conflict_key("k3");
+  };
+  auto range_then_add = [](Transaction& tr) {
+    tr.clear_range("k0", "k5");
+    tr.add_read_conflict_key("k3");
+  };
+  auto atomic_then_add = [](Transaction& tr) {
+    tr.atomic_op(MutationType::add, "k3", std::string(8, '\0'));
+    tr.add_read_conflict_key("k3");
+  };
+  EXPECT_FALSE(read_conflicts_with_set(set_then_add, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(range_then_add, "k3"));
+  EXPECT_TRUE(read_conflicts_with_set(atomic_then_add, "k3"));
+}
+
 TEST_F(ConflictWidth, EmptyAddReadConflictRangeAddsNothing) {
   auto add = [](Transaction& tr) { tr.add_read_conflict_range("k3", "k3"); };
   EXPECT_FALSE(read_conflicts_with_set(add, "k3"));

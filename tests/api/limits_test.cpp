@@ -109,6 +109,11 @@ TEST(Limits, KeysStartingWithFFAreOutsideLegalRange) {
   EXPECT_THAT([&] { tr.snapshot().get("\xff\xff"); },
               ThrowsCode(ErrorCode::key_outside_legal_range));
   EXPECT_THAT([&] { tr.clear("\xff/conf"); }, ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { tr.add_read_conflict_key("\xff"); },
+              ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { tr.add_read_conflict_key("\xff/conf"); },
+              ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_NO_THROW(tr.add_read_conflict_key("\xfe"));
 }
 
 TEST(Limits, RangeEndBeyondFFIsOutsideLegalRangeButFFItselfIsAllowed) {

@@ -11,7 +11,6 @@
 // to 64 KiB; release() frees them all and rewinds to the inline buffer.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory_resource>
@@ -55,7 +54,8 @@ class Arena final : public std::pmr::memory_resource {
     // pmr alignments are powers of two: the padding up to the next multiple of one.
     const std::size_t padding =
         (0 - reinterpret_cast<std::uintptr_t>(next_)) & (std::uintptr_t{alignment} - 1);
-    if (padding + bytes <= static_cast<std::size_t>(end_ - next_)) {
+    const auto room = static_cast<std::size_t>(end_ - next_);
+    if (padding <= room && bytes <= room - padding) {  // (no sum that could wrap around)
       std::byte* p = next_ + padding;
       next_ = p + bytes;
       return p;
@@ -67,18 +67,10 @@ class Arena final : public std::pmr::memory_resource {
     return this == &other;
   }
 
-  // Slow path: a new heap block big enough for `bytes` at `alignment`.
-  void* allocate_from_new_block(std::size_t bytes, std::size_t alignment) {
-    const std::size_t header = std::max(sizeof(Block), alignof(std::max_align_t));
-    const std::size_t size = std::max(next_block_size_, header + bytes + alignment);
-    next_block_size_ = std::min(next_block_size_ * 2, kMaxBlockBytes);
-    auto* block = static_cast<Block*>(::operator new(size));
-    block->previous = blocks_;
-    blocks_ = block;
-    next_ = reinterpret_cast<std::byte*>(block) + header;
-    end_ = reinterpret_cast<std::byte*>(block) + size;
-    return do_allocate(bytes, alignment);
-  }
+  // Slow path, out of line (inlined, it made every allocate save and restore registers):
+  // a new heap block big enough for `bytes` at `alignment`. Throws std::bad_alloc when no
+  // block can be that big (as operator new would).
+  void* allocate_from_new_block(std::size_t bytes, std::size_t alignment);
 
   std::byte* const initial_;
   const std::size_t initial_size_;

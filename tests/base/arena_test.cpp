@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <memory_resource>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,17 @@ TEST(Arena, ReleaseRewindsToTheInlineBuffer) {
   for (int i = 0; i < 100; ++i) (void)arena.allocate(512, 8);  // heap blocks
   arena.release();
   EXPECT_EQ(arena.allocate(16, 8), first);
+}
+
+// A size no block can hold is refused, not wrapped around into a small block.
+TEST(Arena, RefusesAnImpossibleSize) {
+  std::array<std::byte, 256> buffer{};
+  Arena arena(buffer.data(), buffer.size());
+  EXPECT_THROW((void)arena.allocate(SIZE_MAX - 8, 8), std::bad_alloc);
+  EXPECT_THROW((void)arena.allocate(SIZE_MAX / 2, 8), std::bad_alloc);
+  (void)arena.allocate(1, 1);  // the next 8-aligned piece needs padding
+  EXPECT_THROW((void)arena.allocate(SIZE_MAX - 2, 8), std::bad_alloc);
+  EXPECT_TRUE(inside(arena.allocate(16, 8), buffer));  // still usable
 }
 
 TEST(Arena, BacksPmrContainers) {

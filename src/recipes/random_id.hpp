@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "strata/subspace.hpp"
 #include "strata/tuple.hpp"
@@ -22,8 +23,9 @@ inline constexpr std::size_t kRandomIdSize = 20;
 Bytes random_id();
 
 // subspace.pack((position, random_id())): a queue or priority-queue item key, built in
-// one string (no Tuple, no id string in between).
-std::string numbered_item_key(const Subspace& subspace, std::int64_t position);
+// one string (no Tuple, no id string in between). The string is the calling thread's
+// and the next call on the thread reuses it: the view is valid until then.
+std::string_view numbered_item_key(const Subspace& subspace, std::int64_t position);
 
 // subspace.unpack(key)[0] as an integer: the position of an item key, decoded without
 // unpacking the id after it (no Tuple, no copy of the id). Throws what unpack() and

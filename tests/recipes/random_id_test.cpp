@@ -28,7 +28,7 @@ TEST(NumberedItemKey, IsThePackedTupleOfPositionAndId) {
        {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{255}, std::int64_t{256},
         std::int64_t{1} << 40, std::numeric_limits<std::int64_t>::max(),
         std::numeric_limits<std::int64_t>::min()}) {
-    const std::string key = numbered_item_key(subspace, position);
+    const std::string key(numbered_item_key(subspace, position));
     ASSERT_TRUE(subspace.contains(key)) << position;
     const Tuple item = subspace.unpack(key);
     ASSERT_EQ(item.size(), 2u) << position;
@@ -61,10 +61,31 @@ TEST(ItemPosition, RefusesWhatUnpackRefuses) {
 TEST(NumberedItemKey, IdsDifferAndKeysOrderByPosition) {
   const Subspace subspace(Tuple{"q"});
   std::set<std::string> keys;
-  for (int i = 0; i < 1000; ++i) keys.insert(numbered_item_key(subspace, 5));
+  for (int i = 0; i < 1000; ++i) keys.emplace(numbered_item_key(subspace, 5));
   EXPECT_EQ(keys.size(), 1000u) << "random ids collided";
   EXPECT_LT(*keys.rbegin(), numbered_item_key(subspace, 6));
   EXPECT_GT(*keys.begin(), numbered_item_key(subspace, 4));
+}
+
+// The key is built in a buffer of the calling thread's: threads building keys at the same
+// time each get their own key back intact.
+TEST(NumberedItemKey, ThreadsBuildTheirOwnKeys) {
+  constexpr int kThreads = 4;
+  constexpr int kKeys = 2000;
+  const Subspace subspace(Tuple{"q"});
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kKeys; ++i) {
+        const std::int64_t position = std::int64_t{t} * kKeys + i;
+        const std::string key(numbered_item_key(subspace, position));
+        if (item_position(subspace, key) != position) ++wrong[static_cast<std::size_t>(t)];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[static_cast<std::size_t>(t)], 0) << t;
 }
 
 // Each thread seeds its own generator: threads started together draw different ids.

@@ -232,6 +232,59 @@ TEST(PointIndex, ChurnOfOneKeySetStaysBounded) {
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(index.find(key_of(i)), live[i]);
 }
 
+// A queue's pattern: a new key in, the oldest out, a few live at a time. Erased slots go
+// back to empty instead of piling up as tombstones, so the minimum-size table is never
+// rebuilt (it was every ~50 keys).
+TEST(PointIndex, ASmallChurningKeySetNeverRebuildsTheTable) {
+  Owner owner;
+  Index index;
+  const std::size_t capacity = index.capacity();
+  std::vector<TestNode*> live;
+  for (int i = 0; i < 10000; ++i) {
+    live.push_back(owner.insert(index, key_of(i)));
+    if (live.size() > 3) {
+      owner.retire(index.erase(live.front()));
+      live.erase(live.begin());
+    }
+    ASSERT_FALSE(index.migrating()) << "key " << i;
+  }
+  EXPECT_EQ(index.capacity(), capacity);
+  EXPECT_EQ(owner.retired(), 0u);
+  for (TestNode* n : live) EXPECT_EQ(index.find(n->k), n);
+}
+
+// Keys that share a home slot sit in one run. Erasing one in the middle leaves a
+// tombstone (the probe for the ones after it must go on); erasing the last one empties its
+// slot and the tombstones before it, and nothing before them.
+TEST(PointIndex, ErasingTheEndOfARunEmptiesItsTombstonesOnly) {
+  Owner owner;
+  Index index;
+  const std::size_t capacity = index.capacity();
+  // Five keys with one home slot in the starting table (home() is the hash's top bits).
+  auto home = [&](const std::string& k) {
+    return static_cast<std::size_t>((static_cast<Index::Table::Wide>(Index::hash(k)) * capacity) >>
+                                    64U);
+  };
+  std::vector<std::string> same;
+  for (int i = 0; same.size() < 5; ++i) {
+    if (home(key_of(i)) == home(key_of(0))) same.push_back(key_of(i));
+  }
+  std::vector<TestNode*> nodes;
+  for (const std::string& k : same) nodes.push_back(owner.insert(index, k));
+  owner.retire(index.erase(nodes[1]));  // tombstone: 2, 3, 4 lie beyond it
+  owner.retire(index.erase(nodes[2]));
+  owner.retire(index.erase(nodes[3]));
+  EXPECT_EQ(index.find(same[4]), nodes[4]);
+  owner.retire(index.erase(nodes[4]));  // the run's end: 4, 3, 2, 1 empty again
+  EXPECT_EQ(index.find(same[0]), nodes[0]);
+  for (int i = 1; i < 5; ++i) EXPECT_EQ(index.find(same[i]), nullptr) << i;
+  // The run is one key long again: new keys of that home fill slots 1, 2, ...
+  TestNode* again = owner.insert(index, same[2]);
+  EXPECT_EQ(index.find(same[2]), again);
+  EXPECT_EQ(index.find(same[0]), nodes[0]);
+  EXPECT_EQ(index.size(), 2u);
+}
+
 TEST(PointIndex, MatchesMapModelUnderRandomInsertAndErase) {
   Owner owner;
   Index index;

@@ -23,14 +23,13 @@ void RangeSet::insert(std::string_view begin, std::string_view end) {
   ranges_.emplace_hint(it, std::move(b), std::move(e));
 }
 
-const std::pair<const std::string, std::string>* RangeSet::find(std::string_view key) const {
+const std::pair<const std::string, std::string>* RangeSet::find_in_ranges(
+    std::string_view key) const {
   auto it = ranges_.upper_bound(key);
   if (it == ranges_.begin()) return nullptr;
   --it;
   return std::string_view(it->second) > key ? &*it : nullptr;
 }
-
-bool RangeSet::contains(std::string_view key) const { return find(key) != nullptr; }
 
 std::vector<KeyRange> RangeSet::to_vector() const {
   std::vector<KeyRange> out;

@@ -21,9 +21,13 @@ class RangeSet {
  public:
   // Adds [begin, end); empty ranges are ignored. Overlapping or touching ranges merge.
   void insert(std::string_view begin, std::string_view end);
-  bool contains(std::string_view key) const;
+  // Both are asked on every get() and range read, nearly always of an empty set: the empty
+  // case is inline.
+  bool contains(std::string_view key) const { return find(key) != nullptr; }
   // The range containing `key`, or nullptr.
-  const std::pair<const std::string, std::string>* find(std::string_view key) const;
+  const std::pair<const std::string, std::string>* find(std::string_view key) const {
+    return ranges_.empty() ? nullptr : find_in_ranges(key);
+  }
   // The first range that ends after `key` (contains it or lies beyond), or end().
   auto lower_bound_end(std::string_view key) const {
     auto it = ranges_.upper_bound(key);
@@ -41,6 +45,8 @@ class RangeSet {
   std::vector<KeyRange> to_vector() const;
 
  private:
+  const std::pair<const std::string, std::string>* find_in_ranges(std::string_view key) const;
+
   std::map<std::string, std::string, std::less<>> ranges_;  // begin -> end
 };
 

@@ -33,6 +33,7 @@
 
 #include "strata/types.hpp"
 
+#include "base/adaptive_mutex.hpp"
 #include "kv/fifo.hpp"
 #include "kv/point_index.hpp"
 #include "kv/reader_registry.hpp"
@@ -161,7 +162,7 @@ class MvccStore {
   Index index_;  // every linked node by key, for point lookups
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
-  std::mutex horizon_mu_;
+  base::AdaptiveMutex horizon_mu_;
   Version horizon_ = 0;  // guarded by horizon_mu_ (the writer may read it without)
   // Spans covering [born, died) of every key unlinked early whose died is above horizon_
   // (overlapping ones merged, and the oldest two when there are too many): pin_at refuses

@@ -1,0 +1,32 @@
+#include "base/adaptive_mutex.hpp"
+
+#include "base/futex.hpp"
+
+namespace strata::base {
+namespace {
+
+// Looks at the word before sleeping: some 5 us of pause instructions here, a few commits'
+// worth (glibc's adaptive mutex spins up to 100 tries too).
+constexpr int kSpins = 100;
+
+}  // namespace
+
+void AdaptiveMutex::lock_contended() {
+  for (int spin = 0; spin < kSpins; ++spin) {
+    cpu_relax();
+    std::int32_t seen = state_.load(std::memory_order_relaxed);
+    if (seen == kUnlocked &&
+        state_.compare_exchange_weak(seen, kLocked, std::memory_order_acquire)) {
+      return;
+    }
+  }
+  // Mark the word "sleepers" before each sleep, so that the holder's unlock wakes one; a
+  // thread that gets the lock this way keeps the mark (at worst one wake-up too many).
+  while (state_.exchange(kSleepers, std::memory_order_acquire) != kUnlocked) {
+    futex_wait(state_, kSleepers);
+  }
+}
+
+void AdaptiveMutex::wake_one() { futex_wake_one(state_); }
+
+}  // namespace strata::base

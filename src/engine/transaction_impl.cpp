@@ -80,6 +80,11 @@ std::unique_ptr<TransactionImpl> TransactionImpl::make_borrowed(DatabaseImpl& db
     t.reset(std::exchange(t_spare, nullptr));
     t->created_ = base::CoarseClock::now();
   }
+  // A spare keeps its reader slot; it is of use only in the same registry. (Before db_ is
+  // set: the slot's registry may be gone.)
+  if (t->slot_ != nullptr && t->slot_registry_id_ != db.store().registry().id()) {
+    t->give_back_slot();
+  }
   t->db_ = &db;
   return t;
 }
@@ -96,7 +101,8 @@ void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
 }
 
 void TransactionImpl::detach() noexcept {
-  end();
+  // end() but for the slot, which the spare keeps (withdrawn by the reset below).
+  finish_watches(false, ErrorCode::transaction_cancelled);
   reset_to_defaults();                             // make() starts the clock
   std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
   owner_.reset();
@@ -107,7 +113,16 @@ TransactionImpl::~TransactionImpl() { end(); }
 
 void TransactionImpl::end() noexcept {
   finish_watches(false, ErrorCode::transaction_cancelled);
-  if (slot_ != nullptr) db_->store().registry().release(slot_);
+  give_back_slot();
+}
+
+void TransactionImpl::give_back_slot() noexcept {
+  if (slot_ == nullptr) return;
+  if (db_ != nullptr) {
+    slot_registry_->release(slot_);  // in use: the database is alive
+  } else {
+    kv::ReaderRegistry::release_if_alive(slot_registry_id_, slot_registry_, slot_);
+  }
   slot_ = nullptr;
 }
 
@@ -133,8 +148,8 @@ void TransactionImpl::check_usable_slow() {
 Version TransactionImpl::ensure_read_version() {
   if (read_version_ < 0) {
     kv::MvccStore& store = db_->store();
-    if (slot_ == nullptr) slot_ = store.registry().acquire();
-    read_version_ = kv::ReaderRegistry::announce(slot_, store.committed_atomic());
+    read_version_ =
+        kv::ReaderRegistry::announce(reader_slot(store.registry()), store.committed_atomic());
     read_version_time_ = base::CoarseClock::now();
   }
   return read_version_;
@@ -179,8 +194,7 @@ void TransactionImpl::set_read_version(Version version) {
                                                " is newer than the newest commit, " +
                                                std::to_string(store.committed()));
   }
-  if (slot_ == nullptr) slot_ = store.registry().acquire();
-  if (version < 0 || !store.pin_at(slot_, version)) {
+  if (version < 0 || !store.pin_at(reader_slot(store.registry()), version)) {
     throw Error(ErrorCode::transaction_too_old,
                 "version " + std::to_string(version) +
                     " is older than the oldest version strata still keeps");
@@ -429,8 +443,7 @@ std::shared_ptr<WatchState> TransactionImpl::watch(std::string_view key) {
 
 std::optional<std::string> TransactionImpl::read_committed(std::string_view key) {
   kv::MvccStore& store = db_->store();
-  if (slot_ == nullptr) slot_ = store.registry().acquire();
-  Version v = kv::ReaderRegistry::announce(slot_, store.committed_atomic());
+  Version v = kv::ReaderRegistry::announce(reader_slot(store.registry()), store.committed_atomic());
   std::optional<std::string> value;
   if (const kv::VersionRecord* r = store.get(key, v)) value.emplace(r->value());
   kv::ReaderRegistry::withdraw(slot_);

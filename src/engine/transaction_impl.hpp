@@ -113,7 +113,17 @@ class TransactionImpl {
   void soft_reset();
   void reset_to_defaults();  // reset() without restarting the clock
   void end() noexcept;       // what destruction does: pending watches fail, the slot goes back
-  void detach() noexcept;    // recycle()'s part: end(), reset_to_defaults(), no db_
+  // The reader slot in `registry`, acquired on first use.
+  kv::ReaderRegistry::Slot* reader_slot(kv::ReaderRegistry& registry) {
+    if (slot_ == nullptr) {
+      slot_ = registry.acquire();
+      slot_registry_ = &registry;
+      slot_registry_id_ = registry.id();
+    }
+    return slot_;
+  }
+  void give_back_slot() noexcept;
+  void detach() noexcept;  // recycle()'s part: end(), reset_to_defaults(), no db_
   // Arms this transaction's watches (committed) or fails them with `error`.
   void finish_watches(bool committed, ErrorCode error) {
     if (!watches_.empty()) finish_pending_watches(committed, error);
@@ -137,7 +147,12 @@ class TransactionImpl {
 
   DatabaseImpl* db_ = nullptr;           // while in use (not as a spare)
   std::shared_ptr<DatabaseImpl> owner_;  // db_'s reference; empty while borrowed
+  // The reader slot, kept from one transaction to the next while the thread's spare
+  // serves the same database (acquiring and releasing it was 2 % of a queue pair); its
+  // registry is named by id, since a spare does not keep the database alive.
   kv::ReaderRegistry::Slot* slot_ = nullptr;
+  kv::ReaderRegistry* slot_registry_ = nullptr;
+  std::uint64_t slot_registry_id_ = 0;
   Version read_version_ = -1;
   // The MVCC window is seconds long: a coarse clock (a few ms) keeps reads cheap.
   base::CoarseClock::time_point read_version_time_{};

@@ -91,6 +91,16 @@ void ReaderRegistry::release(Slot* slot) {
   tls_cache->entry_for(this).free.push_back(slot);
 }
 
+void ReaderRegistry::release_if_alive(std::uint64_t id, ReaderRegistry* registry, Slot* slot) {
+  // Under live_mu a registry that is still listed cannot finish its destructor. (Not
+  // release(): its thread cache may take live_mu.)
+  std::lock_guard lock(live_mu);
+  if (!live_ids().contains(id)) return;
+  withdraw(slot);
+  std::lock_guard registry_lock(registry->mu_);
+  registry->free_.push_back(slot);
+}
+
 ReaderRegistry::Slot* ReaderRegistry::allocate_slot() {
   std::lock_guard lock(mu_);
   if (!free_.empty()) {

@@ -40,6 +40,12 @@ class ReaderRegistry {
   // An idle slot for one reader; give it back with release().
   Slot* acquire();
   void release(Slot* slot);
+  // This registry's identity: unlike its address, never reused.
+  std::uint64_t id() const { return id_; }
+  // Gives `slot` back to `registry` if the registry with `id` still exists; else does
+  // nothing (the slot went with it). For a slot kept while idle by a holder that does not
+  // keep its registry alive (a thread's spare transaction).
+  static void release_if_alive(std::uint64_t id, ReaderRegistry* registry, Slot* slot);
 
   // A slot holding (v | kTentative) is announcing: its reader will read at v or later.
   // Without the bit the slot holds exactly the version its reader reads at.

@@ -585,6 +585,27 @@ TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
   EXPECT_EQ(read_key(first, "mine"), std::nullopt);
 }
 
+// A thread's spare keeps its reader slot for the next transaction on the same database.
+// Alternating between two databases, and closing one while the spare still holds a slot
+// of it, must leave every read and write where it belongs (ASan: no slot of a closed
+// database is touched).
+TEST(Reset, AlternatingDatabasesOnOneThread) {
+  Database kept = Database::open();
+  for (int round = 0; round < 3; ++round) {
+    Database closed_later = Database::open();
+    for (int i = 0; i < 100; ++i) {
+      put(kept, "k", std::to_string(i));
+      put(closed_later, "k", "other " + std::to_string(i));
+      EXPECT_EQ(read_key(kept, "k"), std::to_string(i));
+      EXPECT_EQ(read_key(closed_later, "k"), "other " + std::to_string(i));
+    }
+  }  // the spare's last transaction was on closed_later
+  put(kept, "after", "close");
+  EXPECT_EQ(read_key(kept, "after"), "close");
+  std::thread([&kept] { put(kept, "thread", "exits holding a slot"); }).join();
+  EXPECT_EQ(read_key(kept, "thread"), "exits holding a slot");
+}
+
 // Threads that finish transactions and exit: each thread's spare is freed at its exit
 // (LeakSanitizer), and the database outlives none of it.
 TEST(Reset, ThreadsThatExitFreeTheirSpareTransactions) {

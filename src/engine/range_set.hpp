@@ -59,12 +59,18 @@ class RangeSet {
 // pair's instructions.
 struct ArenaRange {
   using allocator_type = std::pmr::polymorphic_allocator<char>;
-  ArenaRange(std::string_view b, std::string_view e, const allocator_type& alloc) {
-    auto* bytes = static_cast<char*>(alloc.resource()->allocate(b.size() + e.size(), 1));
+  ArenaRange(std::string_view b, std::string_view e, const allocator_type& alloc)
+      : ArenaRange(b, e, false, alloc) {}
+  // With `end_after`, the range ends at e + "\0" (key_after(e): a limited forward read's
+  // span ends just after its last row), built here rather than in a string of its own.
+  ArenaRange(std::string_view b, std::string_view e, bool end_after, const allocator_type& alloc) {
+    const std::size_t end_size = e.size() + (end_after ? 1 : 0);
+    auto* bytes = static_cast<char*>(alloc.resource()->allocate(b.size() + end_size, 1));
     std::copy(b.begin(), b.end(), bytes);
     std::copy(e.begin(), e.end(), bytes + b.size());
+    if (end_after) bytes[b.size() + e.size()] = '\0';
     begin = std::string_view(bytes, b.size());
-    end = std::string_view(bytes + b.size(), e.size());
+    end = std::string_view(bytes + b.size(), end_size);
   }
   ArenaRange(const ArenaRange& other, const allocator_type&) : ArenaRange(other) {}
 

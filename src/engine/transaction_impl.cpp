@@ -294,27 +294,36 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
   std::vector<KeyValue> rows = options.reverse ? read_reverse(writes, begin, end, options, limited)
                                                : read_forward(writes, begin, end, options, limited);
   // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless a
-  // limit stopped the read, in which case only up to (or from) the last row returned.
-  // Views: a snapshot read (an enqueue's) needs no copy of them.
-  std::pmr::string after_last(&arena_);
+  // limit stopped the read, in which case only up to (or from) the last row returned. A
+  // forward span then ends at the last key + 00 (`end_after`), built as a string only
+  // where one is needed: the usual conflict range builds it in its own block.
   std::string_view span_begin = begin, span_end = end;
+  bool end_after = false;
   if (limited) {
     if (options.reverse) {
       span_begin = rows.back().key;
     } else {
-      after_last.reserve(rows.back().key.size() + 1);  // key_after(), in the arena
-      after_last.append(rows.back().key);
-      after_last.push_back('\0');
-      span_end = after_last;
+      span_end = rows.back().key;
+      end_after = true;
     }
   }
-  if (own) check_readable(span_begin, span_end);
+  std::pmr::string key_after_last(&arena_);
+  auto span_end_string = [&]() -> std::string_view {
+    if (!end_after) return span_end;
+    if (key_after_last.empty()) {
+      key_after_last.reserve(span_end.size() + 1);
+      key_after_last.append(span_end);
+      key_after_last.push_back('\0');
+    }
+    return key_after_last;
+  };
+  if (own && !unreadable_.empty()) check_readable(span_begin, span_end_string());
   if (mode == ReadMode::serializable) {
-    if (own) {
-      add_read_conflict(span_begin, span_end);
+    if (!own || writes_.overwrites_nothing()) {  // nothing to subtract from the span
+      conflict_bytes_ += span_begin.size() + span_end.size() + (end_after ? 1 : 0);
+      read_conflicts_.emplace_back(span_begin, span_end, end_after);
     } else {
-      conflict_bytes_ += span_begin.size() + span_end.size();
-      read_conflicts_.emplace_back(span_begin, span_end);
+      add_read_conflict(span_begin, span_end_string());
     }
   }
   return rows;

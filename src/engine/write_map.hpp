@@ -92,6 +92,8 @@ class WriteMap {
   const RangeSet& cleared_ranges() const { return cleared_; }
   const std::vector<StampedKeyWrite>& stamped_keys() const { return stamped_keys_; }
   bool empty() const { return points_.empty() && cleared_.empty() && stamped_keys_.empty(); }
+  // No key is set, cleared or pending: append_unwritten() would give any range back whole.
+  bool overwrites_nothing() const { return points_.empty() && cleared_.empty(); }
   bool has_stamped_values() const { return has_stamped_values_; }
   void reset();
 

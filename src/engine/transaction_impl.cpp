@@ -253,10 +253,7 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
     Version rv = read_version_for_read();
     std::optional<std::string> value;
     if (const kv::VersionRecord* r = db_->store().get(key, rv)) value.emplace(r->value());
-    if (mode == ReadMode::serializable) {
-      point_reads_.emplace_back(key);
-      conflict_bytes_ += 2 * key.size() + 1;
-    }
+    if (mode == ReadMode::serializable) add_point_read(key);
     return value;
   };
   if (!sees_own_writes(mode)) return read_store();
@@ -554,8 +551,7 @@ void TransactionImpl::add_read_conflict_key(std::string_view key) {
   base::check_readable_key(key);
   ensure_read_version();
   if (writes_.overwrites(key)) return;  // minus the keys this transaction set or cleared
-  point_reads_.emplace_back(key);
-  conflict_bytes_ += 2 * key.size() + 1;
+  add_point_read(key);
 }
 
 void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end) {
@@ -682,7 +678,7 @@ void TransactionImpl::soft_reset() {
   unreadable_.clear();
   // Drop the vectors' storage too (it is in the arena) before the arena is reused.
   ArenaRanges(&arena_).swap(read_conflicts_);
-  std::pmr::vector<std::pmr::string>(&arena_).swap(point_reads_);
+  std::pmr::vector<std::string_view>(&arena_).swap(point_reads_);
   arena_.release();
   write_conflicts_.clear();
   conflict_bytes_ = 0;

@@ -7,6 +7,7 @@
 // Thread safety: one thread at a time, as the public Transaction.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -106,6 +107,12 @@ class TransactionImpl {
   void check_readable(std::string_view key) const;
   void check_readable(std::string_view begin, std::string_view end) const;
   void add_read_conflict(std::string_view begin, std::string_view end);
+  void add_point_read(std::string_view key) {
+    auto* bytes = static_cast<char*>(arena_.allocate(key.size(), 1));
+    std::copy(key.begin(), key.end(), bytes);
+    point_reads_.emplace_back(bytes, key.size());
+    conflict_bytes_ += 2 * key.size() + 1;
+  }
   bool sees_own_writes(ReadMode mode) const {
     return mode == ReadMode::serializable ? ryw_ : ryw_ && snapshot_ryw_;
   }
@@ -169,9 +176,9 @@ class TransactionImpl {
   WriteMap writes_{&arena_};
   RangeSet unreadable_;  // keys a versionstamped key may become
   ArenaRanges read_conflicts_{&arena_};
-  // Keys read with get(), each a [k, k+00) conflict range; kept as keys and turned into
-  // ranges only by a commit that needs them.
-  std::pmr::vector<std::pmr::string> point_reads_{&arena_};
+  // Keys read with get(), each a [k, k+00) conflict range; kept as keys (their bytes in
+  // the arena) and turned into ranges only by a commit that needs them.
+  std::pmr::vector<std::string_view> point_reads_{&arena_};
   std::vector<KeyRange> write_conflicts_;  // explicit ones only
   std::size_t conflict_bytes_ = 0;
   std::vector<std::shared_ptr<WatchState>> watches_;  // armed at commit

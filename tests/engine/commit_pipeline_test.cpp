@@ -116,7 +116,7 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   EXPECT_EQ(store.latest("b"), "3");
 
   // The same with "a" read by get() (a read key rather than a range).
-  const std::pmr::vector<std::pmr::string> read_a{"a"};
+  const std::pmr::vector<std::string_view> read_a{"a"};
   BlindWrite stale_get("c", "4");
   stale_get.request.read_version = first.request.version - 1;
   stale_get.request.read_keys = &read_a;

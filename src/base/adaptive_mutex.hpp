@@ -6,7 +6,7 @@
 // sleep and wake-up with more threads than cores (docs/benchmarks.md, session 10), so a
 // waiter first spins for about as long as the lock is usually held. It replaces glibc's
 // PTHREAD_MUTEX_ADAPTIVE_NP, which does the same through two library calls per hold:
-// ~55 instructions, 2.5 % of a queue pair (two commits, two holds each).
+// ~57 instructions a hold, 2.8 % of a queue pair's (two commits, two holds each).
 //
 // The word is Drepper's three states ("Futexes Are Tricky", 2011): unlocked, locked, and
 // locked with sleepers, so an unlock makes a system call only when a waiter sleeps. Not

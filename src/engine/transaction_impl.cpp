@@ -120,7 +120,7 @@ void TransactionImpl::give_back_slot() noexcept {
   if (slot_ == nullptr) return;
   if (db_ != nullptr) {
     slot_registry_->release(slot_);  // in use: the database is alive
-  } else {
+  } else {                           // a spare's, withdrawn by its reset; the database may be gone
     kv::ReaderRegistry::release_if_alive(slot_registry_id_, slot_registry_, slot_);
   }
   slot_ = nullptr;
@@ -234,9 +234,10 @@ void TransactionImpl::check_readable(std::string_view begin, std::string_view en
   }
 }
 
-void TransactionImpl::add_read_conflict(std::string_view begin, std::string_view end) {
+void TransactionImpl::add_read_conflict(std::string_view begin, std::string_view end,
+                                        bool end_after) {
   std::size_t before = read_conflicts_.size();
-  writes_.append_unwritten(begin, end, read_conflicts_);
+  writes_.append_unwritten(begin, end, end_after, read_conflicts_);
   for (std::size_t i = before; i < read_conflicts_.size(); ++i) {
     conflict_bytes_ += read_conflicts_[i].begin.size() + read_conflicts_[i].end.size();
   }
@@ -291,9 +292,9 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
   std::vector<KeyValue> rows = options.reverse ? read_reverse(writes, begin, end, options, limited)
                                                : read_forward(writes, begin, end, options, limited);
   // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless a
-  // limit stopped the read, in which case only up to (or from) the last row returned. A
-  // forward span then ends at the last key + 00 (`end_after`), built as a string only
-  // where one is needed: the usual conflict range builds it in its own block.
+  // limit stopped the read, in which case only up to (or from) the last row returned: a
+  // forward span then ends at the last key + 00 (`end_after`), which the conflict range
+  // builds in its own block.
   std::string_view span_begin = begin, span_end = end;
   bool end_after = false;
   if (limited) {
@@ -304,23 +305,16 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
       end_after = true;
     }
   }
-  std::pmr::string key_after_last(&arena_);
-  auto span_end_string = [&]() -> std::string_view {
-    if (!end_after) return span_end;
-    if (key_after_last.empty()) {
-      key_after_last.reserve(span_end.size() + 1);
-      key_after_last.append(span_end);
-      key_after_last.push_back('\0');
-    }
-    return key_after_last;
-  };
-  if (own && !unreadable_.empty()) check_readable(span_begin, span_end_string());
+  if (own && !unreadable_.empty()) {
+    const std::string after_last = end_after ? key_after(span_end) : std::string();
+    check_readable(span_begin, end_after ? std::string_view(after_last) : span_end);
+  }
   if (mode == ReadMode::serializable) {
-    if (!own || writes_.overwrites_nothing()) {  // nothing to subtract from the span
+    if (own) {
+      add_read_conflict(span_begin, span_end, end_after);
+    } else {
       conflict_bytes_ += span_begin.size() + span_end.size() + (end_after ? 1 : 0);
       read_conflicts_.emplace_back(span_begin, span_end, end_after);
-    } else {
-      add_read_conflict(span_begin, span_end_string());
     }
   }
   return rows;

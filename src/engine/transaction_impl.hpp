@@ -106,7 +106,8 @@ class TransactionImpl {
   // [begin, end). The point form allocates nothing: it sits on every get().
   void check_readable(std::string_view key) const;
   void check_readable(std::string_view begin, std::string_view end) const;
-  void add_read_conflict(std::string_view begin, std::string_view end);
+  // [begin, end) minus this transaction's writes; with `end_after`, [begin, end + 00).
+  void add_read_conflict(std::string_view begin, std::string_view end, bool end_after = false);
   void add_point_read(std::string_view key) {
     auto* bytes = static_cast<char*>(arena_.allocate(key.size(), 1));
     std::copy(key.begin(), key.end(), bytes);
@@ -130,7 +131,7 @@ class TransactionImpl {
     return slot_;
   }
   void give_back_slot() noexcept;
-  void detach() noexcept;  // recycle()'s part: end(), reset_to_defaults(), no db_
+  void detach() noexcept;  // recycle()'s part: end() but for the slot, reset, no db_
   // Arms this transaction's watches (committed) or fails them with `error`.
   void finish_watches(bool committed, ErrorCode error) {
     if (!watches_.empty()) finish_pending_watches(committed, error);

@@ -102,13 +102,18 @@ void WriteMap::reset() {
   has_stamped_values_ = false;
 }
 
-void WriteMap::append_unwritten(std::string_view begin, std::string_view end,
+void WriteMap::append_unwritten(std::string_view begin, std::string_view end, bool end_after,
                                 ArenaRanges& out) const {
-  if (begin >= end) return;
-  if (points_.empty() && cleared_.empty()) {
-    out.emplace_back(begin, end);
+  if (points_.empty() && cleared_.empty()) {  // the whole range, built in one arena block
+    if (end_after ? begin <= end : begin < end) out.emplace_back(begin, end, end_after);
     return;
   }
+  std::string end_storage;
+  if (end_after) {
+    end_storage = base::key_after(end);
+    end = end_storage;
+  }
+  if (begin >= end) return;
   // Walk the overwritten pieces inside [begin, end) in key order: cleared ranges and
   // set/cleared point keys, each [k, k+00). Emit the gaps between them.
   std::string cursor(begin);

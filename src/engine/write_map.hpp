@@ -92,14 +92,18 @@ class WriteMap {
   const RangeSet& cleared_ranges() const { return cleared_; }
   const std::vector<StampedKeyWrite>& stamped_keys() const { return stamped_keys_; }
   bool empty() const { return points_.empty() && cleared_.empty() && stamped_keys_.empty(); }
-  // No key is set, cleared or pending: append_unwritten() would give any range back whole.
-  bool overwrites_nothing() const { return points_.empty() && cleared_.empty(); }
   bool has_stamped_values() const { return has_stamped_values_; }
   void reset();
 
   // Removes from [begin, end) the parts this transaction overwrote and appends the rest
-  // to `out` (FoundationDB reduces read conflict ranges this way).
-  void append_unwritten(std::string_view begin, std::string_view end, ArenaRanges& out) const;
+  // to `out` (FoundationDB reduces read conflict ranges this way). With `end_after` the
+  // range is [begin, end + 00) (a limited forward read's span); when nothing was written
+  // its end is built in the range's own block, with no key+00 string.
+  void append_unwritten(std::string_view begin, std::string_view end, bool end_after,
+                        ArenaRanges& out) const;
+  void append_unwritten(std::string_view begin, std::string_view end, ArenaRanges& out) const {
+    append_unwritten(begin, end, false, out);
+  }
 
  private:
   // The entry for `key`, made (default: a set of the empty value) if absent.

@@ -279,7 +279,7 @@ class PointIndex {
   // the table passes a slot followed by an empty one: that slot, and every tombstone just
   // before it, can be empty again (a reader sees either value and finds the same keys).
   // Without that, a queue's few live keys filled a small table with tombstones and forced
-  // a rebuild every ~50 keys (1 % of a queue pair's instructions).
+  // a rebuild every ~50 keys (0.6 % of a queue pair's instructions).
   static void bury(Table& t, Node* node, std::uint64_t h) {
     const std::uint64_t want = fingerprint(h) | reinterpret_cast<std::uintptr_t>(node);
     for (std::size_t i = t.home(h);; i = t.after(i)) {

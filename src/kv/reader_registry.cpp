@@ -1,6 +1,7 @@
 #include "kv/reader_registry.hpp"
 
 #include <algorithm>
+#include <span>
 #include <unordered_set>
 
 namespace strata::kv {
@@ -42,11 +43,7 @@ struct ReaderRegistry::ThreadCache {
   }
   ~ThreadCache() {
     std::lock_guard lock(live_mu);
-    for (Entry& e : entries) {
-      if (!live_ids().contains(e.id)) continue;
-      std::lock_guard registry_lock(e.registry->mu_);
-      e.registry->free_.insert(e.registry->free_.end(), e.free.begin(), e.free.end());
-    }
+    for (Entry& e : entries) return_if_alive(e.id, e.registry, e.free);
   }
 };
 
@@ -92,13 +89,16 @@ void ReaderRegistry::release(Slot* slot) {
 }
 
 void ReaderRegistry::release_if_alive(std::uint64_t id, ReaderRegistry* registry, Slot* slot) {
-  // Under live_mu a registry that is still listed cannot finish its destructor. (Not
-  // release(): its thread cache may take live_mu.)
+  // Not release(): its thread cache may take live_mu.
   std::lock_guard lock(live_mu);
+  return_if_alive(id, registry, std::span<Slot* const>(&slot, 1));
+}
+
+void ReaderRegistry::return_if_alive(std::uint64_t id, ReaderRegistry* registry,
+                                     std::span<Slot* const> slots) {
   if (!live_ids().contains(id)) return;
-  withdraw(slot);
   std::lock_guard registry_lock(registry->mu_);
-  registry->free_.push_back(slot);
+  registry->free_.insert(registry->free_.end(), slots.begin(), slots.end());
 }
 
 ReaderRegistry::Slot* ReaderRegistry::allocate_slot() {

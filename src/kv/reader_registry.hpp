@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "strata/types.hpp"
@@ -44,7 +45,8 @@ class ReaderRegistry {
   std::uint64_t id() const { return id_; }
   // Gives `slot` back to `registry` if the registry with `id` still exists; else does
   // nothing (the slot went with it). For a slot kept while idle by a holder that does not
-  // keep its registry alive (a thread's spare transaction).
+  // keep its registry alive (a thread's spare transaction). REQUIRES: the slot is
+  // withdrawn (a slot of a destroyed registry must not be touched).
   static void release_if_alive(std::uint64_t id, ReaderRegistry* registry, Slot* slot);
 
   // A slot holding (v | kTentative) is announcing: its reader will read at v or later.
@@ -80,6 +82,10 @@ class ReaderRegistry {
   static constexpr std::size_t kMaxChunks = 4096;
 
   Slot* allocate_slot();
+  // Puts withdrawn `slots` on `registry`'s free list if the registry with `id` still
+  // exists. REQUIRES: live_mu held (a registry still listed cannot finish its destructor).
+  static void return_if_alive(std::uint64_t id, ReaderRegistry* registry,
+                              std::span<Slot* const> slots);
 
   const std::uint64_t id_;
   std::atomic<std::size_t> slot_count_{0};

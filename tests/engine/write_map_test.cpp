@@ -86,6 +86,28 @@ TEST(WriteMap, UnwrittenPartsWhenEverythingIsWritten) {
   EXPECT_TRUE(out.empty());
 }
 
+// A limited forward read's span ends just after its last key: [begin, end + 00), whole
+// when nothing was written, and cut the same way as any range when something was.
+TEST(WriteMap, UnwrittenPartsOfASpanEndingAfterItsLastKey) {
+  const std::string c_after("c\0", 2);
+  std::pmr::monotonic_buffer_resource arena;
+  WriteMap nothing;
+  ArenaRanges whole(&arena);
+  nothing.append_unwritten("a", "c", true, whole);
+  nothing.append_unwritten("c", "c", true, whole);  // one key: [c, c+00)
+  EXPECT_EQ(plain(whole), (std::vector<KeyRange>{{"a", c_after}, {"c", c_after}}));
+
+  WriteMap w;
+  w.set("b", "1");
+  ArenaRanges cut(&arena);
+  w.append_unwritten("a", "c", true, cut);
+  EXPECT_EQ(plain(cut), (std::vector<KeyRange>{{"a", "b"}, {std::string("b\0", 2), c_after}}));
+  w.set("c", "2");  // the last key itself written: nothing of it is left
+  ArenaRanges none(&arena);
+  w.append_unwritten("c", "c", true, none);
+  EXPECT_TRUE(none.empty());
+}
+
 // Counts what is allocated through it (and passes it on to the heap).
 class CountingResource : public std::pmr::memory_resource {
  public:

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -38,6 +39,10 @@ struct RangeOptions {
   // limit conflicts only up to its last row.
   int target_bytes = 0;
 };
+
+// What visit_range calls for each row, in order. The views point into strata's memory and
+// are valid only until the call returns (copy what you keep).
+using RowVisitor = std::function<void(std::string_view key, std::string_view value)>;
 
 // Atomic operations (FoundationDB's semantics, docs/transactions.md). Integers are
 // little-endian; an operand of n bytes works on the stored value fitted to n bytes.
@@ -93,6 +98,9 @@ class ReadView {
   std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
                                   RangeOptions options = {});
   std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
+                          const RowVisitor& visit);
+  std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
 
  private:
   friend class Transaction;
@@ -118,6 +126,15 @@ class Transaction {
   std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
                                   RangeOptions options = {});
   std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  // The rows get_range would return, with the same conflict range, passed to `visit` one
+  // by one instead of copied into a vector: a read that keeps only part of what it reads
+  // (a key, a count) allocates nothing. Returns the number of rows visited. `visit` must
+  // not use or destroy this transaction (a use throws client_invalid_operation, 2000); it
+  // may use others. An exception from `visit` ends the read and propagates; a serializable
+  // read then conflicts on the whole of [begin, end).
+  std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
+                          const RowVisitor& visit);
+  std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
   ReadView snapshot() { return ReadView(impl_.get()); }
 
   // Writes, buffered until commit. Keys over 10,000 bytes throw key_too_large (2102),

@@ -61,6 +61,16 @@ std::vector<KeyValue> ReadView::get_range(const KeyRange& range, RangeOptions op
   return impl_->get_range(range.begin, range.end, options, ReadMode::snapshot);
 }
 
+std::size_t ReadView::visit_range(std::string_view begin, std::string_view end,
+                                  RangeOptions options, const RowVisitor& visit) {
+  return impl_->visit_range(begin, end, options, ReadMode::snapshot, visit);
+}
+
+std::size_t ReadView::visit_range(const KeyRange& range, RangeOptions options,
+                                  const RowVisitor& visit) {
+  return impl_->visit_range(range.begin, range.end, options, ReadMode::snapshot, visit);
+}
+
 // ---- Transaction ------------------------------------------------------------------
 
 Transaction::Transaction(std::unique_ptr<engine::TransactionImpl> impl) : impl_(std::move(impl)) {}
@@ -89,6 +99,16 @@ std::vector<KeyValue> Transaction::get_range(std::string_view begin, std::string
 
 std::vector<KeyValue> Transaction::get_range(const KeyRange& range, RangeOptions options) {
   return impl_->get_range(range.begin, range.end, options, ReadMode::serializable);
+}
+
+std::size_t Transaction::visit_range(std::string_view begin, std::string_view end,
+                                     RangeOptions options, const RowVisitor& visit) {
+  return impl_->visit_range(begin, end, options, ReadMode::serializable, visit);
+}
+
+std::size_t Transaction::visit_range(const KeyRange& range, RangeOptions options,
+                                     const RowVisitor& visit) {
+  return impl_->visit_range(range.begin, range.end, options, ReadMode::serializable, visit);
 }
 
 void Transaction::set(std::string_view key, std::string_view value) { impl_->set(key, value); }

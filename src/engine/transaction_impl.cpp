@@ -16,29 +16,38 @@ using base::key_after;
 
 namespace {
 
-std::size_t row_bytes(const KeyValue& row) { return row.key.size() + row.value.size(); }
-
-// full(): whether the rows read so far reach the limit or the byte target. Counts each
-// row's bytes once, as rows are appended. The last answer is whether a limit ended the
-// read (FoundationDB's "more"), kept in `reached`.
-class LimitTracker {
+// Passes a range read's rows to `sink` (get_range's vector, or visit_range's visitor) and
+// counts them against the read's limits. full(): whether the rows so far reach the limit
+// or the byte target; its last answer is whether a limit ended the read (FoundationDB's
+// "more"). last_key() views the last row's key where the read found it (a store node
+// pinned by the read version, or the write map), for the conflict span of a limited read.
+template <class Sink>
+class RowOutput {
  public:
-  LimitTracker(const RangeOptions& options, const std::vector<KeyValue>& rows, bool& reached)
-      : options_(options), rows_(rows), reached_(reached) {}
-  bool operator()() {
-    for (; counted_ < rows_.size(); ++counted_) bytes_ += row_bytes(rows_[counted_]);
+  RowOutput(const RangeOptions& options, Sink& sink) : options_(options), sink_(sink) {}
+  void emit(std::string_view key, std::string_view value) {
+    sink_(key, value);
+    ++rows_;
+    bytes_ += key.size() + value.size();
+    last_key_ = key;
+  }
+  bool full() {
     reached_ =
-        (options_.limit > 0 && rows_.size() >= static_cast<std::size_t>(options_.limit)) ||
+        (options_.limit > 0 && rows_ >= static_cast<std::size_t>(options_.limit)) ||
         (options_.target_bytes > 0 && bytes_ >= static_cast<std::size_t>(options_.target_bytes));
     return reached_;
   }
+  bool reached() const { return reached_; }
+  std::size_t rows() const { return rows_; }
+  std::string_view last_key() const { return last_key_; }
 
  private:
   const RangeOptions& options_;
-  const std::vector<KeyValue>& rows_;
-  bool& reached_;
-  std::size_t counted_ = 0;
+  Sink& sink_;
+  std::size_t rows_ = 0;
   std::size_t bytes_ = 0;
+  std::string_view last_key_;
+  bool reached_ = false;
 };
 
 }  // namespace
@@ -132,6 +141,8 @@ void TransactionImpl::check_usable_slow() {
   switch (state_) {
     case State::active:
       break;
+    case State::visiting:
+      throw_visiting();
     case State::cancelled:
       throw Error(ErrorCode::transaction_cancelled, "the transaction was cancelled; reset it");
     case State::committing:
@@ -143,6 +154,11 @@ void TransactionImpl::check_usable_slow() {
     throw Error(ErrorCode::transaction_timed_out,
                 "timeout of " + std::to_string(timeout_.count()) + " ms expired");
   }
+}
+
+void TransactionImpl::throw_visiting() {
+  throw Error(ErrorCode::client_invalid_operation,
+              "a visit_range visitor may not use the transaction it is visiting");
 }
 
 Version TransactionImpl::ensure_read_version() {
@@ -276,6 +292,59 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
 
 std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::string_view end,
                                                  RangeOptions options, ReadMode mode) {
+  std::vector<KeyValue> rows;
+  scan(begin, end, options, mode, [&rows](std::string_view key, std::string_view value) {
+    rows.push_back({std::string(key), std::string(value)});
+  });
+  return rows;
+}
+
+std::size_t TransactionImpl::visit_range(std::string_view begin, std::string_view end,
+                                         RangeOptions options, ReadMode mode,
+                                         const RowVisitor& visit) {
+  bool visitor_threw = false;
+  auto call = [&](std::string_view key, std::string_view value) {
+    state_ = State::visiting;  // the visitor may not use this transaction
+    try {
+      visit(key, value);
+    } catch (...) {
+      state_ = State::active;
+      visitor_threw = true;
+      throw;
+    }
+    state_ = State::active;
+  };
+  try {
+    if (sees_own_writes(mode) && !unreadable_.empty()) {
+      // Whether a pending versionstamped key may land in the span is known only once the
+      // read has ended: read as get_range does (throwing before any row is seen), then visit.
+      std::vector<KeyValue> rows = get_range(begin, end, options, mode);
+      for (const KeyValue& row : rows) call(row.key, row.value);
+      return rows.size();
+    }
+    return scan(begin, end, options, mode, call);
+  } catch (...) {
+    // The visitor saw rows and may act on them: the read conflicts on all it could have seen.
+    if (visitor_threw && mode == ReadMode::serializable) {
+      add_range_read(begin, end, false, sees_own_writes(mode));
+    }
+    throw;
+  }
+}
+
+void TransactionImpl::add_range_read(std::string_view begin, std::string_view end, bool end_after,
+                                     bool own) {
+  if (own) {
+    add_read_conflict(begin, end, end_after);
+  } else {
+    conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
+    read_conflicts_.emplace_back(begin, end, end_after);
+  }
+}
+
+template <class Sink>
+std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
+                                  const RangeOptions& options, ReadMode mode, Sink&& sink) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/false);
   if (options.limit < 0 || options.target_bytes < 0) {
@@ -283,25 +352,28 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
                 "limit " + std::to_string(options.limit) + " or target_bytes " +
                     std::to_string(options.target_bytes) + " is negative");
   }
-  if (begin >= end) return {};
+  if (begin >= end) return 0;
   read_version_for_read();
   static const WriteMap kNoWrites;
   const bool own = sees_own_writes(mode);
   const WriteMap& writes = own ? writes_ : kNoWrites;
-  bool limited = false;
-  std::vector<KeyValue> rows = options.reverse ? read_reverse(writes, begin, end, options, limited)
-                                               : read_forward(writes, begin, end, options, limited);
+  RowOutput<std::remove_reference_t<Sink>> out(options, sink);
+  if (options.reverse) {
+    read_reverse(writes, begin, end, out);
+  } else {
+    read_forward(writes, begin, end, out);
+  }
   // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless a
   // limit stopped the read, in which case only up to (or from) the last row returned: a
   // forward span then ends at the last key + 00 (`end_after`), which the conflict range
   // builds in its own block.
   std::string_view span_begin = begin, span_end = end;
   bool end_after = false;
-  if (limited) {
+  if (out.reached()) {
     if (options.reverse) {
-      span_begin = rows.back().key;
+      span_begin = out.last_key();
     } else {
-      span_end = rows.back().key;
+      span_end = out.last_key();
       end_after = true;
     }
   }
@@ -309,31 +381,21 @@ std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::st
     const std::string after_last = end_after ? key_after(span_end) : std::string();
     check_readable(span_begin, end_after ? std::string_view(after_last) : span_end);
   }
-  if (mode == ReadMode::serializable) {
-    if (own) {
-      add_read_conflict(span_begin, span_end, end_after);
-    } else {
-      conflict_bytes_ += span_begin.size() + span_end.size() + (end_after ? 1 : 0);
-      read_conflicts_.emplace_back(span_begin, span_end, end_after);
-    }
-  }
-  return rows;
+  if (mode == ReadMode::serializable) add_range_read(span_begin, span_end, end_after, own);
+  return out.rows();
 }
 
-// A range read reaching a key this transaction wrote: the written value (set), nothing
-// (clear), the stored value with the pending atomic operations applied (dependent), or
-// accessed_unreadable (a versionstamped value).
-void TransactionImpl::append_own_write(std::string_view key, const PointWrite& w,
-                                       std::optional<std::string_view> stored,
-                                       std::vector<KeyValue>& rows) {
+template <class Output>
+void TransactionImpl::emit_own_write(std::string_view key, const PointWrite& w,
+                                     std::optional<std::string_view> stored, Output& out) {
   switch (w.kind) {
     case PointWrite::Kind::set:
-      rows.push_back({std::string(key), std::string(w.value)});
+      out.emit(key, w.value);
       return;
     case PointWrite::Kind::clear:
       return;
     case PointWrite::Kind::dependent:
-      if (auto v = resolve_dependent(w, stored)) rows.push_back({std::string(key), std::move(*v)});
+      if (auto v = resolve_dependent(w, stored)) out.emit(key, *v);
       return;
     case PointWrite::Kind::stamped:
       throw Error(ErrorCode::accessed_unreadable,
@@ -342,30 +404,28 @@ void TransactionImpl::append_own_write(std::string_view key, const PointWrite& w
   }
 }
 
-std::vector<KeyValue> TransactionImpl::read_forward(const WriteMap& writes, std::string_view begin,
-                                                    std::string_view end,
-                                                    const RangeOptions& options, bool& limited) {
+template <class Output>
+void TransactionImpl::read_forward(const WriteMap& writes, std::string_view begin,
+                                   std::string_view end, Output& out) {
   using Node = kv::MvccStore::Node;
   const kv::MvccStore& store = db_->store();
   const Version rv = read_version_;
   const auto& points = writes.points();
   const RangeSet& cleared = writes.cleared_ranges();
-  std::vector<KeyValue> rows;
-  LimitTracker full(options, rows, limited);
 
   // The next store node at or after `n` with a value visible at rv, below `end`.
   auto visible_from = [&](Node* n) { return store.first_visible(n, end, rv); };
   Node* node = visible_from(store.seek_ge(begin));
   auto point = points.lower_bound(begin);
 
-  while (!full()) {
+  while (!out.full()) {
     bool have_point = point != points.end() && std::string_view(point->first) < end;
     if (node == nullptr && !have_point) break;
     if (have_point && (node == nullptr || std::string_view(point->first) <= node->key())) {
       bool same = node != nullptr && node->key() == point->first;
       std::optional<std::string_view> stored;
       if (same) stored = kv::MvccStore::visible(node, rv)->value();
-      append_own_write(point->first, point->second, stored, rows);
+      emit_own_write(point->first, point->second, stored, out);
       if (same) node = visible_from(kv::MvccStore::next(node));
       ++point;
       continue;
@@ -376,30 +436,26 @@ std::vector<KeyValue> TransactionImpl::read_forward(const WriteMap& writes, std:
         continue;
       }
     }
-    rows.push_back(
-        {std::string(node->key()), std::string(kv::MvccStore::visible(node, rv)->value())});
+    out.emit(node->key(), kv::MvccStore::visible(node, rv)->value());
     node = visible_from(kv::MvccStore::next(node));
   }
-  return rows;
 }
 
-std::vector<KeyValue> TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begin,
-                                                    std::string_view end,
-                                                    const RangeOptions& options, bool& limited) {
+template <class Output>
+void TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begin,
+                                   std::string_view end, Output& out) {
   using Node = kv::MvccStore::Node;
   const kv::MvccStore& store = db_->store();
   const Version rv = read_version_;
   const auto& points = writes.points();
   const RangeSet& cleared = writes.cleared_ranges();
-  std::vector<KeyValue> rows;
-  LimitTracker full(options, rows, limited);
 
   // The last store node before `key` with a value visible at rv, at or after `begin`.
   auto visible_before = [&](std::string_view key) { return store.seek_visible_lt(key, begin, rv); };
   Node* node = visible_before(end);
   auto point = points.lower_bound(end);  // one past the last candidate
 
-  while (!full()) {
+  while (!out.full()) {
     bool have_point = point != points.begin() && std::string_view(std::prev(point)->first) >= begin;
     if (node == nullptr && !have_point) break;
     if (have_point &&
@@ -408,7 +464,7 @@ std::vector<KeyValue> TransactionImpl::read_reverse(const WriteMap& writes, std:
       bool same = node != nullptr && node->key() == point->first;
       std::optional<std::string_view> stored;
       if (same) stored = kv::MvccStore::visible(node, rv)->value();
-      append_own_write(point->first, point->second, stored, rows);
+      emit_own_write(point->first, point->second, stored, out);
       if (same) node = visible_before(point->first);
       continue;
     }
@@ -418,11 +474,9 @@ std::vector<KeyValue> TransactionImpl::read_reverse(const WriteMap& writes, std:
         continue;
       }
     }
-    rows.push_back(
-        {std::string(node->key()), std::string(kv::MvccStore::visible(node, rv)->value())});
+    out.emit(node->key(), kv::MvccStore::visible(node, rv)->value());
     node = visible_before(node->key());
   }
-  return rows;
 }
 
 // ---- Watches ----------------------------------------------------------------------
@@ -647,6 +701,7 @@ std::string TransactionImpl::versionstamp() const {
 // ---- Retry, reset, cancel, timeout --------------------------------------------------
 
 void TransactionImpl::on_error(const Error& e) {
+  if (state_ == State::visiting) throw_visiting();
   if (!e.retryable()) throw e;
   if (timed_out()) {
     throw Error(ErrorCode::transaction_timed_out,
@@ -683,6 +738,7 @@ void TransactionImpl::soft_reset() {
 }
 
 void TransactionImpl::reset() {
+  if (state_ == State::visiting) throw_visiting();
   reset_to_defaults();
   created_ = base::CoarseClock::now();
 }
@@ -696,6 +752,7 @@ void TransactionImpl::reset_to_defaults() {
 }
 
 void TransactionImpl::cancel() {
+  if (state_ == State::visiting) throw_visiting();
   finish_watches(false, ErrorCode::transaction_cancelled);
   state_ = State::cancelled;
   release_read_version();

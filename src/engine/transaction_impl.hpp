@@ -60,6 +60,8 @@ class TransactionImpl {
   std::optional<std::string> get(std::string_view key, ReadMode mode);
   std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
                                   RangeOptions options, ReadMode mode);
+  std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
+                          ReadMode mode, const RowVisitor& visit);
 
   void set(std::string_view key, std::string_view value);
   void clear(std::string_view key);
@@ -88,7 +90,8 @@ class TransactionImpl {
   std::size_t size_bytes() const;
 
  private:
-  enum class State : std::uint8_t { active, committing, committed, cancelled };
+  // visiting: a visit_range visitor is running, and may not use the transaction.
+  enum class State : std::uint8_t { active, visiting, committing, committed, cancelled };
   using Clock = std::chrono::steady_clock;
 
   // Throws 1025, 2017 or 1031. Inline: every call of the API starts with it.
@@ -108,6 +111,9 @@ class TransactionImpl {
   void check_readable(std::string_view begin, std::string_view end) const;
   // [begin, end) minus this transaction's writes; with `end_after`, [begin, end + 00).
   void add_read_conflict(std::string_view begin, std::string_view end, bool end_after = false);
+  // A range read's conflict: add_read_conflict when the read sees this transaction's writes
+  // (`own`), else the span as it is.
+  void add_range_read(std::string_view begin, std::string_view end, bool end_after, bool own);
   void add_point_read(std::string_view key) {
     auto* bytes = static_cast<char*>(arena_.allocate(key.size(), 1));
     std::copy(key.begin(), key.end(), bytes);
@@ -141,17 +147,26 @@ class TransactionImpl {
                         const std::optional<std::string_view>& value, bool known);
   std::optional<std::string> read_committed(std::string_view key);
 
-  // Range reads merge the store at the read version with the write map.
-  static void append_own_write(std::string_view key, const PointWrite& w,
-                               std::optional<std::string_view> stored, std::vector<KeyValue>& rows);
+  // Range reads merge the store at the read version with the write map. Both range reads
+  // run scan(), which passes each row to `out` (get_range's vector or visit_range's visitor,
+  // through RowOutput), then adds the read's conflict span; it returns the rows passed.
+  template <class Out>
+  std::size_t scan(std::string_view begin, std::string_view end, const RangeOptions& options,
+                   ReadMode mode, Out&& out);
+  // A row of this transaction's own write at `key` to `out`: the written value (set),
+  // nothing (clear), the stored value with the pending atomic operations applied
+  // (dependent), or accessed_unreadable (a versionstamped value).
+  template <class Output>
+  static void emit_own_write(std::string_view key, const PointWrite& w,
+                             std::optional<std::string_view> stored, Output& out);
   // `writes` is writes_, or an empty map when the read does not see its own writes.
-  // `limited`: set when the row limit or the byte target ended the read.
-  std::vector<KeyValue> read_forward(const WriteMap& writes, std::string_view begin,
-                                     std::string_view end, const RangeOptions& options,
-                                     bool& limited);
-  std::vector<KeyValue> read_reverse(const WriteMap& writes, std::string_view begin,
-                                     std::string_view end, const RangeOptions& options,
-                                     bool& limited);
+  template <class Output>
+  void read_forward(const WriteMap& writes, std::string_view begin, std::string_view end,
+                    Output& out);
+  template <class Output>
+  void read_reverse(const WriteMap& writes, std::string_view begin, std::string_view end,
+                    Output& out);
+  [[noreturn]] static void throw_visiting();
 
   DatabaseImpl* db_ = nullptr;           // while in use (not as a spare)
   std::shared_ptr<DatabaseImpl> owner_;  // db_'s reference; empty while borrowed

@@ -27,7 +27,8 @@ void client_round_trip() {
 
 // Whether a pop request is waiting, from a snapshot read.
 bool requests_waiting(Transaction& tr, const Subspace& requests) {
-  return !tr.snapshot().get_range(requests.range(), {.limit = 1}).empty();
+  return tr.snapshot().visit_range(requests.range(), {.limit = 1},
+                                   [](std::string_view, std::string_view) {}) != 0;
 }
 
 // A pop request: (versionstamp, Bytes id) -> "". The layer keys requests by (index, id),
@@ -190,10 +191,17 @@ Subspace bookkeeping(const Subspace& items, const Tuple& name) {
 }
 
 std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, End end, bool take) {
-  auto first = tr.get_range(items, {.limit = 1, .reverse = end == End::last});
-  if (first.empty()) return std::nullopt;
-  if (take) tr.clear(first[0].key);
-  return std::move(first[0].value);
+  // Visited, not copied into a vector of rows: the value is the one copy made, and the key
+  // goes to the calling thread's buffer for the clear (a row vector was three allocations).
+  thread_local std::string key;
+  std::optional<std::string> value;
+  tr.visit_range(items, {.limit = 1, .reverse = end == End::last},
+                 [&](std::string_view k, std::string_view v) {
+                   value.emplace(v);
+                   if (take) key.assign(k);
+                 });
+  if (value && take) tr.clear(key);
+  return value;
 }
 
 std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End end) {

@@ -24,9 +24,11 @@ PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
 
 void PriorityQueue::push(Transaction& tr, std::string_view value, const Element& priority) const {
   Subspace level = subspace_[priority];
-  auto last = tr.snapshot().get_range(level.range(), {.limit = 1, .reverse = true});
   std::int64_t count = 0;
-  if (!last.empty()) count = recipes_detail::item_position(level, last[0].key) + 1;
+  tr.snapshot().visit_range(level.range(), {.limit = 1, .reverse = true},
+                            [&](std::string_view key, std::string_view) {
+                              count = recipes_detail::item_position(level, key) + 1;
+                            });
   tr.set(recipes_detail::numbered_item_key(level, count), value);
 }
 

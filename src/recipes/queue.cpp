@@ -56,9 +56,12 @@ Queue::Queue(Subspace subspace, bool high_contention)
 }
 
 void Queue::enqueue(Transaction& tr, std::string_view value) const {
-  auto last = tr.snapshot().get_range(items_, {.limit = 1, .reverse = true});
+  // The recipe's "for key, _ in tr.snapshot.get_range(...)", visited: only the key is used.
   std::int64_t index = 1;
-  if (!last.empty()) index = recipes_detail::item_position(subspace_, last[0].key) + 1;
+  tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true},
+                            [&](std::string_view key, std::string_view) {
+                              index = recipes_detail::item_position(subspace_, key) + 1;
+                            });
   tr.set(recipes_detail::numbered_item_key(subspace_, index), value);
   // Wakes dequeue_wait. The waiter count is read serializably: a waiter that registers
   // after this read and before this commit makes the commit conflict, and the retry

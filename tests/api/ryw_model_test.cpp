@@ -144,6 +144,13 @@ void run_ryw_model(std::uint32_t seed, int iterations, const KeySpace& space) {
         std::vector<KeyValue> want = RywModel::range(model, b, e, o);
         ASSERT_EQ(got, want) << "seed " << seed << " iteration " << iter << ": " << log.str()
                              << "\n got:  " << describe(got) << "\n want: " << describe(want);
+        std::vector<KeyValue> seen;  // the same read, visited
+        auto copy = [&](std::string_view k, std::string_view v) {
+          seen.push_back({std::string(k), std::string(v)});
+        };
+        snapshot ? tr.snapshot().visit_range(b, e, o, copy) : tr.visit_range(b, e, o, copy);
+        ASSERT_EQ(seen, want) << "seed " << seed << " iteration " << iter << ": " << log.str()
+                              << "\n visited: " << describe(seen);
       }
     }
     if (gen.below(5) == 0) {

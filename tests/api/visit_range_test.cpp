@@ -1,0 +1,213 @@
+// Transaction::visit_range and ReadView::visit_range: the rows, limits and conflict spans
+// of get_range, handed to a visitor instead of copied; a visitor that uses its own
+// transaction is refused; a visitor that throws leaves the read conflicting on its whole
+// range. (RywModel also compares every random range read's visit with the model.)
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "strata/database.hpp"
+#include "strata/transaction.hpp"
+
+#include "api/api_test_util.hpp"
+
+namespace strata {
+namespace {
+
+using apitest::put_all;
+using apitest::reader_conflicts_with;
+
+// The rows visit_range passes, copied, and checked against its return value.
+std::vector<KeyValue> visited(Transaction& tr, std::string_view begin, std::string_view end,
+                              RangeOptions options, bool snapshot = false) {
+  std::vector<KeyValue> rows;
+  auto copy = [&](std::string_view k, std::string_view v) {
+    rows.push_back({std::string(k), std::string(v)});
+  };
+  std::size_t n = snapshot ? tr.snapshot().visit_range(begin, end, options, copy)
+                           : tr.visit_range(begin, end, options, copy);
+  EXPECT_EQ(n, rows.size());
+  return rows;
+}
+
+Database five_keys() {
+  Database db = Database::open();
+  put_all(db, {{"k1", "1"}, {"k2", "2"}, {"k3", "3"}, {"k4", "4"}, {"k5", "5"}});
+  return db;
+}
+
+bool conflicts(const std::function<void(Transaction&)>& reader, std::string_view written) {
+  Database db = five_keys();
+  return reader_conflicts_with(db, reader, [&](Transaction& tr) { tr.set(written, "w"); });
+}
+
+TEST(VisitRange, MatchesGetRangeOverRandomReadsWithOwnWritesAndLimits) {
+  Database db = five_keys();
+  std::mt19937 rng(515);
+  auto key = [&] { return "k" + std::to_string(rng() % 8) + (rng() % 2 ? "x" : ""); };
+  for (int iter = 0; iter < 300; ++iter) {
+    Transaction tr = db.create_transaction();
+    for (int op = 0; op < 6; ++op) {
+      switch (rng() % 4) {
+        case 0:
+          tr.set(key(), "v" + std::to_string(rng() % 1000));
+          break;
+        case 1:
+          tr.clear(key());
+          break;
+        case 2:
+          tr.atomic_op(MutationType::append_if_fits, key(), "+");
+          break;
+        default: {
+          std::string b = key(), e = key();
+          if (b > e) std::swap(b, e);
+          tr.clear_range(b, e);
+        }
+      }
+      std::string b = key(), e = key();
+      if (b > e) std::swap(b, e);
+      RangeOptions o{.limit = static_cast<int>(rng() % 4),
+                     .reverse = rng() % 2 == 0,
+                     .target_bytes = rng() % 3 == 0 ? static_cast<int>(rng() % 8) : 0};
+      bool snapshot = rng() % 2 == 0;
+      std::vector<KeyValue> want =
+          snapshot ? tr.snapshot().get_range(b, e, o) : tr.get_range(b, e, o);
+      ASSERT_EQ(visited(tr, b, e, o, snapshot), want) << "iteration " << iter;
+    }
+  }
+}
+
+TEST(VisitRange, ViewsAreValidDuringTheCallAndNothingIsCopiedBeforeIt) {
+  Database db = five_keys();
+  Transaction tr = db.create_transaction();
+  tr.set("k2", "own");
+  std::string seen;
+  tr.visit_range("k0", "k9", {}, [&](std::string_view k, std::string_view v) {
+    seen.append(k).append("=").append(v).append(" ");
+  });
+  EXPECT_EQ(seen, "k1=1 k2=own k3=3 k4=4 k5=5 ");
+}
+
+TEST(VisitRange, LimitedForwardVisitConflictsOnlyUpToItsLastRow) {
+  auto visit2 = [](Transaction& tr) {
+    ASSERT_EQ(apitest::keys_of(visited(tr, "k0", "k9", {.limit = 2})),
+              (std::vector<std::string>{"k1", "k2"}));
+  };
+  EXPECT_TRUE(conflicts(visit2, "k0"));
+  EXPECT_TRUE(conflicts(visit2, "k2"));
+  EXPECT_FALSE(conflicts(visit2, std::string("k2") + '\0')) << "just after the last row";
+  EXPECT_FALSE(conflicts(visit2, "k3"));
+}
+
+TEST(VisitRange, LimitedReverseVisitConflictsFromItsLastRowToTheEnd) {
+  auto visit2 = [](Transaction& tr) {
+    ASSERT_EQ(apitest::keys_of(visited(tr, "k0", "k9", {.limit = 2, .reverse = true})),
+              (std::vector<std::string>{"k5", "k4"}));
+  };
+  EXPECT_TRUE(conflicts(visit2, "k4"));
+  EXPECT_TRUE(conflicts(visit2, "k8"));
+  EXPECT_FALSE(conflicts(visit2, "k3\xff"));
+}
+
+TEST(VisitRange, SnapshotVisitAddsNoConflict) {
+  auto visit_all = [](Transaction& tr) { visited(tr, "k0", "k9", {}, /*snapshot=*/true); };
+  EXPECT_FALSE(conflicts(visit_all, "k3"));
+}
+
+TEST(VisitRange, VisitorMayNotUseItsOwnTransaction) {
+  Database db = five_keys();
+  Transaction tr = db.create_transaction();
+  Transaction other = db.create_transaction();
+  const Error retryable(ErrorCode::not_committed, "test");
+  std::vector<std::function<void()>> uses = {
+      [&] { tr.get("k1"); },
+      [&] { tr.snapshot().get("k1"); },
+      [&] { tr.get_range("k0", "k9"); },
+      [&] { tr.visit_range("k0", "k9", {}, [](std::string_view, std::string_view) {}); },
+      [&] { tr.set("k7", "x"); },
+      [&] { tr.clear("k1"); },
+      [&] { tr.atomic_op(MutationType::add, "n", std::string(8, '\1')); },
+      [&] { tr.add_read_conflict_key("k1"); },
+      [&] { tr.commit(); },
+      [&] { tr.reset(); },
+      [&] { tr.cancel(); },
+      [&] { tr.on_error(retryable); },
+  };
+  for (std::size_t i = 0; i < uses.size(); ++i) {
+    int code = 0;
+    tr.visit_range("k0", "k9", {.limit = 1}, [&](std::string_view, std::string_view) {
+      try {
+        uses[i]();
+      } catch (const Error& e) {
+        code = e.code();
+      }
+      other.get("k2");  // other transactions are fine
+    });
+    EXPECT_EQ(code, static_cast<int>(ErrorCode::client_invalid_operation)) << "use " << i;
+  }
+  // Untouched by all that: it still reads, writes and commits.
+  tr.set("k9", "9");
+  EXPECT_EQ(tr.get("k9"), "9");
+  tr.commit();
+  EXPECT_EQ(apitest::read_key(db, "k9"), "9");
+}
+
+TEST(VisitRange, VisitorExceptionPropagatesAndConflictsOnTheWholeRange) {
+  auto throw_at_first_row = [](Transaction& tr) {
+    EXPECT_THROW(tr.visit_range("k0", "k9", {.limit = 1},
+                                [](std::string_view, std::string_view) {
+                                  throw std::runtime_error("visitor gives up");
+                                }),
+                 std::runtime_error);
+    tr.set("~after", "x");  // still usable
+  };
+  // A limited read of one row would not conflict on k3; a read its visitor abandoned does.
+  EXPECT_TRUE(conflicts(throw_at_first_row, "k3"));
+  EXPECT_TRUE(conflicts(throw_at_first_row, "k8"));
+  EXPECT_FALSE(conflicts(throw_at_first_row, "k9"));
+}
+
+TEST(VisitRange, PendingVersionstampedKeyRefusesBeforeAnyRowIsVisited) {
+  Database db = five_keys();
+  Transaction tr = db.create_transaction();
+  std::string key = "k3";
+  key.append(10, '\0');
+  key.append("\x02\0\0\0", 4);  // offset 2: the stamp goes right after "k3"
+  tr.atomic_op(MutationType::set_versionstamped_key, key, "v");
+  int rows = 0;
+  try {
+    tr.visit_range("k0", "k9", {}, [&](std::string_view, std::string_view) { ++rows; });
+    FAIL() << "expected accessed_unreadable";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), static_cast<int>(ErrorCode::accessed_unreadable));
+  }
+  EXPECT_EQ(rows, 0);
+  // A limited visit that ends before the stamped keys may land sees its rows.
+  EXPECT_EQ(apitest::keys_of(visited(tr, "k0", "k9", {.limit = 2})),
+            (std::vector<std::string>{"k1", "k2"}));
+}
+
+TEST(VisitRange, BadArgumentsThrowAsGetRangeDoes) {
+  Database db = five_keys();
+  Transaction tr = db.create_transaction();
+  auto none = [](std::string_view, std::string_view) {};
+  try {
+    tr.visit_range("k0", "k9", {.limit = -1}, none);
+    FAIL() << "expected range_limits_invalid";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), static_cast<int>(ErrorCode::range_limits_invalid));
+  }
+  try {
+    tr.visit_range("\xff\x01", "\xff\x02", {}, none);
+    FAIL() << "expected key_outside_legal_range";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), static_cast<int>(ErrorCode::key_outside_legal_range));
+  }
+  EXPECT_EQ(tr.visit_range("k9", "k0", {}, none), 0u) << "begin >= end reads nothing";
+}
+
+}  // namespace
+}  // namespace strata

@@ -30,6 +30,20 @@ class Arena final : public std::pmr::memory_resource {
   Arena& operator=(const Arena&) = delete;
   ~Arena() override { release(); }
 
+  // allocate() without the virtual call, for callers that hold an Arena.
+  void* bump(std::size_t bytes, std::size_t alignment) {
+    // pmr alignments are powers of two: the padding up to the next multiple of one.
+    const std::size_t padding =
+        (0 - reinterpret_cast<std::uintptr_t>(next_)) & (std::uintptr_t{alignment} - 1);
+    const auto room = static_cast<std::size_t>(end_ - next_);
+    if (padding <= room && bytes <= room - padding) {  // (no sum that could wrap around)
+      std::byte* p = next_ + padding;
+      next_ = p + bytes;
+      return p;
+    }
+    return allocate_from_new_block(bytes, alignment);
+  }
+
   // Frees every heap block and rewinds to the inline buffer. Everything allocated before
   // is gone.
   void release() noexcept {
@@ -51,16 +65,7 @@ class Arena final : public std::pmr::memory_resource {
   static constexpr std::size_t kMaxBlockBytes = std::size_t{64} << 10;
 
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    // pmr alignments are powers of two: the padding up to the next multiple of one.
-    const std::size_t padding =
-        (0 - reinterpret_cast<std::uintptr_t>(next_)) & (std::uintptr_t{alignment} - 1);
-    const auto room = static_cast<std::size_t>(end_ - next_);
-    if (padding <= room && bytes <= room - padding) {  // (no sum that could wrap around)
-      std::byte* p = next_ + padding;
-      next_ = p + bytes;
-      return p;
-    }
-    return allocate_from_new_block(bytes, alignment);
+    return bump(bytes, alignment);
   }
   void do_deallocate(void*, std::size_t, std::size_t) override {}  // freed by release()
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {

@@ -205,7 +205,7 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
   for (const auto& [key, entry] : w.points()) {
     switch (entry.kind) {
       case PointWrite::Kind::set:
-        set(key, entry.value);
+        set(key, entry.value());
         break;
       case PointWrite::Kind::clear:
         clear(key);
@@ -216,7 +216,7 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
         break;
       }
       case PointWrite::Kind::stamped:
-        set(key, apply_stamp(entry.value, entry.stamp_offset, stamp));
+        set(key, apply_stamp(entry.value(), entry.stamp_offset, stamp));
         break;
     }
   }

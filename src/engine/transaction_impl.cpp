@@ -281,7 +281,7 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
           ErrorCode::accessed_unreadable,
           base::describe_key(key) + " has a versionstamped value pending in this transaction");
     }
-    return w->kind == PointWrite::Kind::set ? std::optional<std::string>(w->value) : std::nullopt;
+    return w->kind == PointWrite::Kind::set ? std::optional<std::string>(w->value()) : std::nullopt;
   }
   if (w == nullptr && writes_.cleared(key)) return std::nullopt;
   check_readable(key);
@@ -390,7 +390,7 @@ void TransactionImpl::emit_own_write(std::string_view key, const PointWrite& w,
                                      std::optional<std::string_view> stored, Output& out) {
   switch (w.kind) {
     case PointWrite::Kind::set:
-      out.emit(key, w.value);
+      out.emit(key, w.value());
       return;
     case PointWrite::Kind::clear:
       return;
@@ -615,7 +615,7 @@ void TransactionImpl::add_write_conflict_range(std::string_view begin, std::stri
 std::size_t TransactionImpl::size_bytes() const {
   std::size_t n = conflict_bytes_;
   for (const auto& [key, w] : writes_.points()) {
-    n += 2 * key.size() + w.value.size() + 1;  // mutation and its write conflict range
+    n += 2 * key.size() + w.size + 1;  // mutation and its write conflict range
     for (const AtomicOp& op : w.ops) n += key.size() + op.param.size();
   }
   for (const auto& [b, e] : writes_.cleared_ranges()) n += 2 * (b.size() + e.size());

@@ -5,59 +5,49 @@
 
 namespace strata::engine {
 
-PointWrite& WriteMap::entry(std::string_view key) {
-  auto it = points_.lower_bound(key);
-  if (it == points_.end() || std::string_view(it->first) != key) {
-    // The key and the entry are built in the map's resource (uses-allocator construction).
-    it = points_.emplace_hint(it, std::piecewise_construct, std::forward_as_tuple(key),
-                              std::forward_as_tuple());
-  }
-  return it->second;
-}
-
 void WriteMap::set(std::string_view key, std::string_view value) {
-  PointWrite& w = entry(key);
+  PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::set;
-  w.value.assign(value);
+  points_.assign(w, value);
   w.ops.clear();
 }
 
 void WriteMap::clear(std::string_view key) {
-  PointWrite& w = entry(key);
+  PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::clear;
-  w.value.clear();
+  w.size = 0;
   w.ops.clear();
 }
 
 void WriteMap::clear_range(std::string_view begin, std::string_view end) {
   if (begin >= end) return;
-  points_.erase(points_.lower_bound(begin), points_.lower_bound(end));
+  points_.erase(begin, end);
   cleared_.insert(begin, end);
 }
 
 void WriteMap::atomic(std::string_view key, MutationType type, std::string_view param) {
-  auto it = points_.find(key);
-  if (it == points_.end()) {
+  PointWrite* existing_write = points_.find(key);
+  if (existing_write == nullptr) {
     if (cleared_.contains(key)) {
       // The value is known (absent): compute now.
       std::optional<std::string> v = kv::apply_atomic(type, std::nullopt, param);
       v ? set(key, *v) : clear(key);
       return;
     }
-    PointWrite& w = entry(key);
+    PointWrite& w = points_.find_or_insert(key);
     w.kind = PointWrite::Kind::dependent;
     w.ops.push_back({type, std::string(param)});
     return;
   }
-  PointWrite& w = it->second;
+  PointWrite& w = *existing_write;
   switch (w.kind) {
     case PointWrite::Kind::set:
     case PointWrite::Kind::clear: {
       std::optional<std::string_view> existing;
-      if (w.kind == PointWrite::Kind::set) existing = w.value;
+      if (w.kind == PointWrite::Kind::set) existing = w.value();
       std::optional<std::string> v = kv::apply_atomic(type, existing, param);
       w.kind = v ? PointWrite::Kind::set : PointWrite::Kind::clear;
-      w.value = v ? std::move(*v) : std::string();
+      points_.assign(w, v ? std::string_view(*v) : std::string_view());
       return;
     }
     case PointWrite::Kind::dependent:
@@ -67,7 +57,7 @@ void WriteMap::atomic(std::string_view key, MutationType type, std::string_view 
       // The value is unknown until commit; FoundationDB's behaviour here (an atomic op
       // on a key whose value is being versionstamped) is to replace it.
       w.kind = PointWrite::Kind::dependent;
-      w.value.clear();
+      w.size = 0;
       w.ops.assign(1, {type, std::string(param)});
       return;
   }
@@ -75,18 +65,15 @@ void WriteMap::atomic(std::string_view key, MutationType type, std::string_view 
 
 void WriteMap::set_stamped_value(std::string_view key, std::string_view value_template,
                                  std::uint32_t offset) {
-  PointWrite& w = entry(key);
+  PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::stamped;
-  w.value.assign(value_template);
+  points_.assign(w, value_template);
   w.stamp_offset = offset;
   w.ops.clear();
   has_stamped_values_ = true;
 }
 
-const PointWrite* WriteMap::find(std::string_view key) const {
-  auto it = points_.find(key);
-  return it == points_.end() ? nullptr : &it->second;
-}
+const PointWrite* WriteMap::find(std::string_view key) const { return points_.find(key); }
 
 bool WriteMap::overwrites(std::string_view key) const {
   if (const PointWrite* w = find(key)) {
@@ -97,6 +84,7 @@ bool WriteMap::overwrites(std::string_view key) const {
 
 void WriteMap::reset() {
   points_.clear();
+  if (own_arena_ != nullptr) own_arena_->release();
   cleared_.clear();
   stamped_keys_.clear();
   has_stamped_values_ = false;

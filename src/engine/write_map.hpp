@@ -9,15 +9,14 @@
 // clear_range erases the point entries inside it. The net effect of the transaction is
 // "clear the ranges, then apply the point entries", which is what commit applies.
 //
-// Memory: the point entries (nodes, keys and values) come from the memory resource the map
-// is built with: a transaction passes its arena, so a small transaction's writes cost no
-// heap allocation. Atomic-operation operands and cleared ranges use the heap.
+// Memory: the point entries (engine/point_map.hpp: keys and values too) come from the memory
+// resource the map is built with: a transaction passes its arena, so a small transaction's
+// writes cost no heap allocation. Atomic-operation operands and cleared ranges use the heap.
 //
 // Thread safety: none (owned by one transaction).
 #pragma once
 
-#include <functional>
-#include <map>
+#include <memory>
 #include <memory_resource>
 #include <optional>
 #include <string>
@@ -26,36 +25,10 @@
 
 #include "strata/transaction.hpp"
 
+#include "engine/point_map.hpp"
 #include "engine/range_set.hpp"
 
 namespace strata::engine {
-
-struct AtomicOp {
-  MutationType type;
-  std::string param;
-};
-
-struct PointWrite {
-  enum class Kind : std::uint8_t { set, clear, dependent, stamped };
-  // Allocator-aware, so a map node builds the value in the map's memory resource.
-  using allocator_type = std::pmr::polymorphic_allocator<char>;
-  explicit PointWrite(const allocator_type& alloc) : value(alloc) {}
-  PointWrite(const PointWrite& other, const allocator_type& alloc)
-      : kind(other.kind),
-        value(other.value, alloc),
-        ops(other.ops),
-        stamp_offset(other.stamp_offset) {}
-  PointWrite(PointWrite&& other, const allocator_type& alloc)
-      : kind(other.kind),
-        value(std::move(other.value), alloc),
-        ops(std::move(other.ops)),
-        stamp_offset(other.stamp_offset) {}
-
-  Kind kind = Kind::set;
-  std::pmr::string value;          // set: the value; stamped: the value template
-  std::vector<AtomicOp> ops;       // dependent: in the order issued
-  std::uint32_t stamp_offset = 0;  // stamped: where the 10 stamp bytes go
-};
 
 // set_versionstamped_key: the key is known only at commit.
 struct StampedKeyWrite {
@@ -66,12 +39,13 @@ struct StampedKeyWrite {
 
 class WriteMap {
  public:
-  using Points = std::pmr::map<std::pmr::string, PointWrite, std::less<>>;
+  using Points = PointMap;
 
-  // `arena` must outlive the map; reset() returns nothing to it (a monotonic arena is
-  // released by its owner after reset()).
-  explicit WriteMap(std::pmr::memory_resource* arena = std::pmr::get_default_resource())
-      : points_(arena) {}
+  // `arena` must outlive the map; reset() returns nothing to it (its owner releases it
+  // after reset()).
+  explicit WriteMap(base::Arena* arena) : points_(arena) {}
+  // A map with an arena of its own, released by reset().
+  WriteMap() : own_arena_(std::make_unique<base::Arena>(nullptr, 0)), points_(own_arena_.get()) {}
 
   void set(std::string_view key, std::string_view value);
   void clear(std::string_view key);
@@ -106,9 +80,7 @@ class WriteMap {
   }
 
  private:
-  // The entry for `key`, made (default: a set of the empty value) if absent.
-  PointWrite& entry(std::string_view key);
-
+  std::unique_ptr<base::Arena> own_arena_;  // or null
   Points points_;
   RangeSet cleared_;
   std::vector<StampedKeyWrite> stamped_keys_;

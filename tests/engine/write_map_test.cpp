@@ -1,7 +1,11 @@
 #include "engine/write_map.hpp"
 
+#include <array>
 #include <cstddef>
+#include <cstdio>
+#include <map>
 #include <memory_resource>
+#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -17,7 +21,7 @@ TEST(WriteMap, ClearRangeErasesPointWritesInside) {
   EXPECT_EQ(w.find("b"), nullptr);
   EXPECT_TRUE(w.cleared("b"));
   ASSERT_NE(w.find("d"), nullptr);
-  EXPECT_EQ(w.find("d")->value, "2");
+  EXPECT_EQ(w.find("d")->value(), "2");
 }
 
 TEST(WriteMap, SetInsideClearedRangeOverridesIt) {
@@ -36,7 +40,7 @@ TEST(WriteMap, AtomicOnKnownValueFoldsIntoASet) {
   w.atomic("k", MutationType::add, std::string("\x02", 1));
   ASSERT_NE(w.find("k"), nullptr);
   EXPECT_EQ(w.find("k")->kind, PointWrite::Kind::set);
-  EXPECT_EQ(std::string_view(w.find("k")->value), std::string_view("\x03", 1));
+  EXPECT_EQ(w.find("k")->value(), std::string_view("\x03", 1));
 }
 
 TEST(WriteMap, AtomicOnClearedRangeStartsFromAbsent) {
@@ -108,40 +112,99 @@ TEST(WriteMap, UnwrittenPartsOfASpanEndingAfterItsLastKey) {
   EXPECT_TRUE(none.empty());
 }
 
-// Counts what is allocated through it (and passes it on to the heap).
-class CountingResource : public std::pmr::memory_resource {
- public:
-  std::size_t allocations = 0;
-
- private:
-  void* do_allocate(std::size_t bytes, std::size_t align) override {
-    ++allocations;
-    return std::pmr::new_delete_resource()->allocate(bytes, align);
-  }
-  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
-    std::pmr::new_delete_resource()->deallocate(p, bytes, align);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
-};
-
-TEST(WriteMap, PointEntriesLiveInTheGivenResource) {
-  CountingResource arena;
+TEST(WriteMap, KeysAndValuesLiveInTheGivenArenaAndRewritesReuseTheirRoom) {
+  std::array<std::byte, 4096> buffer{};
+  base::Arena arena(buffer.data(), buffer.size());
+  auto inside = [&](std::string_view bytes) {
+    const auto* p = reinterpret_cast<const std::byte*>(bytes.data());
+    return p >= buffer.data() && p + bytes.size() <= buffer.data() + buffer.size();
+  };
   WriteMap w(&arena);
-  const std::string long_key(100, 'k');  // beyond any small-string buffer
-  const std::string long_value(200, 'v');
-  w.set(long_key, long_value);
-  // The node, the key and the value: three allocations, all from the arena.
-  EXPECT_EQ(arena.allocations, 3u);
+  const std::string long_key(100, 'k');
+  w.set(long_key, std::string(200, 'v'));
   ASSERT_NE(w.find(long_key), nullptr);
-  EXPECT_EQ(std::string_view(w.find(long_key)->value), long_value);
-  EXPECT_EQ(w.find(long_key)->value.get_allocator().resource(), &arena);
-  EXPECT_EQ(w.points().begin()->first.get_allocator().resource(), &arena);
-  w.clear(long_key);  // the same entry: nothing new
-  EXPECT_EQ(arena.allocations, 3u);
+  EXPECT_TRUE(inside(w.points().begin()->first));
+  EXPECT_TRUE(inside(w.find(long_key)->value()));
+  const char* room = w.find(long_key)->value().data();
+  w.clear(long_key);
+  w.set(long_key, std::string(150, 'w'));  // fits where the value was
+  EXPECT_EQ(w.find(long_key)->value().data(), room);
+  EXPECT_EQ(w.find(long_key)->value(), std::string(150, 'w'));
+  w.set(long_key, std::string(300, 'x'));  // does not: new room, twice the old (400 bytes)
+  const char* grown = w.find(long_key)->value().data();
+  EXPECT_NE(grown, room);
+  w.set(long_key, std::string(400, 'y'));
+  EXPECT_EQ(w.find(long_key)->value().data(), grown);
+  EXPECT_EQ(w.find(long_key)->value(), std::string(400, 'y'));
   w.reset();
   EXPECT_TRUE(w.empty());
+}
+
+// Keys written in random order past PointMap::kMaxShift move the entries into a tree; the
+// map must read the same as a std::map throughout, in both representations, and after a
+// reset start over as an array.
+TEST(WriteMap, ManyKeysInRandomOrderMatchAMapModel) {
+  WriteMap w;
+  std::map<std::string, std::string> model;
+  std::mt19937 rng(42);
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 400; ++i) {
+      std::string key = "k" + std::to_string(rng() % 500);
+      switch (rng() % 5) {
+        case 0: {
+          std::string b = key, e = "k" + std::to_string(rng() % 500);
+          if (b > e) std::swap(b, e);
+          w.clear_range(b, e);
+          model.erase(model.lower_bound(b), model.lower_bound(e));
+          break;
+        }
+        default: {
+          std::string value(rng() % 40, static_cast<char>('a' + i % 26));
+          w.set(key, value);
+          model[key] = value;
+        }
+      }
+      if (i % 50 == 0 || i == 399) {
+        std::map<std::string, std::string> seen;
+        for (const auto& [k, pw] : w.points()) {
+          if (pw.kind == PointWrite::Kind::set) seen.emplace(std::string(k), pw.value());
+        }
+        ASSERT_EQ(seen, model) << "round " << round << " step " << i;
+        // lower_bound and backwards iteration agree with the model too.
+        auto it = w.points().lower_bound("k3");
+        auto want = model.lower_bound("k3");
+        ASSERT_EQ(it == w.points().end(), want == model.end());
+        if (want != model.begin()) {
+          ASSERT_NE(it, w.points().begin());
+          EXPECT_EQ(std::prev(it)->first, std::prev(want)->first);
+        }
+      }
+    }
+    EXPECT_TRUE(w.points().in_tree()) << "random keys past kMaxShift";
+    w.reset();
+    model.clear();
+    EXPECT_TRUE(w.empty());
+    EXPECT_FALSE(w.points().in_tree());
+  }
+}
+
+TEST(WriteMap, KeysInAscendingOrderStayInTheArray) {
+  WriteMap w;
+  for (int i = 0; i < 1000; ++i) {
+    char key[8];
+    std::snprintf(key, sizeof key, "k%04d", i);
+    w.set(key, "v");
+  }
+  EXPECT_FALSE(w.points().in_tree());
+  EXPECT_EQ(w.points().size(), 1000u);
+  w.clear_range("k0990", "k1000");  // the tail: a short move
+  EXPECT_FALSE(w.points().in_tree());
+  EXPECT_EQ(w.points().size(), 990u);
+  w.clear_range("k0100", "k0101");  // 889 entries would move: becomes a tree
+  EXPECT_TRUE(w.points().in_tree());
+  EXPECT_EQ(w.points().size(), 989u);
+  EXPECT_EQ(w.find("k0100"), nullptr);
+  EXPECT_NE(w.find("k0101"), nullptr);
 }
 
 }  // namespace

@@ -1,0 +1,179 @@
+// engine/point_map.hpp: a write map's point entries (key -> PointWrite), ordered by key.
+//
+// Most transactions write a few keys. Their entries sit in one array sorted by key, in the
+// transaction's arena: a write is a binary search and a short move, and the keys and
+// values are bump-allocated copies. Keys written in ascending order keep appending to the
+// array however many there are. An insert or an erase that would move more than kMaxShift
+// entries first moves everything into a tree (std::pmr::set, in the same arena), and the
+// map stays a tree until clear(). So no write costs more than O(log n) plus a bounded move.
+//
+// Iterators and references: in the array, an insert or erase invalidates those at and after
+// its position (as a vector's), and growing the array all of them. In the tree, only erased
+// entries are invalidated. Nothing reads the map while it is being changed.
+//
+// Memory: everything comes from the arena given at construction, which gives nothing back
+// until its owner releases it (after clear()). A key written many times reuses its value's
+// room, which grows by doubling, so rewriting a key does not grow the arena without bound.
+// Thread safety: none (one transaction's).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory_resource>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/transaction.hpp"
+
+#include "base/arena.hpp"
+
+namespace strata::engine {
+
+struct AtomicOp {
+  MutationType type;
+  std::string param;
+};
+
+// A key's pending write. Its value bytes live in the map's arena (PointMap::assign).
+struct PointWrite {
+  enum class Kind : std::uint8_t { set, clear, dependent, stamped };
+
+  // set: the value; stamped: the value template.
+  std::string_view value() const { return {bytes, size}; }
+
+  Kind kind = Kind::set;
+  std::uint32_t stamp_offset = 0;  // stamped: where the 10 stamp bytes go
+  std::vector<AtomicOp> ops;       // dependent: in the order issued
+  char* bytes = nullptr;           // the value's, with room for `capacity`
+  std::uint32_t size = 0;
+  std::uint32_t capacity = 0;
+};
+
+// One entry: `first` the key (its bytes in the map's arena), `second` its write, named as
+// a map's value_type is.
+struct PointEntry {
+  std::string_view first;
+  mutable PointWrite second;  // mutable: a tree orders its entries by `first` only
+};
+
+class PointMap {
+  struct Less {
+    using is_transparent = void;
+    static std::string_view key(const PointEntry& e) { return e.first; }
+    static std::string_view key(std::string_view k) { return k; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return key(a) < key(b);
+    }
+  };
+  using Tree = std::pmr::set<PointEntry, Less>;
+
+ public:
+  // Beyond this many entries moved by one insert or erase, the map becomes a tree.
+  static constexpr std::size_t kMaxShift = 16;
+
+  class Iterator {
+   public:
+    using iterator_category = std::bidirectional_iterator_tag;
+    using value_type = PointEntry;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const PointEntry*;
+    using reference = const PointEntry&;
+
+    Iterator() = default;
+    reference operator*() const { return in_tree_ ? *node_ : *element_; }
+    pointer operator->() const { return &**this; }
+    Iterator& operator++() {
+      in_tree_ ? void(++node_) : void(++element_);
+      return *this;
+    }
+    Iterator& operator--() {
+      in_tree_ ? void(--node_) : void(--element_);
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator old = *this;
+      ++*this;
+      return old;
+    }
+    Iterator operator--(int) {
+      Iterator old = *this;
+      --*this;
+      return old;
+    }
+    friend bool operator==(const Iterator& a, const Iterator& b) {
+      return a.in_tree_ ? a.node_ == b.node_ : a.element_ == b.element_;
+    }
+
+   private:
+    friend class PointMap;
+    explicit Iterator(const PointEntry* element) : element_(element) {}
+    explicit Iterator(Tree::const_iterator node) : node_(node), in_tree_(true) {}
+
+    const PointEntry* element_ = nullptr;
+    Tree::const_iterator node_{};
+    bool in_tree_ = false;
+  };
+  using const_iterator = Iterator;
+  using iterator = Iterator;  // entries change through PointEntry::second (mutable)
+
+  // `arena` must outlive the map.
+  explicit PointMap(base::Arena* arena) : arena_(arena), tree_(arena) {}
+  PointMap(const PointMap&) = delete;
+  PointMap& operator=(const PointMap&) = delete;
+  ~PointMap() { clear(); }
+
+  bool empty() const { return in_tree_ ? tree_.empty() : size_ == 0; }
+  std::size_t size() const { return in_tree_ ? tree_.size() : size_; }
+  bool in_tree() const { return in_tree_; }
+
+  const_iterator begin() const {
+    return in_tree_ ? const_iterator(tree_.begin()) : const_iterator(array_);
+  }
+  const_iterator end() const {
+    return in_tree_ ? const_iterator(tree_.end()) : const_iterator(array_ + size_);
+  }
+  // The first entry whose key is >= `key`.
+  const_iterator lower_bound(std::string_view key) const {
+    if (in_tree_) return const_iterator(tree_.lower_bound(key));
+    return const_iterator(array_ + array_index(key));
+  }
+  // The entry of `key`, or nullptr.
+  PointWrite* find(std::string_view key) const {
+    const_iterator it = lower_bound(key);
+    return it != end() && it->first == key ? &it->second : nullptr;
+  }
+  // The entry of `key`, made (a set of the empty value) if absent.
+  PointWrite& find_or_insert(std::string_view key);
+  // Sets w's value bytes to `value`, in place when they fit (an arena frees nothing, so
+  // a key written many times reuses its room, which grows by doubling).
+  void assign(PointWrite& w, std::string_view value);
+  // Erases the entries with keys in [begin, end).
+  void erase(std::string_view begin, std::string_view end);
+  // Erases every entry and returns to an empty array (whose old storage the arena's owner
+  // may now release).
+  void clear();
+
+ private:
+  std::size_t array_index(std::string_view key) const;  // of the first key >= `key`
+  // A new entry for `key` at array_[at], moving those from `at` on up by one.
+  PointWrite& insert_in_array(std::size_t at, std::string_view key);
+  void erase_in_array(std::size_t first, std::size_t last);
+  void destroy_array();
+  void move_to_tree();
+  std::string_view copy_key(std::string_view key);
+
+  static constexpr std::uint32_t kFirstCapacity = 2;
+
+  base::Arena* arena_;
+  PointEntry* array_ = nullptr;  // size_ entries, room for capacity_
+  std::uint32_t size_ = 0;
+  std::uint32_t capacity_ = 0;
+  Tree tree_;
+  bool in_tree_ = false;
+};
+
+}  // namespace strata::engine

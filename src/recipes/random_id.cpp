@@ -1,9 +1,11 @@
 #include "recipes/random_id.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -55,15 +57,19 @@ Bytes random_id() {
 
 std::string_view numbered_item_key(const Subspace& subspace, std::int64_t position) {
   std::array<char, kRandomIdSize> id = random_bytes();
-  // The calling thread's buffer: after the first few keys it has the room, so a key costs
-  // no allocation (a fresh std::string per enqueue was a malloc and a free, 2.4 % of a
-  // queue pair's instructions).
-  thread_local std::string key;
-  key.clear();
-  key.append(subspace.key());
-  tuple_detail::append_int(key, position);
-  tuple_detail::append_bytes(key, std::string_view(id.data(), id.size()));
-  return key;
+  // Written in place into the calling thread's buffer, which keeps the room of the longest
+  // key it has held: no allocation, no per-byte appends (a fresh std::string per key was a
+  // malloc and a free, 2.4 % of a queue pair's instructions; appending element by element
+  // was 3.5 % more).
+  thread_local std::string buffer;
+  const std::string& prefix = subspace.key();
+  const std::size_t most =
+      prefix.size() + tuple_detail::kMaxIntSize + tuple_detail::max_bytes_size(kRandomIdSize);
+  if (buffer.size() < most) buffer.resize(most);
+  char* out = std::copy(prefix.begin(), prefix.end(), buffer.data());
+  out = tuple_detail::write_int(out, position);
+  out = tuple_detail::write_bytes(out, std::string_view(id.data(), id.size()));
+  return {buffer.data(), static_cast<std::size_t>(out - buffer.data())};
 }
 
 std::int64_t item_position(const Subspace& subspace, std::string_view key) {

@@ -15,17 +15,56 @@ namespace strata::tuple_detail {
 
 namespace {
 
-// Appends the low `len` bytes of n, big-endian. REQUIRES: 1 <= len <= 8.
-void append_be(std::string& out, std::uint64_t n, int len) {
-  char buf[8];
-  for (int i = 7; i >= 0; --i) {
-    buf[i] = static_cast<char>(n & 0xff);
+// Writes the low `len` bytes of n, big-endian, at `out`; returns their end.
+// REQUIRES: 0 <= len <= 8.
+char* write_be(char* out, std::uint64_t n, int len) {
+  for (int i = len - 1; i >= 0; --i) {
+    out[i] = static_cast<char>(n & 0xff);
     n >>= 8;
   }
-  out.append(buf + 8 - len, static_cast<std::size_t>(len));
+  return out + len;
+}
+
+void append_be(std::string& out, std::uint64_t n, int len) {
+  char buf[8];
+  out.append(buf, static_cast<std::size_t>(write_be(buf, n, len) - buf));
 }
 
 int byte_length(std::uint64_t n) { return static_cast<int>((std::bit_width(n) + 7) / 8); }
+
+char* write_positive(char* out, std::uint64_t n) {
+  const int len = byte_length(n);
+  *out++ = static_cast<char>(kCodeIntZero + len);
+  return write_be(out, n, len);
+}
+
+// REQUIRES: mag > 0. Writes (2^(8L)-1) - mag, the one's complement of mag in L bytes.
+char* write_negative(char* out, std::uint64_t mag) {
+  const int len = byte_length(mag);
+  *out++ = static_cast<char>(kCodeIntZero - len);
+  return write_be(out, ~mag, len);
+}
+
+// `code`, s with each 00 written 00 FF, and a 00 terminator.
+char* write_escaped(char* out, std::uint8_t code, std::string_view s) {
+  *out++ = static_cast<char>(code);
+  while (!s.empty()) {
+    const void* zero = std::memchr(s.data(), 0, s.size());
+    const std::size_t run =
+        zero == nullptr ? s.size()
+                        : static_cast<std::size_t>(static_cast<const char*>(zero) - s.data());
+    std::memcpy(out, s.data(), run);
+    out += run;
+    s.remove_prefix(run);
+    if (zero != nullptr) {
+      *out++ = '\0';
+      *out++ = '\xff';
+      s.remove_prefix(1);
+    }
+  }
+  *out++ = '\0';
+  return out;
+}
 
 class Encoder {
  public:
@@ -35,9 +74,7 @@ class Encoder {
     for (const Element& e : t) element(e, depth);
   }
 
-  void int_element(std::int64_t v) { put(v, 0); }
   void top_element(const Element& e) { element(e, 0); }
-  void bytes_element(std::string_view b) { put_escaped(kCodeBytes, b); }
 
   int incomplete_stamps() const { return incomplete_stamps_; }
   std::size_t stamp_offset() const { return stamp_offset_; }
@@ -122,28 +159,18 @@ class Encoder {
   }
 
   void put_positive(std::uint64_t n) {
-    const int len = byte_length(n);
-    out_.push_back(static_cast<char>(kCodeIntZero + len));
-    if (len > 0) append_be(out_, n, len);
+    char buf[kMaxIntSize];
+    out_.append(buf, static_cast<std::size_t>(write_positive(buf, n) - buf));
   }
-  // REQUIRES: mag > 0. Writes (2^(8L)-1) - mag, the one's complement of mag in L bytes.
   void put_negative(std::uint64_t mag) {
-    const int len = byte_length(mag);
-    out_.push_back(static_cast<char>(kCodeIntZero - len));
-    append_be(out_, ~mag, len);
+    char buf[kMaxIntSize];
+    out_.append(buf, static_cast<std::size_t>(write_negative(buf, mag) - buf));
   }
   void put_escaped(std::uint8_t code, std::string_view s) {
-    out_.push_back(static_cast<char>(code));
-    while (true) {
-      const void* zero = std::memchr(s.data(), 0, s.size());
-      if (zero == nullptr) break;
-      const auto at = static_cast<std::size_t>(static_cast<const char*>(zero) - s.data());
-      out_.append(s.data(), at);
-      out_.append("\x00\xff", 2);
-      s.remove_prefix(at + 1);
-    }
-    out_.append(s);
-    out_.push_back('\0');
+    const std::size_t at = out_.size();
+    out_.resize(at + max_bytes_size(s.size()));
+    char* end = write_escaped(out_.data() + at, code, s);
+    out_.resize(static_cast<std::size_t>(end - out_.data()));
   }
 
   std::string& out_;
@@ -162,9 +189,15 @@ std::size_t estimate_element(const Element& e) {
 
 }  // namespace
 
-void append_int(std::string& out, std::int64_t v) { Encoder(out).int_element(v); }
+char* write_int(char* out, std::int64_t v) {
+  // (The unsigned magnitude: no overflow at INT64_MIN.)
+  return v >= 0 ? write_positive(out, static_cast<std::uint64_t>(v))
+                : write_negative(out, std::uint64_t{0} - static_cast<std::uint64_t>(v));
+}
 
-void append_bytes(std::string& out, std::string_view bytes) { Encoder(out).bytes_element(bytes); }
+char* write_bytes(char* out, std::string_view bytes) {
+  return write_escaped(out, kCodeBytes, bytes);
+}
 
 namespace {
 

@@ -41,6 +41,20 @@ TEST(NumberedItemKey, IsThePackedTupleOfPositionAndId) {
   }
 }
 
+// The thread's buffer keeps the room of its longest key: a shorter key after a longer one
+// is exactly its own bytes, none of the longer key's left behind.
+TEST(NumberedItemKey, AShortKeyAfterALongOneIsExact) {
+  const Subspace long_prefix(Tuple{std::string(5000, 'p')});
+  const Subspace short_prefix(Tuple{"q"});
+  for (int i = 0; i < 3; ++i) {
+    const std::string long_key(numbered_item_key(long_prefix, std::int64_t{1} << 40));
+    const std::string short_key(numbered_item_key(short_prefix, 3));
+    EXPECT_EQ(long_prefix.pack(long_prefix.unpack(long_key)), long_key);
+    EXPECT_EQ(short_prefix.pack(short_prefix.unpack(short_key)), short_key);
+    EXPECT_LE(short_key.size(), short_prefix.key().size() + 2 + 2 + 2 * kRandomIdSize);
+  }
+}
+
 // item_position refuses what subspace.unpack(key)[0].get<std::int64_t>() refuses.
 TEST(ItemPosition, RefusesWhatUnpackRefuses) {
   const Subspace subspace(Tuple{"q"});

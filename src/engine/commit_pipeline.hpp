@@ -47,7 +47,7 @@ struct CommitRequest {
   Version read_version = -1;                 // -1: the transaction read nothing
   const ArenaRanges* read_ranges = nullptr;  // coalesced; null when none
   // Keys read with get(), each the range [k, k+00); null when none.
-  const std::pmr::vector<std::string_view>* read_keys = nullptr;
+  const base::ArenaVector<std::string_view>* read_keys = nullptr;
   // Coalesced; the pipeline adds the write map's point keys and its stamped keys.
   std::vector<KeyRange> write_ranges;
   const WriteMap* writes = nullptr;

@@ -7,13 +7,15 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "strata/types.hpp"
+
+#include "base/arena.hpp"
+#include "base/arena_vector.hpp"
 
 namespace strata::engine {
 
@@ -50,41 +52,42 @@ class RangeSet {
   std::map<std::string, std::string, std::less<>> ranges_;  // begin -> end
 };
 
-// A key range whose bytes live in a monotonic arena (a transaction's): made in an
-// ArenaRanges (emplace_back(begin, end)), it copies both keys into one block of the
-// vector's memory resource and views them. Nothing frees that block but the arena's
-// release, so the resource must be one whose deallocate does nothing (base::Arena,
-// std::pmr::monotonic_buffer_resource), and copies and moves view the same bytes. Two
-// pmr::strings cost two allocations and two constructions per range read, 2.3 % of a queue
-// pair's instructions.
+// A key range whose bytes live in a transaction's arena: both keys copied into one block,
+// viewed. Nothing frees the block but the arena's release, so copies view the same bytes.
+// (Two pmr::strings cost two allocations and two constructions per range read, 2.3 % of a
+// queue pair's instructions.)
 struct ArenaRange {
-  using allocator_type = std::pmr::polymorphic_allocator<char>;
-  ArenaRange(std::string_view b, std::string_view e, const allocator_type& alloc)
-      : ArenaRange(b, e, false, alloc) {}
-  // With `end_after`, the range ends at e + "\0" (key_after(e): a limited forward read's
-  // span ends just after its last row), built here rather than in a string of its own.
-  ArenaRange(std::string_view b, std::string_view e, bool end_after, const allocator_type& alloc) {
+  // [b, e) copied into `arena`; with `end_after`, [b, e + "\0") (key_after(e): a limited
+  // forward read's span ends just after its last row), built here rather than in a string
+  // of its own.
+  static ArenaRange copy(base::Arena& arena, std::string_view b, std::string_view e,
+                         bool end_after = false) {
     const std::size_t end_size = e.size() + (end_after ? 1 : 0);
-    auto* bytes = static_cast<char*>(alloc.resource()->allocate(b.size() + end_size, 1));
+    auto* bytes = static_cast<char*>(arena.bump(b.size() + end_size, 1));
     std::copy(b.begin(), b.end(), bytes);
     std::copy(e.begin(), e.end(), bytes + b.size());
     if (end_after) bytes[b.size() + e.size()] = '\0';
-    begin = std::string_view(bytes, b.size());
-    end = std::string_view(bytes + b.size(), end_size);
+    return {std::string_view(bytes, b.size()), std::string_view(bytes + b.size(), end_size)};
   }
-  ArenaRange(const ArenaRange& other, const allocator_type&) : ArenaRange(other) {}
 
   std::string_view begin;
   std::string_view end;
 };
-using ArenaRanges = std::pmr::vector<ArenaRange>;
+using ArenaRanges = base::ArenaVector<ArenaRange>;
 
-// Sorts and merges overlapping or touching ranges in place (KeyRange or ArenaRange).
-template <class Range, class Alloc>
-void coalesce(std::vector<Range, Alloc>& ranges) {
+// Appends [b, e) (or [b, e + "\0")) to `out`, its bytes in out's arena.
+inline void append_range(ArenaRanges& out, std::string_view b, std::string_view e,
+                         bool end_after = false) {
+  out.push_back(ArenaRange::copy(*out.arena(), b, e, end_after));
+}
+
+// Sorts and merges overlapping or touching ranges in place (a std::vector of KeyRange or
+// ArenaRanges).
+template <class Ranges>
+void coalesce(Ranges& ranges) {
   if (ranges.size() <= 1) return;
   std::sort(ranges.begin(), ranges.end(),
-            [](const Range& a, const Range& b) { return a.begin < b.begin; });
+            [](const auto& a, const auto& b) { return a.begin < b.begin; });
   std::size_t out = 0;
   for (std::size_t i = 1; i < ranges.size(); ++i) {
     if (ranges[i].begin <= ranges[out].end) {

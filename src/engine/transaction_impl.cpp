@@ -338,7 +338,7 @@ void TransactionImpl::add_range_read(std::string_view begin, std::string_view en
     add_read_conflict(begin, end, end_after);
   } else {
     conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
-    read_conflicts_.emplace_back(begin, end, end_after);
+    append_range(read_conflicts_, begin, end, end_after);
   }
 }
 
@@ -725,9 +725,9 @@ void TransactionImpl::soft_reset() {
   release_read_version();
   writes_.reset();
   unreadable_.clear();
-  // Drop the vectors' storage too (it is in the arena) before the arena is reused.
-  ArenaRanges(&arena_).swap(read_conflicts_);
-  std::pmr::vector<std::string_view>(&arena_).swap(point_reads_);
+  // Drop the arrays' room too (it is in the arena) before the arena is reused.
+  read_conflicts_.forget();
+  point_reads_.forget();
   arena_.release();
   write_conflicts_.clear();
   conflict_bytes_ = 0;

@@ -115,9 +115,9 @@ class TransactionImpl {
   // (`own`), else the span as it is.
   void add_range_read(std::string_view begin, std::string_view end, bool end_after, bool own);
   void add_point_read(std::string_view key) {
-    auto* bytes = static_cast<char*>(arena_.allocate(key.size(), 1));
+    auto* bytes = static_cast<char*>(arena_.bump(key.size(), 1));
     std::copy(key.begin(), key.end(), bytes);
-    point_reads_.emplace_back(bytes, key.size());
+    point_reads_.push_back(std::string_view(bytes, key.size()));
     conflict_bytes_ += 2 * key.size() + 1;
   }
   bool sees_own_writes(ReadMode mode) const {
@@ -194,7 +194,7 @@ class TransactionImpl {
   ArenaRanges read_conflicts_{&arena_};
   // Keys read with get(), each a [k, k+00) conflict range; kept as keys (their bytes in
   // the arena) and turned into ranges only by a commit that needs them.
-  std::pmr::vector<std::string_view> point_reads_{&arena_};
+  base::ArenaVector<std::string_view> point_reads_{&arena_};
   std::vector<KeyRange> write_conflicts_;  // explicit ones only
   std::size_t conflict_bytes_ = 0;
   std::vector<std::shared_ptr<WatchState>> watches_;  // armed at commit

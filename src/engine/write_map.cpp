@@ -93,7 +93,7 @@ void WriteMap::reset() {
 void WriteMap::append_unwritten(std::string_view begin, std::string_view end, bool end_after,
                                 ArenaRanges& out) const {
   if (points_.empty() && cleared_.empty()) {  // the whole range, built in one arena block
-    if (end_after ? begin <= end : begin < end) out.emplace_back(begin, end, end_after);
+    if (end_after ? begin <= end : begin < end) append_range(out, begin, end, end_after);
     return;
   }
   std::string end_storage;
@@ -108,7 +108,7 @@ void WriteMap::append_unwritten(std::string_view begin, std::string_view end, bo
   auto range_it = cleared_.lower_bound_end(begin);
   auto point_it = points_.lower_bound(begin);
   auto emit_until = [&](std::string_view stop) {
-    if (std::string_view(cursor) < stop) out.emplace_back(cursor, stop);
+    if (std::string_view(cursor) < stop) append_range(out, cursor, stop);
   };
   for (;;) {
     while (point_it != points_.end() && (point_it->second.kind == PointWrite::Kind::dependent ||

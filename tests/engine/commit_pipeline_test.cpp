@@ -98,9 +98,9 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   pipeline.commit(first.request);
   ASSERT_EQ(first.request.error, ErrorCode::success);
 
-  std::pmr::monotonic_buffer_resource arena;  // ArenaRanges need a monotonic resource
+  base::Arena arena(nullptr, 0);
   ArenaRanges read_range_a(&arena);
-  read_range_a.emplace_back("a", key_after("a"));
+  append_range(read_range_a, "a", key_after("a"));
   BlindWrite stale("b", "2");  // read "a" before `first` committed
   stale.request.read_version = first.request.version - 1;
   stale.request.read_ranges = &read_range_a;
@@ -116,7 +116,8 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   EXPECT_EQ(store.latest("b"), "3");
 
   // The same with "a" read by get() (a read key rather than a range).
-  const std::pmr::vector<std::string_view> read_a{"a"};
+  base::ArenaVector<std::string_view> read_a(&arena);
+  read_a.push_back("a");
   BlindWrite stale_get("c", "4");
   stale_get.request.read_version = first.request.version - 1;
   stale_get.request.read_keys = &read_a;

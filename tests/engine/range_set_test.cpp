@@ -45,21 +45,20 @@ TEST(Coalesce, SortsAndMerges) {
 
 TEST(Coalesce, ArenaRangesMergeAndStayInTheirArena) {
   std::array<std::byte, 4096> buffer;
-  std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size(),
-                                            std::pmr::null_memory_resource());
+  base::Arena arena(buffer.data(), buffer.size());
   ArenaRanges r(&arena);
-  const std::string long_end(40, 'e');  // beyond any small-string buffer
-  r.emplace_back("x", "y");
-  r.emplace_back("a", "c");
-  r.emplace_back("b", long_end);
-  r.emplace_back("d", "f");
+  const std::string long_end(40, 'e');
+  append_range(r, "x", "y");
+  append_range(r, "a", "c");
+  append_range(r, "b", long_end);
+  append_range(r, "d", "f");
   coalesce(r);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].begin, "a");
   EXPECT_EQ(r[0].end, "f");  // "eee..." < "f"
   EXPECT_EQ(r[1].begin, "x");
   EXPECT_EQ(r[1].end, "y");
-  // The bytes are in the arena's buffer (a null upstream would have thrown otherwise).
+  // The bytes (and the array) are in the arena's inline buffer.
   const auto* first = reinterpret_cast<const char*>(buffer.data());
   for (const ArenaRange& range : r) {
     for (std::string_view key : {range.begin, range.end}) {

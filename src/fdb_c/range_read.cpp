@@ -31,6 +31,15 @@ std::vector<strata::KeyValue> read_range(strata::Transaction& tr, bool snapshot,
                   : tr.get_range(begin, end, options);
 }
 
+// The last key of a range read, without copying the rows (a selector needs no values).
+// Returns the number of rows read; `last` is their last key.
+std::size_t last_key_of(strata::Transaction& tr, bool snapshot, std::string_view begin,
+                        std::string_view end, strata::RangeOptions options, std::string& last) {
+  auto keep = [&last](std::string_view key, std::string_view) { last.assign(key); };
+  return snapshot ? tr.snapshot().visit_range(begin, end, options, keep)
+                  : tr.visit_range(begin, end, options, keep);
+}
+
 void check_selector_key(std::string_view key) {
   if (key > kKeyspaceEnd) {
     throw strata::Error(strata::ErrorCode::key_outside_legal_range,
@@ -46,15 +55,19 @@ std::string resolve(strata::Transaction& tr, const Selector& s, bool snapshot) {
   if (s.offset >= 1) {
     std::string start = s.or_equal ? key_after(s.key) : std::string(s.key);
     if (start >= kKeyspaceEnd) return kKeyspaceEnd;
-    auto rows = read_range(tr, snapshot, start, kKeyspaceEnd, {.limit = s.offset});
-    return rows.size() == static_cast<std::size_t>(s.offset) ? rows.back().key : kKeyspaceEnd;
+    std::string last;
+    const std::size_t rows =
+        last_key_of(tr, snapshot, start, kKeyspaceEnd, {.limit = s.offset}, last);
+    return rows == static_cast<std::size_t>(s.offset) ? last : kKeyspaceEnd;
   }
   std::string end = s.or_equal ? key_after(s.key) : std::string(s.key);
   end = std::min(end, kKeyspaceEnd);
   if (end.empty()) return {};
   int wanted = 1 - s.offset;  // offset 0: the base key itself
-  auto rows = read_range(tr, snapshot, "", end, {.limit = wanted, .reverse = true});
-  return rows.size() == static_cast<std::size_t>(wanted) ? rows.back().key : std::string();
+  std::string last;
+  const std::size_t rows =
+      last_key_of(tr, snapshot, "", end, {.limit = wanted, .reverse = true}, last);
+  return rows == static_cast<std::size_t>(wanted) ? last : std::string();
 }
 
 // FoundationDB's batch sizing for get_range (its C binding's rules).
@@ -161,9 +174,11 @@ FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransaction* tr,
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::int64;
     if (begin >= end) return;
-    for (const auto& row : tr->tr.snapshot().get_range(begin, end)) {
-      r.int64 += static_cast<std::int64_t>(row.key.size() + row.value.size());
-    }
+    // Visited, not copied: a size estimate of a large range copied all of it before.
+    tr->tr.snapshot().visit_range(begin, end, {},
+                                  [&r](std::string_view key, std::string_view value) {
+                                    r.int64 += static_cast<std::int64_t>(key.size() + value.size());
+                                  });
   });
 }
 
@@ -179,13 +194,14 @@ FDBFuture* fdb_transaction_get_range_split_points(FDBTransaction* tr, const uint
     r.strings.emplace_back(begin);
     if (begin < end) {
       std::int64_t filled = 0;
-      for (const auto& row : tr->tr.snapshot().get_range(begin, end)) {
-        if (filled >= chunk_size && row.key != r.strings.back()) {
-          r.strings.push_back(row.key);
-          filled = 0;
-        }
-        filled += static_cast<std::int64_t>(row.key.size() + row.value.size());
-      }
+      tr->tr.snapshot().visit_range(
+          begin, end, {}, [&](std::string_view key, std::string_view value) {
+            if (filled >= chunk_size && key != r.strings.back()) {
+              r.strings.emplace_back(key);
+              filled = 0;
+            }
+            filled += static_cast<std::int64_t>(key.size() + value.size());
+          });
     }
     if (end != r.strings.back()) r.strings.emplace_back(end);
   });

@@ -47,12 +47,12 @@ bool FDB_future::finish(Result* result, fdb_error_t error) {
   if (error == 0 && result != nullptr) {
     result_ = std::move(*result);
     if (result_.kind == Kind::key_values) {
-      row_view_.reserve(result_.rows.size());
-      for (const strata::KeyValue& row : result_.rows) {
-        row_view_.push_back({reinterpret_cast<const uint8_t*>(row.key.data()),
-                             static_cast<int>(row.key.size()),
-                             reinterpret_cast<const uint8_t*>(row.value.data()),
-                             static_cast<int>(row.value.size())});
+      row_view_.reserve(result_.row_sizes.size());
+      const auto* at = reinterpret_cast<const uint8_t*>(result_.row_bytes.data());
+      for (const auto& [key_size, value_size] : result_.row_sizes) {
+        row_view_.push_back(
+            {at, static_cast<int>(key_size), at + key_size, static_cast<int>(value_size)});
+        at += key_size + value_size;
       }
     } else if (result_.kind == Kind::strings) {
       for (const std::string& s : result_.strings) string_view_.push_back(s.c_str());

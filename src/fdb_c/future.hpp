@@ -35,11 +35,13 @@ struct FDB_future {
     explicit Result(Kind k = Kind::none) : kind(k) {}
     Kind kind;
     std::int64_t int64 = 0;
-    bool present = false;                // value
-    std::string bytes;                   // key or value
-    std::vector<strata::KeyValue> rows;  // key_values
-    bool more = false;                   // key_values
-    std::vector<std::string> strings;    // strings or keys
+    bool present = false;  // value
+    std::string bytes;     // key or value
+    // key_values: each row's key then value, back to back in row_bytes, and their sizes.
+    std::string row_bytes;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> row_sizes;
+    bool more = false;                 // key_values
+    std::vector<std::string> strings;  // strings or keys
   };
 
   static FDB_future* ready(Result result);

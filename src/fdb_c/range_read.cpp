@@ -24,13 +24,6 @@ struct Selector {
   bool is_plain_key() const { return !or_equal && offset == 1; }  // first_greater_or_equal
 };
 
-std::vector<strata::KeyValue> read_range(strata::Transaction& tr, bool snapshot,
-                                         std::string_view begin, std::string_view end,
-                                         strata::RangeOptions options) {
-  return snapshot ? tr.snapshot().get_range(begin, end, options)
-                  : tr.get_range(begin, end, options);
-}
-
 // The last key of a range read, without copying the rows (a selector needs no values).
 // Returns the number of rows read; `last` is their last key.
 std::size_t last_key_of(strata::Transaction& tr, bool snapshot, std::string_view begin,
@@ -105,14 +98,12 @@ Batch batch_for(int limit, int target_bytes, FDBStreamingMode mode, int iteratio
   return b;
 }
 
-// Whether the row limit or the byte target ended the batch (FoundationDB's "more").
-bool reached(const std::vector<strata::KeyValue>& rows, const Batch& batch) {
-  if (rows.empty()) return false;
-  if (batch.limit > 0 && rows.size() >= static_cast<std::size_t>(batch.limit)) return true;
-  if (batch.target_bytes == 0) return false;
-  std::size_t total = 0;
-  for (const auto& row : rows) total += row.key.size() + row.value.size();
-  return total >= static_cast<std::size_t>(batch.target_bytes);
+// Whether the row limit or the byte target ended the batch (FoundationDB's "more"), after
+// `rows` rows of `bytes` key and value bytes.
+bool reached(std::size_t rows, std::size_t bytes, const Batch& batch) {
+  if (rows == 0) return false;
+  if (batch.limit > 0 && rows >= static_cast<std::size_t>(batch.limit)) return true;
+  return batch.target_bytes > 0 && bytes >= static_cast<std::size_t>(batch.target_bytes);
 }
 
 }  // namespace
@@ -159,8 +150,16 @@ FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_ke
     if (begin >= end) return;
     strata::RangeOptions options{
         .limit = batch.limit, .reverse = reverse != 0, .target_bytes = batch.target_bytes};
-    r.rows = read_range(tr->tr, snapshot != 0, begin, end, options);
-    r.more = reached(r.rows, batch);
+    // The rows go straight into the future's buffer: one copy each.
+    auto keep = [&r](std::string_view key, std::string_view value) {
+      r.row_bytes.append(key).append(value);
+      r.row_sizes.emplace_back(static_cast<std::uint32_t>(key.size()),
+                               static_cast<std::uint32_t>(value.size()));
+    };
+    const std::size_t rows = snapshot != 0
+                                 ? tr->tr.snapshot().visit_range(begin, end, options, keep)
+                                 : tr->tr.visit_range(begin, end, options, keep);
+    r.more = reached(rows, r.row_bytes.size(), batch);
   });
 }
 

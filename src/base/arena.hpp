@@ -11,10 +11,12 @@
 // to 64 KiB; release() frees them all and rewinds to the inline buffer.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory_resource>
 #include <new>
+#include <string_view>
 
 namespace strata::base {
 
@@ -42,6 +44,13 @@ class Arena final : public std::pmr::memory_resource {
       return p;
     }
     return allocate_from_new_block(bytes, alignment);
+  }
+
+  // `bytes` copied into the arena, viewed (valid until release()).
+  std::string_view copy(std::string_view bytes) {
+    auto* to = static_cast<char*>(bump(bytes.size(), 1));
+    std::copy(bytes.begin(), bytes.end(), to);
+    return {to, bytes.size()};
   }
 
   // Frees every heap block and rewinds to the inline buffer. Everything allocated before

@@ -13,9 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <type_traits>
-#include <utility>
 
 #include "base/arena.hpp"
 
@@ -43,13 +41,6 @@ class ArenaVector {
   void push_back(const T& value) {
     if (size_ == capacity_) grow();
     data_[size_++] = value;
-  }
-  template <class... Args>
-  T& emplace_back(Args&&... args) {
-    if (size_ == capacity_) grow();
-    T* slot = new (data_ + size_) T{std::forward<Args>(args)...};
-    ++size_;
-    return *slot;
   }
   // Removes [first, last), moving the elements after it down.
   void erase(T* first, T* last) {

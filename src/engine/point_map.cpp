@@ -12,12 +12,6 @@ std::size_t PointMap::array_index(std::string_view key) const {
   return static_cast<std::size_t>(it - array_);
 }
 
-std::string_view PointMap::copy_key(std::string_view key) {
-  auto* bytes = static_cast<char*>(arena_->bump(key.size(), 1));
-  std::copy(key.begin(), key.end(), bytes);
-  return {bytes, key.size()};
-}
-
 PointWrite& PointMap::find_or_insert(std::string_view key) {
   if (!in_tree_) {
     // Appending (the common case: one key, or keys in ascending order) moves nothing.
@@ -29,7 +23,7 @@ PointWrite& PointMap::find_or_insert(std::string_view key) {
   }
   auto it = tree_.lower_bound(key);
   if (it == tree_.end() || it->first != key)
-    it = tree_.emplace_hint(it, PointEntry{copy_key(key), {}});
+    it = tree_.emplace_hint(it, PointEntry{arena_->copy(key), {}});
   return it->second;
 }
 
@@ -44,7 +38,7 @@ PointWrite& PointMap::insert_in_array(std::size_t at, std::string_view key) {
     array_ = grown;
     capacity_ = capacity;
   }
-  const std::string_view copy = copy_key(key);
+  const std::string_view copy = arena_->copy(key);
   if (at == size_) {
     new (array_ + size_) PointEntry{copy, {}};
   } else {

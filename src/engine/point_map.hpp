@@ -164,7 +164,6 @@ class PointMap {
   void erase_in_array(std::size_t first, std::size_t last);
   void destroy_array();
   void move_to_tree();
-  std::string_view copy_key(std::string_view key);
 
   static constexpr std::uint32_t kFirstCapacity = 2;
 

@@ -115,9 +115,7 @@ class TransactionImpl {
   // (`own`), else the span as it is.
   void add_range_read(std::string_view begin, std::string_view end, bool end_after, bool own);
   void add_point_read(std::string_view key) {
-    auto* bytes = static_cast<char*>(arena_.bump(key.size(), 1));
-    std::copy(key.begin(), key.end(), bytes);
-    point_reads_.push_back(std::string_view(bytes, key.size()));
+    point_reads_.push_back(arena_.copy(key));
     conflict_bytes_ += 2 * key.size() + 1;
   }
   bool sees_own_writes(ReadMode mode) const {

@@ -101,11 +101,8 @@ class Encoder {
     put_escaped(kCodeString, s);
   }
   void put(std::int64_t v, int) {
-    if (v >= 0) {
-      put_positive(static_cast<std::uint64_t>(v));
-    } else {  // the unsigned magnitude: no overflow at INT64_MIN
-      put_negative(std::uint64_t{0} - static_cast<std::uint64_t>(v));
-    }
+    char buf[kMaxIntSize];
+    out_.append(buf, static_cast<std::size_t>(write_int(buf, v) - buf));
   }
   void put(std::uint64_t v, int) { put_positive(v); }
   void put(const BigInt& v, int) {

@@ -30,7 +30,7 @@ TEST(ArenaVector, GrowsInOrderInsideTheArena) {
 TEST(ArenaVector, EraseMovesTheTailDown) {
   Arena arena(nullptr, 0);
   ArenaVector<int> v(&arena);
-  for (int i = 0; i < 10; ++i) v.emplace_back(i);
+  for (int i = 0; i < 10; ++i) v.push_back(i);
   v.erase(v.begin() + 2, v.begin() + 5);
   EXPECT_EQ(std::vector<int>(v.begin(), v.end()), (std::vector<int>{0, 1, 5, 6, 7, 8, 9}));
   EXPECT_EQ(v.back(), 9);

@@ -255,7 +255,9 @@ TEST(PointIndex, ASmallChurningKeySetNeverRebuildsTheTable) {
 
 // Keys that share a home slot sit in one run. Erasing one in the middle leaves a
 // tombstone (the probe for the ones after it must go on); erasing the last one empties its
-// slot and the tombstones before it, and nothing before them.
+// slot and the tombstones before it, and nothing before them. This test sees the "nothing
+// before": a walk back past the tombstones would lose the first key. That the slots are
+// empty again, not tombstones, shows in ASmallChurningKeySetNeverRebuildsTheTable.
 TEST(PointIndex, ErasingTheEndOfARunEmptiesItsTombstonesOnly) {
   Owner owner;
   Index index;

@@ -60,7 +60,7 @@ std::string_view numbered_item_key(const Subspace& subspace, std::int64_t positi
   // Written in place into the calling thread's buffer, which keeps the room of the longest
   // key it has held: no allocation, no per-byte appends (a fresh std::string per key was a
   // malloc and a free, 2.4 % of a queue pair's instructions; appending element by element
-  // was 3.5 % more).
+  // was 2.3 % more: 7,009 -> 6,848 per pair).
   thread_local std::string buffer;
   const std::string& prefix = subspace.key();
   const std::size_t most =

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -17,6 +18,7 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <semaphore>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -256,25 +258,26 @@ Cell run_churn(Peer& p, double seconds, std::string& drift) {
   return Cell{total / seconds, ""};
 }
 
+// Producers block while the backlog is full, as on a bounded buffer. (They used to spin
+// on sched_yield. That took the cores from the consumers of an engine whose producers
+// outrun its consumers, and strata's cell then ran in one of two regimes, 260-360 k or
+// 650-900 k items/s, run by run; docs/benchmarks.md, session 16.)
 Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
-  constexpr std::int64_t kMaxInFlight = 2000;  // producers wait beyond this backlog
+  constexpr std::ptrdiff_t kMaxInFlight = 2000;  // the backlog producers wait beyond
   const int producers = w.clients / 2;
   p.prepare(w.clients);
   Ledger ledger(w.clients);
-  std::atomic<std::int64_t> in_flight{0};
+  std::counting_semaphore<kMaxInFlight> free_slots(kMaxInFlight);
   double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
     auto i = static_cast<std::size_t>(t);
     std::uint64_t done = 0;
     std::string out;
     if (t < producers) {
       while (!stop.load(std::memory_order_relaxed)) {
-        if (in_flight.load(std::memory_order_relaxed) >= kMaxInFlight) {
-          std::this_thread::yield();
-          continue;
-        }
+        // A bounded wait, so that a producer still sees the stop signal.
+        if (!free_slots.try_acquire_for(std::chrono::milliseconds(5))) continue;
         std::uint64_t id = (static_cast<std::uint64_t>(t + 1) << 40) | ++done;
         p.enqueue(t, make_value(id));
-        in_flight.fetch_add(1, std::memory_order_relaxed);
         ++ledger.in_count[i];
         ledger.in_sum[i] += id;
       }
@@ -285,7 +288,7 @@ Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
         std::this_thread::yield();
         continue;
       }
-      in_flight.fetch_sub(1, std::memory_order_relaxed);
+      free_slots.release();
       ++done;
       ++ledger.out_count[i];
       ledger.out_sum[i] += value_id(out);
@@ -618,7 +621,7 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < kNumPeers; ++k) {
         csv << ",";
         if (row[k].ops)
-          csv << static_cast<std::uint64_t>(*row[k].ops + 0.5);
+          csv << std::llround(*row[k].ops);
         else
           csv << "NaN";
       }

@@ -12,13 +12,15 @@ for preset in release asan tsan; do
   echo "=== $preset: test"
   ctest --preset "$preset"
   if [ "$preset" = release ]; then
-    # The library's sources against .clang-tidy (headers under include/ and src/ with them);
-    # the extra args quiet clang about GCC-only flags in the compile commands, and the grep
-    # drops clang-tidy's count of the system headers' warnings it did not show.
+    # The library's and the benchmarks' sources against .clang-tidy (headers under include/,
+    # src/ and bench/ with them); the extra args quiet clang about GCC-only flags in the
+    # compile commands, and the grep drops clang-tidy's count of the system headers' warnings
+    # it did not show.
     echo "=== clang-tidy"
-    git ls-files 'src/*.cpp' | xargs -P "$jobs" -n 4 clang-tidy -p build/release --quiet \
-      --warnings-as-errors='*' --extra-arg=-Wno-unknown-warning-option \
-      --extra-arg=-Wno-ignored-optimization-argument 2> >(grep -v 'warnings generated' >&2)
+    git ls-files 'src/*.cpp' 'bench/*.cpp' |
+      xargs -P "$jobs" -n 4 clang-tidy -p build/release --quiet \
+        --warnings-as-errors='*' --extra-arg=-Wno-unknown-warning-option \
+        --extra-arg=-Wno-ignored-optimization-argument 2> >(grep -v 'warnings generated' >&2)
   fi
 done
 if [ -d tests/fuzz ] && command -v clang++ >/dev/null; then

@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
               .count());
     }
     long after = rss_kib();
-    double per_key = (after - before) * 1024.0 / keys;
+    double per_key = static_cast<double>(after - before) * 1024.0 / static_cast<double>(keys);
     std::printf(
         "memory: %ld keys of 16 B + 100 B values: %.1f B per key, %.1f B beyond key+value\n", keys,
         per_key, per_key - 116);
@@ -104,17 +104,18 @@ int main(int argc, char** argv) {
   std::uint64_t head = 0, tail = static_cast<std::uint64_t>(live);
   std::printf("churn: %ld ops (insert at tail + delete at head), live set %ld\n", ops, live);
   std::printf("%8s %14s %10s\n", "sample", "ops/s", "RSS MiB");
+  const long ops_per_sample = ops / samples;  // whole ops: the remainder is not run
   for (long s = 0; s < samples; ++s) {
     auto start = std::chrono::steady_clock::now();
-    for (long i = 0; i < ops / samples; ++i) churn_pair(db, head, tail, value);
+    for (long i = 0; i < ops_per_sample; ++i) churn_pair(db, head, tail, value);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    rate[s] = static_cast<double>(ops / samples) / secs;
+    rate[s] = static_cast<double>(ops_per_sample) / secs;
     rss[s] = rss_kib();
-    std::printf("%8ld %14.0f %10.1f\n", s + 1, rate[s], rss[s] / 1024.0);
+    std::printf("%8ld %14.0f %10.1f\n", s + 1, rate[s], static_cast<double>(rss[s]) / 1024.0);
     std::fflush(stdout);
   }
   double rate_drift = rate[samples - 1] / rate[0] - 1;
-  double rss_drift = static_cast<double>(rss[samples - 1]) / rss[0] - 1;
+  double rss_drift = static_cast<double>(rss[samples - 1]) / static_cast<double>(rss[0]) - 1;
   bool flat = std::abs(rate_drift) <= 0.10 && std::abs(rss_drift) <= 0.10;
   std::printf("last vs first tenth: ops/s %+.1f %%, RSS %+.1f %%: %s\n", rate_drift * 100,
               rss_drift * 100, flat ? "flat" : "NOT FLAT");
@@ -145,7 +146,7 @@ int main(int argc, char** argv) {
   double held_last = 0;
   for (int s = 0; s < 10; ++s) {
     held_last = pairs_per_second(std::chrono::milliseconds(250));
-    std::printf("%8d %14.0f %10.1f\n", s + 1, held_last, rss_kib() / 1024.0);
+    std::printf("%8d %14.0f %10.1f\n", s + 1, held_last, static_cast<double>(rss_kib()) / 1024.0);
   }
   // The holder's view is fixed: what it saw is still there, what came later is not.
   if (!seen || holder.get(seen_key) != seen || holder.get(key_of(last - 1)).has_value()) {

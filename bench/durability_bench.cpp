@@ -5,6 +5,9 @@
 //
 // Build: strata_add_bench(strata_durability_bench durability_bench.cpp) in bench/CMakeLists.txt.
 // Run:   build/<preset>/bench/strata_durability_bench --benchmark_min_time=2
+//
+// The benchmark functions are lower_case like every function (.clang-tidy); ->Name keeps
+// the BM_ names that results and docs/benchmarks.md quote.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -25,9 +28,9 @@ namespace {
 namespace dur = strata::durability;
 namespace fs = std::filesystem;
 
-constexpr std::size_t key_bytes = 16;
-constexpr std::size_t value_bytes = 100;
-constexpr std::uint64_t checkpoint_entries = 100'000'000 / (key_bytes + value_bytes);
+constexpr std::size_t kKeyBytes = 16;
+constexpr std::size_t kValueBytes = 100;
+constexpr std::uint64_t kCheckpointEntries = 100'000'000 / (kKeyBytes + kValueBytes);
 
 class ScratchDir {
  public:
@@ -46,7 +49,7 @@ class ScratchDir {
 
 // A record payload like a one-transaction batch: a 16-byte key and a 100-byte value.
 std::string record_payload(std::mt19937_64& rng) {
-  std::string p(key_bytes + value_bytes, '\0');
+  std::string p(kKeyBytes + kValueBytes, '\0');
   for (char& c : p) c = static_cast<char>('a' + rng() % 26);
   return p;
 }
@@ -69,13 +72,19 @@ void wal_append_sync(benchmark::State& state, int records_per_sync) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void BM_WalAppendSyncPerRecord(benchmark::State& state) { wal_append_sync(state, 1); }
-void BM_WalAppendSyncPerBatch64(benchmark::State& state) { wal_append_sync(state, 64); }
-BENCHMARK(BM_WalAppendSyncPerRecord)->UseRealTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_WalAppendSyncPerBatch64)->UseRealTime()->Unit(benchmark::kMicrosecond);
+void bm_wal_append_sync_per_record(benchmark::State& state) { wal_append_sync(state, 1); }
+void bm_wal_append_sync_per_batch64(benchmark::State& state) { wal_append_sync(state, 64); }
+BENCHMARK(bm_wal_append_sync_per_record)
+    ->Name("BM_WalAppendSyncPerRecord")
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_wal_append_sync_per_batch64)
+    ->Name("BM_WalAppendSyncPerBatch64")
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // Log replay: ~100 MB of 64-record batches read back through WalReader.
-void BM_WalReplay(benchmark::State& state) {
+void bm_wal_replay(benchmark::State& state) {
   ScratchDir dir;
   auto& file_system = strata::base::default_file_system();
   std::mt19937_64 rng(2);
@@ -104,7 +113,7 @@ void BM_WalReplay(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * log_bytes));
 }
-BENCHMARK(BM_WalReplay)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_wal_replay)->Name("BM_WalReplay")->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Ordered 16-byte keys, 100-byte values of random lowercase letters (LZ4 gets little).
 dur::CheckpointSource entry_source(std::uint64_t count) {
@@ -112,22 +121,22 @@ dur::CheckpointSource entry_source(std::uint64_t count) {
   auto i = std::make_shared<std::uint64_t>(0);
   return [=](std::string& key, std::string& value) {
     if (*i == count) return false;
-    char buf[key_bytes + 1];
+    char buf[kKeyBytes + 1];
     std::snprintf(buf, sizeof buf, "k%015llu", static_cast<unsigned long long>((*i)++));
-    key.assign(buf, key_bytes);
-    value.resize(value_bytes);
+    key.assign(buf, kKeyBytes);
+    value.resize(kValueBytes);
     for (char& c : value) c = static_cast<char>('a' + (*rng)() % 26);
     return true;
   };
 }
 
-void BM_CheckpointWrite(benchmark::State& state) {
+void bm_checkpoint_write(benchmark::State& state) {
   ScratchDir dir;
   auto& file_system = strata::base::default_file_system();
   dur::CheckpointStats stats;
   strata::Version v = 0;
   for (auto _ : state) {
-    stats = dur::write_checkpoint(file_system, dir.path(), ++v, entry_source(checkpoint_entries));
+    stats = dur::write_checkpoint(file_system, dir.path(), ++v, entry_source(kCheckpointEntries));
     state.PauseTiming();
     fs::remove(stats.path);
     state.ResumeTiming();
@@ -136,33 +145,39 @@ void BM_CheckpointWrite(benchmark::State& state) {
   state.counters["file_MB"] = static_cast<double>(stats.file_bytes) / 1e6;
   state.counters["raw_MB"] = static_cast<double>(stats.raw_bytes) / 1e6;
 }
-BENCHMARK(BM_CheckpointWrite)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_checkpoint_write)
+    ->Name("BM_CheckpointWrite")
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
-void BM_CheckpointRead(benchmark::State& state) {
+void bm_checkpoint_read(benchmark::State& state) {
   ScratchDir dir;
   auto& file_system = strata::base::default_file_system();
   const auto stats =
-      dur::write_checkpoint(file_system, dir.path(), 1, entry_source(checkpoint_entries));
+      dur::write_checkpoint(file_system, dir.path(), 1, entry_source(kCheckpointEntries));
   for (auto _ : state) {
     std::uint64_t bytes = 0;
     const auto info = dur::read_checkpoint(
         file_system, stats.path,
         [&](std::string_view k, std::string_view val) { bytes += k.size() + val.size(); });
     benchmark::DoNotOptimize(bytes);
-    if (info.entries != checkpoint_entries) state.SkipWithError("lost entries");
+    if (info.entries != kCheckpointEntries) state.SkipWithError("lost entries");
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * stats.raw_bytes));
   state.counters["entries/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * checkpoint_entries), benchmark::Counter::kIsRate);
+      static_cast<double>(state.iterations() * kCheckpointEntries), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_CheckpointRead)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_checkpoint_read)
+    ->Name("BM_CheckpointRead")
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
-void BM_Crc32c(benchmark::State& state) {
+void bm_crc32c(benchmark::State& state) {
   std::string data(1 << 20, 'x');
   for (auto _ : state) benchmark::DoNotOptimize(strata::base::crc32c::value(data));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * data.size()));
 }
-BENCHMARK(BM_Crc32c);
+BENCHMARK(bm_crc32c)->Name("BM_Crc32c");
 
 }  // namespace
 

@@ -2,6 +2,9 @@
 // in the same run when liblmdb is available. 16-byte keys, 100-byte values.
 //
 //   build/release/bench/strata_engine_bench --benchmark_min_time=3
+//
+// The benchmark functions are lower_case like every function (.clang-tidy); ->Name keeps
+// the BM_ names that results and docs/benchmarks.md quote.
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -43,7 +46,7 @@ strata::Database& filled_strata(std::int64_t keys) {
   return dbs.emplace(keys, db).first->second;
 }
 
-void BM_StrataPointSet(benchmark::State& state) {
+void bm_strata_point_set(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   strata::Database db = strata::Database::open();
   std::mt19937_64 rng(1);
@@ -56,12 +59,16 @@ void BM_StrataPointSet(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StrataPointSet)->Arg(100'000)->Arg(1'000'000)->ArgName("keys");
+BENCHMARK(bm_strata_point_set)
+    ->Name("BM_StrataPointSet")
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->ArgName("keys");
 
 // The fixed cost of a transaction: create, one point read of a key that is absent (a
 // read version, a conflict key), a read-only commit, destroy. What every queue operation
 // pays before its own work.
-void BM_StrataTransactionLifecycle(benchmark::State& state) {
+void bm_strata_transaction_lifecycle(benchmark::State& state) {
   strata::Database db = strata::Database::open();
   for (auto _ : state) {
     strata::Transaction tr = db.create_transaction();
@@ -70,14 +77,14 @@ void BM_StrataTransactionLifecycle(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StrataTransactionLifecycle);
+BENCHMARK(bm_strata_transaction_lifecycle)->Name("BM_StrataTransactionLifecycle");
 
 // The point-get benchmarks' shapes: 100 k and 1 M keys, on one thread and on two.
 void point_get_shapes(benchmark::internal::Benchmark* b) {
   b->Arg(100'000)->Arg(1'000'000)->ArgName("keys")->Threads(1)->Threads(2)->UseRealTime();
 }
 
-void BM_StrataPointGet(benchmark::State& state) {
+void bm_strata_point_get(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   strata::Database& db = filled_strata(state.range(0));
   std::mt19937_64 rng(state.thread_index() + 1);
@@ -89,11 +96,11 @@ void BM_StrataPointGet(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StrataPointGet)->Apply(point_get_shapes);
+BENCHMARK(bm_strata_point_get)->Name("BM_StrataPointGet")->Apply(point_get_shapes);
 
 // The same through Database::run, a transaction per get: what an idiomatic loop pays for
 // creating and destroying its transactions, on one thread and on two.
-void BM_StrataPointGetRun(benchmark::State& state) {
+void bm_strata_point_get_run(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   strata::Database& db = filled_strata(state.range(0));
   std::mt19937_64 rng(state.thread_index() + 1);
@@ -103,10 +110,10 @@ void BM_StrataPointGetRun(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StrataPointGetRun)->Apply(point_get_shapes);
+BENCHMARK(bm_strata_point_get_run)->Name("BM_StrataPointGetRun")->Apply(point_get_shapes);
 
 // Atomic adds on one hot key: blind, so they never conflict and scale with group commit.
-void BM_StrataAtomicAddHotKey(benchmark::State& state) {
+void bm_strata_atomic_add_hot_key(benchmark::State& state) {
   static strata::Database db = strata::Database::open();
   const std::string one("\x01\0\0\0\0\0\0\0", 8);
   strata::Transaction tr = db.create_transaction();
@@ -117,10 +124,14 @@ void BM_StrataAtomicAddHotKey(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StrataAtomicAddHotKey)->Threads(1)->Threads(8)->UseRealTime();
+BENCHMARK(bm_strata_atomic_add_hot_key)
+    ->Name("BM_StrataAtomicAddHotKey")
+    ->Threads(1)
+    ->Threads(8)
+    ->UseRealTime();
 
 // What a commit pays when watches are armed on other keys: 0 or 1,000 armed watches.
-void BM_StrataCommitWithArmedWatches(benchmark::State& state) {
+void bm_strata_commit_with_armed_watches(benchmark::State& state) {
   strata::Database db = strata::Database::open();
   std::vector<strata::Watch> watches;
   for (int i = 0; i < state.range(0); ++i) {
@@ -139,11 +150,15 @@ void BM_StrataCommitWithArmedWatches(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
   for (auto& w : watches) w.cancel();
 }
-BENCHMARK(BM_StrataCommitWithArmedWatches)->Arg(0)->Arg(1000)->ArgName("watches");
+BENCHMARK(bm_strata_commit_with_armed_watches)
+    ->Name("BM_StrataCommitWithArmedWatches")
+    ->Arg(0)
+    ->Arg(1000)
+    ->ArgName("watches");
 
 // Durable commits under Durability::fsync on the build machine's disk: group commit
 // should multiply the single-committer rate as committers are added.
-void BM_StrataDurableCommit(benchmark::State& state) {
+void bm_strata_durable_commit(benchmark::State& state) {
   static std::filesystem::path dir;
   static std::unique_ptr<strata::Database> db;
   if (state.thread_index() == 0) {
@@ -167,7 +182,8 @@ void BM_StrataDurableCommit(benchmark::State& state) {
     std::filesystem::remove_all(dir);
   }
 }
-BENCHMARK(BM_StrataDurableCommit)
+BENCHMARK(bm_strata_durable_commit)
+    ->Name("BM_StrataDurableCommit")
     ->Arg(static_cast<int>(strata::Durability::fsync))
     ->Arg(static_cast<int>(strata::Durability::buffered))
     ->ArgName("durability(2=fsync,1=buffered)")
@@ -224,7 +240,7 @@ Lmdb& filled_lmdb(std::int64_t keys) {
   return *dbs.emplace(keys, std::move(db)).first->second;
 }
 
-void BM_LmdbPointSet(benchmark::State& state) {
+void bm_lmdb_point_set(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   Lmdb db("set");
   std::mt19937_64 rng(1);
@@ -237,9 +253,13 @@ void BM_LmdbPointSet(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_LmdbPointSet)->Arg(100'000)->Arg(1'000'000)->ArgName("keys");
+BENCHMARK(bm_lmdb_point_set)
+    ->Name("BM_LmdbPointSet")
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->ArgName("keys");
 
-void BM_LmdbPointGet(benchmark::State& state) {
+void bm_lmdb_point_get(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   Lmdb& db = filled_lmdb(state.range(0));
   std::mt19937_64 rng(state.thread_index() + 1);
@@ -255,7 +275,7 @@ void BM_LmdbPointGet(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_LmdbPointGet)->Apply(point_get_shapes);
+BENCHMARK(bm_lmdb_point_get)->Name("BM_LmdbPointGet")->Apply(point_get_shapes);
 #endif
 
 }  // namespace

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   }
   int status = 0;
   waitpid(child, &status, 0);
-  const double log_mb = dir_bytes(dir, ".log") / 1e6;
+  const double log_mb = static_cast<double>(dir_bytes(dir, ".log")) / 1e6;
 
   auto start = std::chrono::steady_clock::now();
   {
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     start = std::chrono::steady_clock::now();
   }
   const double close = seconds_since(start);
-  const double ckpt_mb = dir_bytes(dir, ".ckpt") / 1e6;
+  const double ckpt_mb = static_cast<double>(dir_bytes(dir, ".ckpt")) / 1e6;
   start = std::chrono::steady_clock::now();
   {
     strata::Database db = strata::Database::open(o);

@@ -1,6 +1,9 @@
 // Tuple layer benchmarks: the recipe keys on the hot path of every queue operation
 // (Q/(index, 20 random bytes) and P/(priority, count, 20 random bytes)) and a nested case.
 // Results: docs/benchmarks-tuple.md.
+//
+// The benchmark functions are lower_case like every function (.clang-tidy); ->Name keeps
+// the BM_ names that results and the docs quote.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -21,12 +24,12 @@ std::string random_bytes(std::size_t n, std::uint64_t seed) {
 }
 
 const Subspace& queue_space() {
-  static const Subspace q(Tuple{"Q"});
-  return q;
+  static const Subspace kQueueSpace(Tuple{"Q"});
+  return kQueueSpace;
 }
 const Subspace& priority_space() {
-  static const Subspace p(Tuple{"P"});
-  return p;
+  static const Subspace kPrioritySpace(Tuple{"P"});
+  return kPrioritySpace;
 }
 
 Tuple queue_tuple() { return Tuple{std::int64_t{123456}, Bytes{random_bytes(20, 1)}}; }
@@ -39,67 +42,67 @@ Tuple nested_tuple() {
 }
 
 // Subspace::pack of an already-built tuple: the encoder alone.
-void BM_PackQueueKey(benchmark::State& state) {
+void bm_pack_queue_key(benchmark::State& state) {
   const Tuple t = queue_tuple();
   for (auto _ : state) benchmark::DoNotOptimize(queue_space().pack(t));
 }
-BENCHMARK(BM_PackQueueKey);
+BENCHMARK(bm_pack_queue_key)->Name("BM_PackQueueKey");
 
 // What the recipe does per enqueue: build the tuple from an index and a random id, pack.
-void BM_BuildAndPackQueueKey(benchmark::State& state) {
+void bm_build_and_pack_queue_key(benchmark::State& state) {
   const std::string id = random_bytes(20, 1);
   std::int64_t index = 1000;
   for (auto _ : state) {
     benchmark::DoNotOptimize(queue_space().pack(Tuple{index++, Bytes{id}}));
   }
 }
-BENCHMARK(BM_BuildAndPackQueueKey);
+BENCHMARK(bm_build_and_pack_queue_key)->Name("BM_BuildAndPackQueueKey");
 
-void BM_UnpackQueueKey(benchmark::State& state) {
+void bm_unpack_queue_key(benchmark::State& state) {
   const std::string key = queue_space().pack(queue_tuple());
   for (auto _ : state) benchmark::DoNotOptimize(queue_space().unpack(key));
 }
-BENCHMARK(BM_UnpackQueueKey);
+BENCHMARK(bm_unpack_queue_key)->Name("BM_UnpackQueueKey");
 
-void BM_PackPriorityKey(benchmark::State& state) {
+void bm_pack_priority_key(benchmark::State& state) {
   const Tuple t = priority_tuple();
   for (auto _ : state) benchmark::DoNotOptimize(priority_space().pack(t));
 }
-BENCHMARK(BM_PackPriorityKey);
+BENCHMARK(bm_pack_priority_key)->Name("BM_PackPriorityKey");
 
-void BM_BuildAndPackPriorityKey(benchmark::State& state) {
+void bm_build_and_pack_priority_key(benchmark::State& state) {
   const std::string id = random_bytes(20, 2);
   std::int64_t count = 1000;
   for (auto _ : state) {
     benchmark::DoNotOptimize(priority_space().pack(Tuple{7, count++, Bytes{id}}));
   }
 }
-BENCHMARK(BM_BuildAndPackPriorityKey);
+BENCHMARK(bm_build_and_pack_priority_key)->Name("BM_BuildAndPackPriorityKey");
 
-void BM_UnpackPriorityKey(benchmark::State& state) {
+void bm_unpack_priority_key(benchmark::State& state) {
   const std::string key = priority_space().pack(priority_tuple());
   for (auto _ : state) benchmark::DoNotOptimize(priority_space().unpack(key));
 }
-BENCHMARK(BM_UnpackPriorityKey);
+BENCHMARK(bm_unpack_priority_key)->Name("BM_UnpackPriorityKey");
 
-void BM_PackNestedTuple(benchmark::State& state) {
+void bm_pack_nested_tuple(benchmark::State& state) {
   const Tuple t = nested_tuple();
   for (auto _ : state) benchmark::DoNotOptimize(t.pack());
 }
-BENCHMARK(BM_PackNestedTuple);
+BENCHMARK(bm_pack_nested_tuple)->Name("BM_PackNestedTuple");
 
-void BM_UnpackNestedTuple(benchmark::State& state) {
+void bm_unpack_nested_tuple(benchmark::State& state) {
   const std::string bytes = nested_tuple().pack();
   for (auto _ : state) benchmark::DoNotOptimize(Tuple::unpack(bytes));
 }
-BENCHMARK(BM_UnpackNestedTuple);
+BENCHMARK(bm_unpack_nested_tuple)->Name("BM_UnpackNestedTuple");
 
-void BM_CompareQueueKeys(benchmark::State& state) {
+void bm_compare_queue_keys(benchmark::State& state) {
   const Tuple a = queue_tuple();
   const Tuple b{std::int64_t{123456}, Bytes{random_bytes(20, 3)}};
   for (auto _ : state) benchmark::DoNotOptimize(a <=> b);
 }
-BENCHMARK(BM_CompareQueueKeys);
+BENCHMARK(bm_compare_queue_keys)->Name("BM_CompareQueueKeys");
 
 }  // namespace
 }  // namespace strata

@@ -109,6 +109,7 @@ double timed(int threads, double seconds,
   std::vector<std::uint64_t> ops(static_cast<std::size_t>(threads), 0);
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
   std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
@@ -246,16 +247,18 @@ Cell run_churn(Peer& p, double seconds, std::string& drift) {
       if (!p.dequeue(0, out)) return Cell{0.0, "the queue ran empty during churn"};
       ++pairs;
     }
-    rate[window] = pairs / std::chrono::duration<double>(Clock::now() - start).count();
+    rate[window] =
+        static_cast<double>(pairs) / std::chrono::duration<double>(Clock::now() - start).count();
     rss[window] = rss_kib();
     total += pairs;
   }
   std::ostringstream d;
   d << std::fixed << std::setprecision(1) << "rate " << (rate[kWindows - 1] / rate[0] - 1) * 100
-    << " %, RSS " << (static_cast<double>(rss[kWindows - 1]) / rss[0] - 1) * 100
+    << " %, RSS "
+    << (static_cast<double>(rss[kWindows - 1]) / static_cast<double>(rss[0]) - 1) * 100
     << " % (last window vs first)";
   drift = d.str();
-  return Cell{total / seconds, ""};
+  return Cell{static_cast<double>(total) / seconds, ""};
 }
 
 // Producers block while the backlog is full, as on a bounded buffer. (They used to spin
@@ -396,7 +399,9 @@ int parse(int argc, char** argv, Config& cfg) {
         for (std::size_t k = 0; k < sel.size(); ++k) {
           if (name == (peers ? kPeers[k].name : kWorkloads[k].id)) sel[k] = found = true;
         }
-        if (!found) throw std::invalid_argument("unknown name in " + a + ": " + name);
+        if (!found)
+          throw std::invalid_argument(
+              std::string("unknown name in ").append(a).append(": ").append(name));
       }
     } else {
       throw std::invalid_argument("unknown option: " + a);

@@ -34,6 +34,7 @@ RunResult run_kv_cycle(RunContext<Api>& ctx) {
   std::vector<Latencies> latency(o.clients);
   std::atomic<bool> broken{false};
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(o.clients));
   for (int c = 0; c < o.clients; ++c) {
     threads.emplace_back([&, c] {
       std::mt19937 rng(static_cast<unsigned>(o.seed * 7919 + c));
@@ -64,7 +65,7 @@ RunResult run_kv_cycle(RunContext<Api>& ctx) {
   for (auto& t : threads) t.join();
 
   RunResult r;
-  if (broken) r.violations.push_back("Cycle: a transaction read a missing or bad pointer");
+  if (broken) r.violations.emplace_back("Cycle: a transaction read a missing or bad pointer");
   auto rows = ctx.db.run([&](auto& tr) { return tr.get_range(ring.range()); });
   if (rows.size() != kNodes) {
     r.violations.push_back("Cycle: " + std::to_string(rows.size()) + " keys instead of " +

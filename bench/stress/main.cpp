@@ -17,7 +17,7 @@ void write_json(const std::string& file, const char* api, const std::vector<RunR
     const RunResult& r = results[i];
     out << "  {\"name\": \"" << r.name << "\", \"api\": \"" << r.api
         << "\", \"seconds\": " << r.seconds << ", \"ops\": " << r.ops
-        << ", \"ops_per_sec\": " << (r.seconds > 0 ? r.ops / r.seconds : 0)
+        << ", \"ops_per_sec\": " << (r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0)
         << ", \"conflicts\": " << r.conflicts << ", \"p50_us\": " << r.p50_us
         << ", \"p99_us\": " << r.p99_us << ", \"p999_us\": " << r.p999_us
         << ", \"rss_kib\": " << r.peak_rss_kib << ", \"violations\": " << r.violations.size() << "}"
@@ -88,15 +88,16 @@ int main(int argc, char** argv) {
   bool ok = true;
   for (const RunResult& r : results) {
     std::printf("%-20s %4s %10llu %12.0f %12.4f %10.1f %10.1f %10.1f %10.1f\n", r.name.c_str(),
-                r.api.c_str(), static_cast<unsigned long long>(r.ops), r.ops / r.seconds,
-                r.ops ? static_cast<double>(r.conflicts) / r.ops : 0.0, r.p50_us, r.p99_us,
-                r.p999_us, r.peak_rss_kib / 1024.0);
+                r.api.c_str(), static_cast<unsigned long long>(r.ops),
+                static_cast<double>(r.ops) / r.seconds,
+                r.ops ? static_cast<double>(r.conflicts) / static_cast<double>(r.ops) : 0.0,
+                r.p50_us, r.p99_us, r.p999_us, static_cast<double>(r.peak_rss_kib) / 1024.0);
     for (const std::string& v : r.violations) {
       std::printf("  VIOLATION (%s): %s\n", r.name.c_str(), v.c_str());
       ok = false;
     }
   }
-  std::printf("peak RSS %.1f MiB; %s\n", rss_kib("VmHWM:") / 1024.0,
+  std::printf("peak RSS %.1f MiB; %s\n", static_cast<double>(rss_kib("VmHWM:")) / 1024.0,
               ok ? "all checks passed" : "CHECKS FAILED");
   if (!o.json.empty()) write_json(o.json, api, results);
   return ok ? 0 : 1;

@@ -21,6 +21,7 @@ RunResult run_pairs(RunContext<Api>& ctx, bool priority) {
   std::vector<std::vector<std::pair<int, std::uint64_t>>> got(o.clients);
   std::vector<Latencies> latency(o.clients);
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(o.clients));
   for (int c = 0; c < o.clients; ++c) {
     threads.emplace_back([&, c] {
       std::mt19937 rng(static_cast<unsigned>(o.seed * 31 + c));
@@ -65,15 +66,15 @@ RunResult run_pairs(RunContext<Api>& ctx, bool priority) {
     for (auto [p, s] : v) {
       ++delivered;
       if (p < 0 || p >= o.clients || s >= produced[p]) {
-        r.violations.push_back("a client received an item nobody enqueued");
+        r.violations.emplace_back("a client received an item nobody enqueued");
       } else if (++seen[p][s] == 2) {
-        r.violations.push_back("an item was delivered twice");
+        r.violations.emplace_back("an item was delivered twice");
       }
     }
   }
   for (int c = 0; c < o.clients; ++c) {
     for (std::uint64_t s = 0; s < produced[c]; ++s) {
-      if (seen[c][s] == 0) r.violations.push_back("an item was lost");
+      if (seen[c][s] == 0) r.violations.emplace_back("an item was lost");
     }
   }
   summarise(latency, r);

@@ -44,6 +44,7 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
   std::vector<std::vector<Pop>> pops(poppers);
   std::vector<Latencies> latency(o.clients);
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(o.clients));  // pushers + poppers
 
   for (int p = 0; p < pushers; ++p) {
     threads.emplace_back([&, p] {
@@ -116,20 +117,20 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
   for (auto& v : pops) all.insert(all.end(), v.begin(), v.end());
   for (const Pop& pop : all) {
     if (pop.producer < 0 || pop.producer >= pushers || pop.seq >= pushes[pop.producer].size()) {
-      r.violations.push_back("a popper received an item nobody pushed");
+      r.violations.emplace_back("a popper received an item nobody pushed");
       continue;
     }
     strata::Version& at = popped_at[pop.producer][pop.seq];
-    if (at != -1) r.violations.push_back("an item was popped twice");
+    if (at != -1) r.violations.emplace_back("an item was popped twice");
     at = pop.commit_version >= 0 ? pop.commit_version
                                  : std::numeric_limits<strata::Version>::max() - 1;
     if (pop.priority != pushes[pop.producer][pop.seq].priority) {
-      r.violations.push_back("an item came back with another priority");
+      r.violations.emplace_back("an item came back with another priority");
     }
   }
   for (int p = 0; p < pushers; ++p) {
     for (std::size_t s = 0; s < pushes[p].size(); ++s) {
-      if (popped_at[p][s] == -1) r.violations.push_back("an item was lost");
+      if (popped_at[p][s] == -1) r.violations.emplace_back("an item was lost");
     }
   }
   if (!ctx.high_contention) {

@@ -36,9 +36,10 @@ void Progress::loop() {
     std::uint64_t ops = live_.ops.load(), conflicts = conflicts_();
     std::printf("%s%-20s %6.1f s %12.0f ops/s %10.0f retries/s %10lld in flight%s",
                 tty_ ? "\r\033[K" : "", name_.c_str(),
-                std::chrono::duration<double>(now - start).count(), (ops - last_ops) / dt,
-                (conflicts - last_conflicts) / dt, static_cast<long long>(live_.in_flight.load()),
-                tty_ ? "" : "\n");
+                std::chrono::duration<double>(now - start).count(),
+                static_cast<double>(ops - last_ops) / dt,
+                static_cast<double>(conflicts - last_conflicts) / dt,
+                static_cast<long long>(live_.in_flight.load()), tty_ ? "" : "\n");
     std::fflush(stdout);
     last_ops = ops;
     last_conflicts = conflicts;

@@ -33,6 +33,7 @@ RunResult run_queue(RunContext<Api>& ctx) {
   std::vector<std::vector<Delivery>> delivered(consumers);
   std::vector<Latencies> latency(o.clients);
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(o.clients));  // producers + consumers
 
   for (int p = 0; p < producers; ++p) {
     threads.emplace_back([&, p] {
@@ -102,7 +103,7 @@ RunResult run_queue(RunContext<Api>& ctx) {
   for (auto& v : delivered) all.insert(all.end(), v.begin(), v.end());
   for (const Delivery& d : all) {
     if (d.producer < 0 || d.producer >= producers || d.seq >= produced[d.producer]) {
-      r.violations.push_back("a consumer received an item nobody enqueued");
+      r.violations.emplace_back("a consumer received an item nobody enqueued");
       continue;
     }
     if (++seen[d.producer][d.seq] == 2) {

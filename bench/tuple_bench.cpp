@@ -1,6 +1,6 @@
 // Tuple layer benchmarks: the recipe keys on the hot path of every queue operation
 // (Q/(index, 20 random bytes) and P/(priority, count, 20 random bytes)) and a nested case.
-// Results: docs/benchmarks-tuple.md.
+// Results: docs/benchmarks.md, "Tuple layer".
 //
 // The benchmark functions are lower_case like every function (.clang-tidy); ->Name keeps
 // the BM_ names that results and the docs quote.

@@ -64,6 +64,12 @@ int main(int argc, char** argv) {
       o.ops ? (std::to_string(o.ops) + " ops").c_str() : (std::to_string(o.seconds) + " s").c_str(),
       o.value_size, o.path.empty() ? "in-memory" : ("durable (" + o.path + ")").c_str(),
       c_api ? "c (FoundationDB C API, libfdb_c.so, API version 720)" : "cpp (strata C++ API)");
+  if (split && o.max_in_flight > 0) {
+    std::printf("strata-stress: queue producers wait while %lld items are in flight\n",
+                static_cast<long long>(o.max_in_flight));
+  } else if (split) {
+    std::printf("strata-stress: queue producers run unbounded; consumers drain after them\n");
+  }
   if (c_api && queues && o.contention == Contention::both) {
     std::printf(
         "strata-stress: --api c runs the queues' simple mode only (the C recipes have no "

@@ -26,6 +26,10 @@ percentiles and peak memory. Exits 1 on any violation.
   --ops N                run a fixed amount instead: N items per queue run, N
                          transactions per kv run
   --value-size N         bytes per value (default 100)
+  --max-in-flight N      queue and pqueue runs: producers wait while N items are
+                         enqueued and not yet dequeued, as on a bounded buffer
+                         (default 10000; 0: no bound, producers run free and the
+                         consumers drain the backlog after them)
   --high-contention M    on, off or both (default both): the recipes' staged-pop mode
   --path DIR             use a durable database in DIR (default: in memory)
   --seed N               seed for the clients' random choices (default 1)
@@ -92,6 +96,8 @@ StressOptions parse_options(int argc, char** argv) {
       }
     } else if (flag == "--ops") {
       o.ops = number(flag, value, 1, 1'000'000'000);
+    } else if (flag == "--max-in-flight") {
+      o.max_in_flight = static_cast<std::int64_t>(number(flag, value, 0, 1'000'000'000));
     } else if (flag == "--value-size") {
       o.value_size = number(flag, value, 16, 100'000);
     } else if (flag == "--high-contention") {

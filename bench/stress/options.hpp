@@ -23,7 +23,8 @@ struct StressOptions {
   std::uint64_t seed = 1;
   std::string json;  // write the results here too
   ClientApi api = ClientApi::cpp;
-  int round_trip_us = 0;  // simulated client round trip inside each C++ recipe pop
+  int round_trip_us = 0;                // simulated client round trip inside each C++ recipe pop
+  std::int64_t max_in_flight = 10'000;  // queue runs: producers wait beyond; 0: no bound
 };
 
 // Parses argv. On --help prints usage and exits 0; on a bad flag prints the problem and

@@ -1,4 +1,5 @@
-// PriorityQueue: pushers push items with random priorities 0..99, poppers alternate
+// PriorityQueue: pushers push items with random priorities 0..99 (waiting while the backlog
+// is full; backlog.hpp), poppers alternate
 // pop_min and pop_max until the pushers are done and the queue is empty. Checks: every
 // item delivered exactly once; in simple mode (versions known), no pop_min returned an item
 // while a smaller one was present throughout its transaction (pushed at or before its read
@@ -51,6 +52,7 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
       std::mt19937_64 rng(o.seed * 1000 + static_cast<std::uint64_t>(p));
       auto tr = ctx.db.create_transaction();
       for (std::uint64_t seq = 0; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
+        if (!ctx.backlog.enter(o.ops ? Clock::time_point::max() : deadline)) break;
         int priority = static_cast<int>(rng() % kPriorities);
         std::string item = make_item(p, seq, o.value_size);
         item[18] = static_cast<char>('0' + priority / 10);
@@ -99,6 +101,7 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
         pops[c].push_back(pop);
         ctx.live.ops.fetch_add(1, std::memory_order_relaxed);
         ctx.live.in_flight.fetch_sub(1, std::memory_order_relaxed);
+        ctx.backlog.leave();
         min = !min;
       }
     });

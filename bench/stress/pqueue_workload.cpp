@@ -1,9 +1,9 @@
 // PriorityQueue: pushers push items with random priorities 0..99 (waiting while the backlog
-// is full; backlog.hpp), poppers alternate
-// pop_min and pop_max until the pushers are done and the queue is empty. Checks: every
-// item delivered exactly once; in simple mode (versions known), no pop_min returned an item
-// while a smaller one was present throughout its transaction (pushed at or before its read
-// version, popped after its commit), and likewise for pop_max.
+// is full; backlog.hpp), poppers alternate pop_min and pop_max until the pushers are done
+// and the queue is empty. Checks: every item delivered exactly once; in simple mode
+// (versions known), no pop_min returned an item while a smaller one was present throughout
+// its transaction (pushed at or before its read version, popped after its commit), and
+// likewise for pop_max.
 #include <algorithm>
 #include <limits>
 #include <map>

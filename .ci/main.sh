@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: build the release preset and run the stress benchmark (in memory, ~25 s).
+# The main job: build the release preset and run the stress benchmark (in memory, ~21 s).
 # Extra arguments go to the stress tool (try --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "../core_latency.hpp"
 #include "peer.hpp"
 #include <unistd.h>
 
@@ -501,6 +502,15 @@ int main(int argc, char** argv) {
     const int n_rounds = one_at_a_time ? 1 : cfg.rounds;
     const double slice = cfg.seconds / n_rounds;
     for (int round = 0; round < n_rounds; ++round) {
+      // Which of the host's vCPU placements this round runs on (core_latency.hpp).
+      const double trip_ns = bench::cache_line_round_trip_ns(200'000);
+      if (trip_ns >= 0) {
+        char line[96];
+        std::snprintf(line, sizeof line,
+                      "  round %d: cache-line round trip between the CPUs %.0f ns", round + 1,
+                      trip_ns);
+        std::cout << line << std::endl;
+      }
       for (std::size_t step = 0; step < kNumPeers; ++step) {
         const std::size_t k = round % 2 == 0 ? step : kNumPeers - 1 - step;
         if (one_at_a_time && active[k]) open(k);

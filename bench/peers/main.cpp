@@ -18,12 +18,12 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
-#include <semaphore>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../backlog.hpp"
 #include "../core_latency.hpp"
 #include "peer.hpp"
 #include <unistd.h>
@@ -262,24 +262,22 @@ Cell run_churn(Peer& p, double seconds, std::string& drift) {
   return Cell{static_cast<double>(total) / seconds, ""};
 }
 
-// Producers block while the backlog is full, as on a bounded buffer. (They used to spin
-// on sched_yield. That took the cores from the consumers of an engine whose producers
-// outrun its consumers, and strata's cell then ran in one of two regimes, 260-360 k or
-// 650-900 k items/s, run by run; docs/benchmarks.md, session 16.)
+// Producers wait while 2,000 items are in flight (bench/backlog.hpp). (They used to spin
+// on sched_yield. Session 16 first blamed the spinning for the cell's two regimes; they
+// turned out to follow the host's vCPU placement, core_latency.hpp.)
 Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
-  constexpr std::ptrdiff_t kMaxInFlight = 2000;  // the backlog producers wait beyond
+  constexpr std::int64_t kMaxInFlight = 2000;  // the backlog producers wait beyond
   const int producers = w.clients / 2;
   p.prepare(w.clients);
   Ledger ledger(w.clients);
-  std::counting_semaphore<kMaxInFlight> free_slots(kMaxInFlight);
+  bench::Backlog backlog(kMaxInFlight);
   double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
     auto i = static_cast<std::size_t>(t);
     std::uint64_t done = 0;
     std::string out;
     if (t < producers) {
       while (!stop.load(std::memory_order_relaxed)) {
-        // A bounded wait, so that a producer still sees the stop signal.
-        if (!free_slots.try_acquire_for(std::chrono::milliseconds(5))) continue;
+        if (!backlog.enter([&] { return stop.load(std::memory_order_relaxed); })) break;
         std::uint64_t id = (static_cast<std::uint64_t>(t + 1) << 40) | ++done;
         p.enqueue(t, make_value(id));
         ++ledger.in_count[i];
@@ -292,7 +290,7 @@ Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
         std::this_thread::yield();
         continue;
       }
-      free_slots.release();
+      backlog.leave();
       ++done;
       ++ledger.out_count[i];
       ledger.out_sum[i] += value_id(out);

@@ -1,5 +1,5 @@
 // PriorityQueue: pushers push items with random priorities 0..99 (waiting while the backlog
-// is full; backlog.hpp), poppers alternate pop_min and pop_max until the pushers are done
+// is full; bench/backlog.hpp), poppers alternate pop_min and pop_max until the pushers are done
 // and the queue is empty. Checks: every item delivered exactly once; in simple mode
 // (versions known), no pop_min returned an item while a smaller one was present throughout
 // its transaction (pushed at or before its read version, popped after its commit), and
@@ -52,7 +52,7 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
       std::mt19937_64 rng(o.seed * 1000 + static_cast<std::uint64_t>(p));
       auto tr = ctx.db.create_transaction();
       for (std::uint64_t seq = 0; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
-        if (!ctx.backlog.enter(o.ops ? Clock::time_point::max() : deadline)) break;
+        if (!ctx.backlog.enter([&] { return !o.ops && Clock::now() >= deadline; })) break;
         int priority = static_cast<int>(rng() % kPriorities);
         std::string item = make_item(p, seq, o.value_size);
         item[18] = static_cast<char>('0' + priority / 10);

@@ -1,4 +1,4 @@
-// Queue: producers enqueue numbered items (waiting while the backlog is full; backlog.hpp),
+// Queue: producers enqueue numbered items (waiting while the backlog is full; bench/backlog.hpp),
 // consumers dequeue until the producers are done and the queue is empty. Checks: every item
 // delivered exactly once; FIFO per producer in commit order (simple mode: every dequeue's commit
 // order is known) or per consumer (high-contention mode: delivery is staged through pop requests).
@@ -39,7 +39,7 @@ RunResult run_queue(RunContext<Api>& ctx) {
     threads.emplace_back([&, p] {
       std::uint64_t seq = 0;
       for (; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
-        if (!ctx.backlog.enter(o.ops ? Clock::time_point::max() : deadline)) break;
+        if (!ctx.backlog.enter([&] { return !o.ops && Clock::now() >= deadline; })) break;
         auto start = Clock::now();
         queue.enqueue(ctx.db, make_item(p, seq, o.value_size));
         latency[p].add(Clock::now() - start);

@@ -33,7 +33,7 @@ std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOpt
   for (const std::string& w : o.workloads) {
     for (bool high : (w == "kv" ? std::vector<bool>{false} : modes)) {
       LiveCounters live;
-      Backlog backlog(o.max_in_flight);
+      bench::Backlog backlog(o.max_in_flight);
       RunContext<Api> ctx{db, o, high, ++run_id, live, backlog};
       std::string name = w == "kv" ? "kv/cycle" : w + (high ? "/high" : "/simple");
       std::uint64_t conflicts_before = conflicts(db);

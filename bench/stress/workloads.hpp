@@ -7,8 +7,8 @@
 
 #include "strata/strata.hpp"
 
+#include "../backlog.hpp"
 #include "apis.hpp"
-#include "backlog.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
 
@@ -21,7 +21,7 @@ struct RunContext {
   bool high_contention;
   std::uint64_t run_id;  // keeps each run in its own subspace
   LiveCounters& live;
-  Backlog& backlog;  // queue runs: producers enter() per item, consumers leave()
+  bench::Backlog& backlog;  // queue runs: producers enter() per item, consumers leave()
 };
 
 template <class Api>

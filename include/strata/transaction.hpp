@@ -95,6 +95,7 @@ class Watch {
 class ReadView {
  public:
   std::optional<std::string> get(std::string_view key);
+  bool get(std::string_view key, std::string& out);
   std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
                                   RangeOptions options = {});
   std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
@@ -121,6 +122,10 @@ class Transaction {
   // A read more than Options::mvcc_window after the read version was taken throws
   // transaction_too_old (1007); the age is measured with a clock a few ms coarse.
   std::optional<std::string> get(std::string_view key);
+  // The same read into `out`, reusing its capacity: a loop of reads into one string
+  // allocates nothing once the string is large enough. Returns whether the key is present;
+  // `out` is then its value, else empty. If the read throws, `out` is left as it was.
+  bool get(std::string_view key, std::string& out);
   // Rows of [begin, end) in key order (or reverse). begin >= end returns nothing.
   // A read that stops at its limit conflicts only up to the last row returned.
   std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,

@@ -52,6 +52,10 @@ std::optional<std::string> ReadView::get(std::string_view key) {
   return impl_->get(key, ReadMode::snapshot);
 }
 
+bool ReadView::get(std::string_view key, std::string& out) {
+  return impl_->get(key, ReadMode::snapshot, out);
+}
+
 std::vector<KeyValue> ReadView::get_range(std::string_view begin, std::string_view end,
                                           RangeOptions options) {
   return impl_->get_range(begin, end, options, ReadMode::snapshot);
@@ -90,6 +94,10 @@ Transaction::~Transaction() { engine::TransactionImpl::recycle(std::move(impl_))
 
 std::optional<std::string> Transaction::get(std::string_view key) {
   return impl_->get(key, ReadMode::serializable);
+}
+
+bool Transaction::get(std::string_view key, std::string& out) {
+  return impl_->get(key, ReadMode::serializable, out);
 }
 
 std::vector<KeyValue> Transaction::get_range(std::string_view begin, std::string_view end,

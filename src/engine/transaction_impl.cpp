@@ -260,20 +260,38 @@ void TransactionImpl::add_read_conflict(std::string_view begin, std::string_view
 }
 
 std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode mode) {
+  std::optional<std::string> value(std::in_place);  // empty: no allocation yet
+  if (!get(key, mode, *value)) value.reset();
+  return value;
+}
+
+bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out) {
   check_usable();
   base::check_readable_key(key);
-  if (key.size() > base::kKeySizeLimit) return std::nullopt;  // no such key can exist
+  // Fills `out` from a value, or clears it: only once nothing more can throw.
+  auto found = [&out](std::string_view value) {
+    out.assign(value);
+    return true;
+  };
+  auto absent = [&out] {
+    out.clear();
+    return false;
+  };
+  if (key.size() > base::kKeySizeLimit) return absent();  // no such key can exist
   // The stored value at the read version, with the point's read conflict when serializable.
   // (When this transaction's writes are seen, keys it set or cleared never get here, so there
-  // is nothing to subtract from the conflict.)
-  auto read_store = [&] {
+  // is nothing to subtract from the conflict.) The record stays valid while the read
+  // version is pinned, which it is until the transaction ends.
+  auto read_store = [&]() -> const kv::VersionRecord* {
     Version rv = read_version_for_read();
-    std::optional<std::string> value;
-    if (const kv::VersionRecord* r = db_->store().get(key, rv)) value.emplace(r->value());
+    const kv::VersionRecord* r = db_->store().get(key, rv);
     if (mode == ReadMode::serializable) add_point_read(key);
-    return value;
+    return r;
   };
-  if (!sees_own_writes(mode)) return read_store();
+  if (!sees_own_writes(mode)) {
+    const kv::VersionRecord* r = read_store();
+    return r != nullptr ? found(r->value()) : absent();
+  }
   const PointWrite* w = writes_.find(key);
   if (w != nullptr && w->kind != PointWrite::Kind::dependent) {
     if (w->kind == PointWrite::Kind::stamped) {
@@ -281,13 +299,17 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
           ErrorCode::accessed_unreadable,
           base::describe_key(key) + " has a versionstamped value pending in this transaction");
     }
-    return w->kind == PointWrite::Kind::set ? std::optional<std::string>(w->value()) : std::nullopt;
+    return w->kind == PointWrite::Kind::set ? found(w->value()) : absent();
   }
-  if (w == nullptr && writes_.cleared(key)) return std::nullopt;
+  if (w == nullptr && writes_.cleared(key)) return absent();
   check_readable(key);
-  std::optional<std::string> value = read_store();
-  if (w != nullptr) return resolve_dependent(*w, value);
-  return value;
+  const kv::VersionRecord* r = read_store();
+  if (w == nullptr) return r != nullptr ? found(r->value()) : absent();
+  std::optional<std::string> resolved = resolve_dependent(
+      *w, r != nullptr ? std::optional<std::string_view>(r->value()) : std::nullopt);
+  if (!resolved) return absent();
+  out = std::move(*resolved);
+  return true;
 }
 
 std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::string_view end,

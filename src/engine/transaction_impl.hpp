@@ -58,6 +58,8 @@ class TransactionImpl {
   TransactionImpl& operator=(const TransactionImpl&) = delete;
 
   std::optional<std::string> get(std::string_view key, ReadMode mode);
+  // The same into `out` (cleared when the key is absent); whether the key is present.
+  bool get(std::string_view key, ReadMode mode, std::string& out);
   std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
                                   RangeOptions options, ReadMode mode);
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,

@@ -298,10 +298,8 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
                                fdb_bool_t snapshot) {
   std::string_view key = bytes(key_name, key_name_length);
   return tr->read([&](FDB_future::Result& r) {
-    std::optional<std::string> value = snapshot ? tr->tr.snapshot().get(key) : tr->tr.get(key);
     r.kind = Kind::value;
-    r.present = value.has_value();
-    if (value) r.bytes = std::move(*value);
+    r.present = snapshot ? tr->tr.snapshot().get(key, r.bytes) : tr->tr.get(key, r.bytes);
   });
 }
 

@@ -98,6 +98,7 @@ void run_ryw_model(std::uint32_t seed, int iterations, const KeySpace& space) {
   while (store.size() < 200) store[gen.key()] = gen.value();
   apitest::put_all(db, store);
 
+  std::string into;  // reused by every get into a string
   for (int iter = 0; iter < iterations; ++iter) {
     Transaction tr = db.create_transaction();
     Store model = store;
@@ -130,6 +131,10 @@ void run_ryw_model(std::uint32_t seed, int iterations, const KeySpace& space) {
         std::optional<std::string> want;
         if (it != model.end()) want = it->second;
         ASSERT_EQ(got, want) << "seed " << seed << " iteration " << iter << ": " << log.str();
+        // The same read into a reused string.
+        bool present = snapshot ? tr.snapshot().get(k, into) : tr.get(k, into);
+        ASSERT_EQ(present, want.has_value()) << "seed " << seed << " iteration " << iter;
+        ASSERT_EQ(into, want.value_or("")) << "seed " << seed << " iteration " << iter;
       } else {
         std::string b = gen.key(), e = gen.key();
         if (gen.below(4) != 0 && b > e) std::swap(b, e);  // sometimes inverted: empty

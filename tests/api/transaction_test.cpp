@@ -285,6 +285,88 @@ TEST(ReadYourWrites, OwnWritesAreInvisibleToOtherTransactionsUntilCommit) {
   EXPECT_EQ(read_key(db, "c"), "dirty");
 }
 
+// ---- get into a caller's string ------------------------------------------------------
+
+TEST(GetInto, FillsTheStringOrEmptiesItAndSaysWhichAcrossStoreAndOwnWrites) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  tr.set("a0", "own");
+  tr.clear("a2");
+  tr.clear_range("b", "c");
+  std::string out = "left over from before";
+  EXPECT_TRUE(tr.get("a1", out));  // from the store
+  EXPECT_EQ(out, "va1");
+  EXPECT_TRUE(tr.get("a0", out));  // own set
+  EXPECT_EQ(out, "own");
+  EXPECT_FALSE(tr.get("a2", out));  // own clear
+  EXPECT_EQ(out, "");
+  out = "x";
+  EXPECT_FALSE(tr.get("b1", out));  // own clear_range
+  EXPECT_EQ(out, "");
+  out = "x";
+  EXPECT_FALSE(tr.get("nothing", out));  // absent in the store
+  EXPECT_EQ(out, "");
+  out = "x";
+  EXPECT_FALSE(tr.get(std::string(20000, 'k'), out));  // longer than any key can be
+  EXPECT_EQ(out, "");
+  EXPECT_TRUE(tr.snapshot().get("a3", out));
+  EXPECT_EQ(out, "va3");
+  EXPECT_FALSE(tr.snapshot().get("b2", out));
+  EXPECT_EQ(out, "");
+}
+
+TEST(GetInto, ReusesTheStringsRoomForValuesThatFit) {
+  Database db = Database::open();
+  put(db, "long", std::string(300, 'L'));
+  put(db, "short", std::string(100, 's'));
+  Transaction tr = db.create_transaction();
+  std::string out;
+  ASSERT_TRUE(tr.get("long", out));
+  const char* room = out.data();
+  ASSERT_TRUE(tr.get("short", out));
+  EXPECT_EQ(out, std::string(100, 's'));
+  EXPECT_EQ(out.data(), room);  // assigned in place, not a new allocation
+}
+
+TEST(GetInto, SeesAPendingAtomicAddOverTheStoredValue) {
+  Database db = Database::open();
+  const std::string one("\x01\0\0\0\0\0\0\0", 8);
+  put(db, "n", one);
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::add, "n", one);
+  tr.atomic_op(MutationType::add, "fresh", one);
+  std::string out;
+  EXPECT_TRUE(tr.get("n", out));
+  EXPECT_EQ(out, std::string("\x02\0\0\0\0\0\0\0", 8));
+  EXPECT_TRUE(tr.get("fresh", out));
+  EXPECT_EQ(out, one);
+}
+
+TEST(GetInto, LeavesTheStringAsItWasWhenTheReadThrows) {
+  Database db = five_rows();
+  Transaction tr = db.create_transaction();
+  std::string out = "kept";
+  EXPECT_THAT([&] { tr.get("\xff/system", out); }, ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_EQ(out, "kept");
+  std::string stamped_value = "value" + std::string(10, '\0');
+  stamped_value += std::string("\x05\0\0\0", 4);  // offset 5: the 10 stamp bytes
+  tr.atomic_op(MutationType::set_versionstamped_value, "a1", stamped_value);
+  EXPECT_THAT([&] { tr.get("a1", out); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  EXPECT_EQ(out, "kept");
+}
+
+TEST(GetInto, ConflictsLikeGetAndNotThroughTheSnapshotView) {
+  Database db = five_rows();
+  std::string out;
+  auto write_a1 = [](Transaction& tr) { tr.set("a1", "new"); };
+  EXPECT_TRUE(apitest::reader_conflicts_with(
+      db, [&](Transaction& tr) { tr.get("a1", out); }, write_a1));
+  EXPECT_FALSE(apitest::reader_conflicts_with(
+      db, [&](Transaction& tr) { tr.get("a2", out); }, write_a1));
+  EXPECT_FALSE(apitest::reader_conflicts_with(
+      db, [&](Transaction& tr) { tr.snapshot().get("a1", out); }, write_a1));
+}
+
 // ---- Read version -------------------------------------------------------------------
 
 TEST(ReadVersion, IsTakenAtFirstReadNotAtCreation) {

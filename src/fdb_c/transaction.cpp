@@ -132,8 +132,10 @@ FDBFuture* FDB_transaction::versionstamp() {
   return f;
 }
 
-// FoundationDB's backoff: 10 ms after transaction_too_old or future_version; otherwise a
-// random fraction of a delay that doubles from 10 ms up to MAX_RETRY_DELAY.
+// FoundationDB's backoff (FDB-SEMANTICS 3.7): 10 ms, at most MAX_RETRY_DELAY, after
+// transaction_too_old or future_version; otherwise a random fraction of the backoff, which
+// then doubles up to MAX_RETRY_DELAY. The backoff starts at 10 ms whatever MAX_RETRY_DELAY
+// says, so a first retry may wait up to 10 ms even below a smaller cap, as FoundationDB's.
 std::chrono::duration<double> FDB_transaction::next_backoff(fdb_error_t error) {
   double cap = static_cast<double>(options_.max_retry_delay_ms) / 1000.0;
   if (error == static_cast<fdb_error_t>(strata::ErrorCode::transaction_too_old) ||
@@ -141,7 +143,7 @@ std::chrono::duration<double> FDB_transaction::next_backoff(fdb_error_t error) {
     return std::chrono::duration<double>(std::min(0.01, cap));
   }
   thread_local std::minstd_rand rng{std::random_device{}()};
-  double delay = std::min(backoff_seconds_, cap) * std::uniform_real_distribution<>(0, 1)(rng);
+  double delay = backoff_seconds_ * std::uniform_real_distribution<>(0, 1)(rng);
   backoff_seconds_ = std::min(backoff_seconds_ * 2, cap);
   return std::chrono::duration<double>(delay);
 }

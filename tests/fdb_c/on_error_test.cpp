@@ -185,6 +185,26 @@ TEST_F(OnError, MaxRetryDelayCapsTheBackoff) {
   EXPECT_LT(Clock::now() - start, 2s);
 }
 
+// As FoundationDB's: the cap applies from the second retry on. The first waits a random
+// part of 10 ms however small the cap: twenty first retries under a cap of 0 wait ~100 ms
+// in all (under 20 ms has probability ~4e-13); capped from the start they would not wait.
+TEST_F(OnError, FirstRetryWaitsPartOfTenMillisecondsWhateverTheCap) {
+  auto start = Clock::now();
+  for (int i = 0; i < 20; ++i) {
+    Tr tr = make_tr();
+    ASSERT_EQ(set_option(tr, FDB_TR_OPTION_MAX_RETRY_DELAY, 0), 0);
+    ASSERT_EQ(on_error(tr, 1020), 0);
+  }
+  EXPECT_GE(Clock::now() - start, 20ms);
+  // Later retries are capped: forty more under a cap of 0 do not wait.
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_MAX_RETRY_DELAY, 0), 0);
+  ASSERT_EQ(on_error(tr, 1020), 0);
+  auto later = Clock::now();
+  for (int i = 0; i < 40; ++i) ASSERT_EQ(on_error(tr, 1020), 0);
+  EXPECT_LT(Clock::now() - later, 2s);
+}
+
 TEST_F(OnError, TimeoutCutsADelayShort) {
   Tr tr = make_tr();
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 200), 0);

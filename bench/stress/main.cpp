@@ -59,10 +59,12 @@ int main(int argc, char** argv) {
   }
   const bool c_api = o.api == ClientApi::c;
   const char* api = c_api ? "c" : "cpp";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g s", o.seconds);  // "4 s", not "4.000000 s"
   std::printf(
       "strata-stress: %d clients, %s per run, %zu-byte values, %s database, API %s\n", o.clients,
-      o.ops ? (std::to_string(o.ops) + " ops").c_str() : (std::to_string(o.seconds) + " s").c_str(),
-      o.value_size, o.path.empty() ? "in-memory" : ("durable (" + o.path + ")").c_str(),
+      o.ops ? (std::to_string(o.ops) + " ops").c_str() : seconds, o.value_size,
+      o.path.empty() ? "in-memory" : ("durable (" + o.path + ")").c_str(),
       c_api ? "c (FoundationDB C API, libfdb_c.so, API version 720)" : "cpp (strata C++ API)");
   if (split && o.max_in_flight > 0) {
     std::printf("strata-stress: queue producers wait while %lld items are in flight\n",

@@ -201,9 +201,20 @@ class Transaction {
   std::string versionstamp() const;
 
   // Retry protocol: for a retryable error, sleeps a randomized, growing backoff and
-  // resets the transaction (keeping its timeout); otherwise rethrows e.
+  // resets the transaction (keeping its timeout, retry limit and maximum retry delay);
+  // otherwise rethrows e. The backoff is FoundationDB's: 10 ms after transaction_too_old
+  // or future_version (at most the maximum retry delay); otherwise a random part of a delay
+  // that starts at 10 ms and doubles up to the maximum retry delay.
   void on_error(const Error& e);
-  // Forgets all reads, writes and options, as a new transaction.
+  // FoundationDB's RETRY_LIMIT: once `limit` retries have happened, on_error rethrows the
+  // error it is given. -1 (the default) is no limit; below -1 throws invalid_argument
+  // (9003). Kept across on_error(), so Database::run's body may set it on every attempt.
+  void set_retry_limit(int limit);
+  // FoundationDB's MAX_RETRY_DELAY: the longest backoff on_error sleeps from the second
+  // retry on (the first is a random part of 10 ms, as FoundationDB's). Default 1 s;
+  // negative throws invalid_argument (9003). Kept across on_error().
+  void set_max_retry_delay(std::chrono::milliseconds delay);
+  // Forgets all reads, writes and options (the retry count too), as a new transaction.
   void reset();
   // Every later operation throws transaction_cancelled (1025) until reset(); watches it
   // made and has not committed fail with the same error.

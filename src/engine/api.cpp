@@ -157,4 +157,10 @@ void Transaction::reset() { impl_->reset(); }
 void Transaction::cancel() { impl_->cancel(); }
 void Transaction::set_timeout(std::chrono::milliseconds timeout) { impl_->set_timeout(timeout); }
 
+void Transaction::set_retry_limit(int limit) { impl_->set_retry_limit(limit); }
+
+void Transaction::set_max_retry_delay(std::chrono::milliseconds delay) {
+  impl_->set_max_retry_delay(delay);
+}
+
 }  // namespace strata

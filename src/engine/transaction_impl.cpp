@@ -1,6 +1,7 @@
 #include "engine/transaction_impl.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <thread>
 #include <utility>
@@ -725,18 +726,24 @@ std::string TransactionImpl::versionstamp() const {
 void TransactionImpl::on_error(const Error& e) {
   if (state_ == State::visiting) throw_visiting();
   if (!e.retryable()) throw e;
+  // As FoundationDB's: past the limit, the error given is rethrown (not a new one).
+  const bool limit_hit = retry_limit_ >= 0 && retries_ >= retry_limit_;
+  if (retries_ < std::numeric_limits<int>::max()) ++retries_;
+  if (limit_hit) throw e;
   if (timed_out()) {
     throw Error(ErrorCode::transaction_timed_out,
                 "timeout of " + std::to_string(timeout_.count()) + " ms expired while retrying");
   }
-  // FoundationDB's backoff: too_old and future_version wait a fixed 10 ms; others a random fraction
-  // of a delay that doubles from 10 ms up to 1 s.
-  std::chrono::duration<double> delay{0.01};
+  // FoundationDB's backoff (FDB-SEMANTICS 3.7): too_old and future_version wait 10 ms, at
+  // most the maximum; others a random part of the backoff, which starts at 10 ms and then
+  // doubles up to the maximum (so only a first retry can exceed a maximum below 10 ms).
+  const std::chrono::duration<double> fixed{0.01};
+  std::chrono::duration<double> delay = std::min(fixed, max_backoff_);
   if (e.error_code() != ErrorCode::transaction_too_old &&
       e.error_code() != ErrorCode::future_version) {
     thread_local std::minstd_rand rng{std::random_device{}()};
     delay = backoff_ * std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-    backoff_ = std::min(backoff_ * 2, std::chrono::duration<double>(1.0));
+    backoff_ = std::min(backoff_ * 2, max_backoff_);
   }
   std::this_thread::sleep_for(delay);
   soft_reset();
@@ -769,6 +776,9 @@ void TransactionImpl::reset_to_defaults() {
   soft_reset();
   timeout_ = std::chrono::milliseconds{0};
   backoff_ = std::chrono::duration<double>(0.01);
+  max_backoff_ = std::chrono::duration<double>(1.0);
+  retry_limit_ = -1;
+  retries_ = 0;
   ryw_ = true;
   snapshot_ryw_ = true;
 }
@@ -790,6 +800,24 @@ void TransactionImpl::set_timeout(std::chrono::milliseconds timeout) {
   // The coarse clock lags by up to a tick: count only what it shows beyond one tick.
   auto since_created = base::CoarseClock::now() - created_ - base::CoarseClock::resolution();
   deadline_ = Clock::now() + timeout - std::max(since_created, base::CoarseClock::duration{0});
+}
+
+void TransactionImpl::set_retry_limit(int limit) {
+  check_usable();
+  if (limit < -1) {
+    throw Error(ErrorCode::invalid_argument,
+                "retry limit " + std::to_string(limit) + " is below -1 (no limit)");
+  }
+  retry_limit_ = limit;
+}
+
+void TransactionImpl::set_max_retry_delay(std::chrono::milliseconds delay) {
+  check_usable();
+  if (delay.count() < 0) {
+    throw Error(ErrorCode::invalid_argument,
+                "maximum retry delay of " + std::to_string(delay.count()) + " ms is negative");
+  }
+  max_backoff_ = delay;  // as FoundationDB's: the next wait may still use the old backoff
 }
 
 }  // namespace strata::engine

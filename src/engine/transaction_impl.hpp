@@ -87,6 +87,8 @@ class TransactionImpl {
   void reset();
   void cancel();
   void set_timeout(std::chrono::milliseconds timeout);
+  void set_retry_limit(int limit);
+  void set_max_retry_delay(std::chrono::milliseconds delay);
 
   DatabaseImpl& database() { return *db_; }
   std::size_t size_bytes() const;
@@ -214,6 +216,9 @@ class TransactionImpl {
   Clock::time_point deadline_{};  // meaningful while timeout_ > 0
   std::chrono::milliseconds timeout_{0};
   std::chrono::duration<double> backoff_{0.01};
+  std::chrono::duration<double> max_backoff_{1.0};  // set_max_retry_delay
+  int retry_limit_ = -1;                            // -1: none
+  int retries_ = 0;                                 // on_error calls since reset()
 };
 
 }  // namespace strata::engine

@@ -588,6 +588,77 @@ TEST(OnError, RetryAfterConflictCanCommit) {
   EXPECT_EQ(read_key(db, "k"), "mine");
 }
 
+TEST(OnError, RetryLimitRethrowsTheErrorGivenOnceTheRetriesAreUsed) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_retry_limit(2);
+  tr.set_max_retry_delay(std::chrono::milliseconds(1));
+  tr.on_error(Error(ErrorCode::not_committed));
+  tr.on_error(Error(ErrorCode::transaction_too_old));  // the limit survives the retries
+  EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::commit_unknown_result)); },
+              ThrowsCode(ErrorCode::commit_unknown_result));
+}
+
+TEST(OnError, RetryLimitZeroRetriesNothingAndResetRestoresNoLimit) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_retry_limit(0);
+  EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::not_committed)); },
+              ThrowsCode(ErrorCode::not_committed));
+  tr.reset();  // the limit and the count start over
+  tr.set_max_retry_delay(std::chrono::milliseconds(0));
+  for (int i = 0; i < 20; ++i) tr.on_error(Error(ErrorCode::not_committed));
+}
+
+TEST(OnError, RetryLimitAndDelayRejectBadValues) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.set_retry_limit(-2); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([&] { tr.set_max_retry_delay(std::chrono::milliseconds(-1)); },
+              ThrowsCode(ErrorCode::invalid_argument));
+  tr.set_retry_limit(-1);  // no limit
+}
+
+// With a maximum of 0, only the first retry waits (a random part of 10 ms, as
+// FoundationDB's): forty retries take nowhere near the ~20 s the default 1 s maximum gives.
+TEST(OnError, MaxRetryDelayCapsTheBackoffFromTheSecondRetry) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_max_retry_delay(std::chrono::milliseconds(0));
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 40; ++i) tr.on_error(Error(ErrorCode::not_committed));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+// The first retry's backoff is not capped: twenty first retries under a maximum of 0 wait
+// ~100 ms in all (under 20 ms has probability ~4e-13); capped, they would not wait.
+TEST(OnError, FirstRetryWaitsPartOfTenMillisecondsWhateverTheMaximum) {
+  Database db = Database::open();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20; ++i) {
+    Transaction tr = db.create_transaction();
+    tr.set_max_retry_delay(std::chrono::milliseconds(0));
+    tr.on_error(Error(ErrorCode::not_committed));
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(20));
+}
+
+TEST(DatabaseRun, StopsAtTheRetryLimitItsBodySets) {
+  Database db = Database::open();
+  int attempts = 0;
+  EXPECT_THAT(
+      [&] {
+        db.run([&](Transaction& tr) {
+          tr.set_retry_limit(3);
+          tr.set_max_retry_delay(std::chrono::milliseconds(1));
+          ++attempts;
+          throw Error(ErrorCode::not_committed);
+        });
+      },
+      ThrowsCode(ErrorCode::not_committed));
+  EXPECT_EQ(attempts, 4);  // the first attempt and three retries
+}
+
 TEST(Reset, DiscardsWritesAndReadVersion) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

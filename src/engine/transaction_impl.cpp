@@ -745,6 +745,13 @@ void TransactionImpl::on_error(const Error& e) {
     delay = backoff_ * std::uniform_real_distribution<double>(0.0, 1.0)(rng);
     backoff_ = std::min(backoff_ * 2, max_backoff_);
   }
+  // A timeout that falls inside the delay ends it there, as FoundationDB's on_error future
+  // fails with transaction_timed_out at the deadline rather than after the whole backoff.
+  if (timeout_.count() > 0 && Clock::now() + delay >= deadline_) {
+    std::this_thread::sleep_until(deadline_);
+    throw Error(ErrorCode::transaction_timed_out,
+                "timeout of " + std::to_string(timeout_.count()) + " ms expired while retrying");
+  }
   std::this_thread::sleep_for(delay);
   soft_reset();
 }

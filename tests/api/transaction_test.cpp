@@ -643,6 +643,22 @@ TEST(OnError, FirstRetryWaitsPartOfTenMillisecondsWhateverTheMaximum) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(20));
 }
 
+// Delays of up to a minute were allowed; the 200 ms timeout ends the retrying at its
+// deadline, not after the backoff that spans it.
+TEST(OnError, TimeoutCutsADelayShort) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_timeout(std::chrono::milliseconds(200));
+  tr.set_max_retry_delay(std::chrono::minutes(1));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THAT(
+      [&] {
+        for (int i = 0; i < 40; ++i) tr.on_error(Error(ErrorCode::not_committed));
+      },
+      ThrowsCode(ErrorCode::transaction_timed_out));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
 TEST(DatabaseRun, StopsAtTheRetryLimitItsBodySets) {
   Database db = Database::open();
   int attempts = 0;
@@ -816,9 +832,10 @@ TEST(Timeout, TimedOutIsNotRetriedByOnError) {
 TEST(Timeout, IsKeptAcrossOnError) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
-  tr.set_timeout(std::chrono::milliseconds(1));
-  tr.on_error(Error(ErrorCode::not_committed));  // may itself notice the timeout
-  spin_for(std::chrono::milliseconds(2));
+  tr.set_timeout(std::chrono::milliseconds(50));
+  tr.set_max_retry_delay(std::chrono::milliseconds(0));  // too_old's 10 ms wait becomes 0
+  tr.on_error(Error(ErrorCode::transaction_too_old));
+  spin_for(std::chrono::milliseconds(60));
   EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
 }
 

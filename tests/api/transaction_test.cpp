@@ -313,6 +313,10 @@ TEST(GetInto, FillsTheStringOrEmptiesItAndSaysWhichAcrossStoreAndOwnWrites) {
   EXPECT_EQ(out, "va3");
   EXPECT_FALSE(tr.snapshot().get("b2", out));
   EXPECT_EQ(out, "");
+  // The key may be a view of the string it is read into.
+  std::string key_then_value = "a1";
+  EXPECT_TRUE(tr.get(key_then_value, key_then_value));
+  EXPECT_EQ(key_then_value, "va1");
 }
 
 TEST(GetInto, ReusesTheStringsRoomForValuesThatFit) {

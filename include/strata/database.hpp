@@ -33,6 +33,13 @@ struct Options {
   std::chrono::milliseconds mvcc_window{5000};  // older read versions: error 1007
   // On disk: write a checkpoint (and drop older log) each time the log grows by this much.
   std::uint64_t checkpoint_log_bytes = 64ull << 20;
+  // What every transaction of this database starts with, and returns to on reset()
+  // (FoundationDB's database options TRANSACTION_TIMEOUT, TRANSACTION_RETRY_LIMIT and
+  // TRANSACTION_MAX_RETRY_DELAY); the transaction's own setters override them. Negative
+  // values (below -1 for the retry limit) make open() throw invalid_argument (9003).
+  std::chrono::milliseconds transaction_timeout{0};  // 0: none
+  int transaction_retry_limit = -1;                  // -1: none
+  std::chrono::milliseconds transaction_max_retry_delay{1000};
 };
 
 // Counters since open (monotonic; read with relaxed ordering, so a snapshot of several

@@ -208,20 +208,24 @@ class Transaction {
   // inside the delay ends it at the deadline with transaction_timed_out (1031).
   void on_error(const Error& e);
   // FoundationDB's RETRY_LIMIT: once `limit` retries have happened, on_error rethrows the
-  // error it is given. -1 (the default) is no limit; below -1 throws invalid_argument
-  // (9003). Kept across on_error(), so Database::run's body may set it on every attempt.
+  // error it is given. -1 is no limit (the default, unless Options::transaction_retry_limit
+  // says otherwise); below -1 throws invalid_argument (9003). Kept across on_error(), so
+  // Database::run's body may set it on every attempt.
   void set_retry_limit(int limit);
   // FoundationDB's MAX_RETRY_DELAY: the longest backoff on_error sleeps from the second
-  // retry on (the first is a random part of 10 ms, as FoundationDB's). Default 1 s;
-  // negative throws invalid_argument (9003). Kept across on_error().
+  // retry on (the first is a random part of 10 ms, as FoundationDB's). Default
+  // Options::transaction_max_retry_delay (1 s); negative throws invalid_argument (9003).
+  // Kept across on_error().
   void set_max_retry_delay(std::chrono::milliseconds delay);
-  // Forgets all reads, writes and options (the retry count too), as a new transaction.
+  // Forgets all reads, writes and options (the retry count too), as a new transaction:
+  // the timeout, retry limit and maximum retry delay return to the database's Options.
   void reset();
   // Every later operation throws transaction_cancelled (1025) until reset(); watches it
   // made and has not committed fail with the same error.
   void cancel();
   // Operations after `timeout` from the transaction's start (creation or reset()) throw
-  // transaction_timed_out (1031). 0 disables. Kept across on_error().
+  // transaction_timed_out (1031). 0 disables. Kept across on_error(). A transaction
+  // starts with Options::transaction_timeout (0 unless set).
   void set_timeout(std::chrono::milliseconds timeout);
 
  private:

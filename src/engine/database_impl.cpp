@@ -1,5 +1,6 @@
 #include "engine/database_impl.hpp"
 
+#include <string>
 #include <utility>
 
 namespace strata::engine {
@@ -9,6 +10,19 @@ DatabaseImpl::DatabaseImpl(Options options) : options_(std::move(options)) {
     throw Error(ErrorCode::invalid_argument, "mvcc_window must be positive, got " +
                                                  std::to_string(options_.mvcc_window.count()) +
                                                  " ms");
+  }
+  auto refuse = [](const std::string& what) { throw Error(ErrorCode::invalid_argument, what); };
+  if (options_.transaction_timeout.count() < 0) {
+    refuse("transaction_timeout must not be negative, got " +
+           std::to_string(options_.transaction_timeout.count()) + " ms");
+  }
+  if (options_.transaction_retry_limit < -1) {
+    refuse("transaction_retry_limit must be -1 (no limit) or more, got " +
+           std::to_string(options_.transaction_retry_limit));
+  }
+  if (options_.transaction_max_retry_delay.count() < 0) {
+    refuse("transaction_max_retry_delay must not be negative, got " +
+           std::to_string(options_.transaction_max_retry_delay.count()) + " ms");
   }
   if (!options_.path.empty()) {
     persistence_ = std::make_unique<Persistence>(options_, store_);

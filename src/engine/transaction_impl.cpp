@@ -96,7 +96,15 @@ std::unique_ptr<TransactionImpl> TransactionImpl::make_borrowed(DatabaseImpl& db
     t->give_back_slot();
   }
   t->db_ = &db;
+  t->apply_database_defaults();
   return t;
+}
+
+void TransactionImpl::apply_database_defaults() {
+  const Options& o = db_->options();
+  if (o.transaction_timeout.count() > 0) set_deadline(o.transaction_timeout);
+  retry_limit_ = o.transaction_retry_limit;
+  max_backoff_ = o.transaction_max_retry_delay;
 }
 
 void TransactionImpl::own() noexcept {
@@ -777,6 +785,7 @@ void TransactionImpl::reset() {
   if (state_ == State::visiting) throw_visiting();
   reset_to_defaults();
   created_ = base::CoarseClock::now();
+  apply_database_defaults();
 }
 
 void TransactionImpl::reset_to_defaults() {
@@ -803,6 +812,10 @@ void TransactionImpl::set_timeout(std::chrono::milliseconds timeout) {
     throw Error(ErrorCode::invalid_argument,
                 "timeout of " + std::to_string(timeout.count()) + " ms is negative");
   }
+  set_deadline(timeout);
+}
+
+void TransactionImpl::set_deadline(std::chrono::milliseconds timeout) {
   timeout_ = timeout;
   // The coarse clock lags by up to a tick: count only what it shows beyond one tick.
   auto since_created = base::CoarseClock::now() - created_ - base::CoarseClock::resolution();

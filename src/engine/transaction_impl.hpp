@@ -103,6 +103,9 @@ class TransactionImpl {
     if (state_ != State::active || timeout_.count() > 0) check_usable_slow();
   }
   void check_usable_slow();
+  void set_deadline(std::chrono::milliseconds timeout);  // timeout_ and deadline_
+  // The database's transaction_* options, as a new or reset transaction starts with.
+  void apply_database_defaults();
   bool timed_out() const { return timeout_.count() > 0 && Clock::now() >= deadline_; }
   Version ensure_read_version();
   void check_not_too_old() const;

@@ -679,6 +679,89 @@ TEST(DatabaseRun, StopsAtTheRetryLimitItsBodySets) {
   EXPECT_EQ(attempts, 4);  // the first attempt and three retries
 }
 
+// ---- Database-wide transaction defaults (Options::transaction_*) ----------------------
+
+Options retry_defaults(int limit,
+                       std::chrono::milliseconds max_delay = std::chrono::milliseconds(1)) {
+  Options o;
+  o.transaction_retry_limit = limit;
+  o.transaction_max_retry_delay = max_delay;
+  return o;
+}
+
+Options timeout_default(std::chrono::milliseconds timeout) {
+  Options o;
+  o.transaction_timeout = timeout;
+  return o;
+}
+
+TEST(DatabaseDefaults, RetryLimitBoundsEveryRunAndEveryTransaction) {
+  Database db = Database::open(retry_defaults(2));
+  int attempts = 0;
+  EXPECT_THAT(
+      [&] {
+        db.run([&](Transaction&) {
+          ++attempts;
+          throw Error(ErrorCode::not_committed);
+        });
+      },
+      ThrowsCode(ErrorCode::not_committed));
+  EXPECT_EQ(attempts, 3);
+  Transaction tr = db.create_transaction();
+  tr.on_error(Error(ErrorCode::not_committed));
+  tr.on_error(Error(ErrorCode::not_committed));
+  EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::not_committed)); },
+              ThrowsCode(ErrorCode::not_committed));
+}
+
+TEST(DatabaseDefaults, TheTransactionsOwnSettingWinsUntilReset) {
+  Database db = Database::open(retry_defaults(1));
+  Transaction tr = db.create_transaction();
+  tr.set_retry_limit(-1);
+  for (int i = 0; i < 5; ++i) tr.on_error(Error(ErrorCode::not_committed));
+  tr.reset();  // back to the database's limit of 1, and a count of 0
+  tr.on_error(Error(ErrorCode::not_committed));
+  EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::not_committed)); },
+              ThrowsCode(ErrorCode::not_committed));
+}
+
+// A destroyed transaction is kept as the thread's spare and reused by the next one, on
+// whichever database: each takes its own database's defaults.
+TEST(DatabaseDefaults, AReusedTransactionTakesTheNewDatabasesDefaults) {
+  Database limited = Database::open(retry_defaults(0));
+  Database free = Database::open(retry_defaults(-1, std::chrono::milliseconds(0)));
+  for (int round = 0; round < 3; ++round) {
+    {
+      Transaction tr = limited.create_transaction();
+      EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::not_committed)); },
+                  ThrowsCode(ErrorCode::not_committed));
+    }
+    Transaction tr = free.create_transaction();
+    for (int i = 0; i < 5; ++i) tr.on_error(Error(ErrorCode::not_committed));
+  }
+}
+
+TEST(DatabaseDefaults, TimeoutAppliesFromCreationAndCanBeLifted) {
+  Database db = Database::open(timeout_default(std::chrono::milliseconds(300)));
+  Transaction timed = db.create_transaction();
+  Transaction lifted = db.create_transaction();
+  lifted.set_timeout(std::chrono::milliseconds(0));
+  spin_for(std::chrono::milliseconds(320));
+  EXPECT_THAT([&] { timed.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
+  EXPECT_EQ(lifted.get("k"), std::nullopt);
+  timed.reset();  // the clock starts again, with the database's 300 ms
+  EXPECT_EQ(timed.get("k"), std::nullopt);
+}
+
+TEST(DatabaseDefaults, BadValuesAreRefusedAtOpen) {
+  EXPECT_THAT([] { Database::open(timeout_default(std::chrono::milliseconds(-1))); },
+              ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([] { Database::open(retry_defaults(-2)); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([] { Database::open(retry_defaults(-1, std::chrono::milliseconds(-1))); },
+              ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_NO_THROW(Database::open(retry_defaults(-1, std::chrono::milliseconds(0))));
+}
+
 TEST(Reset, DiscardsWritesAndReadVersion) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <random>
 #include <thread>
 #include <utility>
 
@@ -738,23 +737,9 @@ void TransactionImpl::on_error(const Error& e) {
   const bool limit_hit = retry_limit_ >= 0 && retries_ >= retry_limit_;
   if (retries_ < std::numeric_limits<int>::max()) ++retries_;
   if (limit_hit) throw e;
-  if (timed_out()) {
-    throw Error(ErrorCode::transaction_timed_out,
-                "timeout of " + std::to_string(timeout_.count()) + " ms expired while retrying");
-  }
-  // FoundationDB's backoff (FDB-SEMANTICS 3.7): too_old and future_version wait 10 ms, at
-  // most the maximum; others a random part of the backoff, which starts at 10 ms and then
-  // doubles up to the maximum (so only a first retry can exceed a maximum below 10 ms).
-  const std::chrono::duration<double> fixed{0.01};
-  std::chrono::duration<double> delay = std::min(fixed, max_backoff_);
-  if (e.error_code() != ErrorCode::transaction_too_old &&
-      e.error_code() != ErrorCode::future_version) {
-    thread_local std::minstd_rand rng{std::random_device{}()};
-    delay = backoff_ * std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-    backoff_ = std::min(backoff_ * 2, max_backoff_);
-  }
-  // A timeout that falls inside the delay ends it there, as FoundationDB's on_error future
-  // fails with transaction_timed_out at the deadline rather than after the whole backoff.
+  const std::chrono::duration<double> delay = backoff_.next(e.error_code(), max_backoff_);
+  // A timeout already past, or falling inside the delay, ends the retrying at the deadline,
+  // as FoundationDB's on_error future fails with transaction_timed_out.
   if (timeout_.count() > 0 && Clock::now() + delay >= deadline_) {
     std::this_thread::sleep_until(deadline_);
     throw Error(ErrorCode::transaction_timed_out,
@@ -791,7 +776,7 @@ void TransactionImpl::reset() {
 void TransactionImpl::reset_to_defaults() {
   soft_reset();
   timeout_ = std::chrono::milliseconds{0};
-  backoff_ = std::chrono::duration<double>(0.01);
+  backoff_.reset();
   max_backoff_ = std::chrono::duration<double>(1.0);
   retry_limit_ = -1;
   retries_ = 0;

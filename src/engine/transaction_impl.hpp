@@ -22,6 +22,7 @@
 
 #include "base/arena.hpp"
 #include "base/coarse_clock.hpp"
+#include "base/retry_backoff.hpp"
 #include "engine/range_set.hpp"
 #include "engine/watch_registry.hpp"
 #include "engine/write_map.hpp"
@@ -218,7 +219,7 @@ class TransactionImpl {
   base::CoarseClock::time_point created_{base::CoarseClock::now()};
   Clock::time_point deadline_{};  // meaningful while timeout_ > 0
   std::chrono::milliseconds timeout_{0};
-  std::chrono::duration<double> backoff_{0.01};
+  base::RetryBackoff backoff_;
   std::chrono::duration<double> max_backoff_{1.0};  // set_max_retry_delay
   int retry_limit_ = -1;                            // -1: none
   int retries_ = 0;                                 // on_error calls since reset()

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <random>
 #include <string_view>
 
 #include "fdb_c/api_version.hpp"
@@ -132,22 +131,6 @@ FDBFuture* FDB_transaction::versionstamp() {
   return f;
 }
 
-// FoundationDB's backoff (FDB-SEMANTICS 3.7): 10 ms, at most MAX_RETRY_DELAY, after
-// transaction_too_old or future_version; otherwise a random fraction of the backoff, which
-// then doubles up to MAX_RETRY_DELAY. The backoff starts at 10 ms whatever MAX_RETRY_DELAY
-// says, so a first retry may wait up to 10 ms even below a smaller cap, as FoundationDB's.
-std::chrono::duration<double> FDB_transaction::next_backoff(fdb_error_t error) {
-  double cap = static_cast<double>(options_.max_retry_delay_ms) / 1000.0;
-  if (error == static_cast<fdb_error_t>(strata::ErrorCode::transaction_too_old) ||
-      error == static_cast<fdb_error_t>(strata::ErrorCode::future_version)) {
-    return std::chrono::duration<double>(std::min(0.01, cap));
-  }
-  thread_local std::minstd_rand rng{std::random_device{}()};
-  double delay = backoff_seconds_ * std::uniform_real_distribution<>(0, 1)(rng);
-  backoff_seconds_ = std::min(backoff_seconds_ * 2, cap);
-  return std::chrono::duration<double>(delay);
-}
-
 FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
   std::lock_guard lock(mu);
   if (error == 0) return FDB_future::failed(fc::kClientInvalidOperation);
@@ -163,7 +146,9 @@ FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
   if (now >= deadline) {
     return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
   }
-  auto when = now + std::chrono::duration_cast<Clock::duration>(next_backoff(error));
+  auto when = now + std::chrono::duration_cast<Clock::duration>(
+                        backoff_.next(static_cast<strata::ErrorCode>(error),
+                                      std::chrono::milliseconds(options_.max_retry_delay_ms)));
   ++retries_;
   // Reset now, keeping the options, the retry count and the timeout's start.
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
@@ -211,7 +196,7 @@ void FDB_transaction::reset() {
   apply_read_options();
   start_ = Clock::now();
   retries_ = 0;
-  backoff_seconds_ = 0.01;
+  backoff_.reset();
   deferred_ = 0;
   commit_started_ = false;
 }

@@ -15,6 +15,7 @@
 #include "strata/database.hpp"
 #include "strata/transaction.hpp"
 
+#include "base/retry_backoff.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
 #include "fdb_c/future.hpp"
@@ -81,14 +82,13 @@ struct FDB_transaction {
  private:
   void apply_read_options();                     // REQUIRES: mu held
   void finish_stamp_waiters(fdb_error_t error);  // REQUIRES: mu held; 0: after a commit
-  std::chrono::duration<double> next_backoff(fdb_error_t error);
 
   strata::Database db_;
   const strata::fdb_c::TransactionOptions defaults_;
   strata::fdb_c::TransactionOptions options_;  // guarded by mu
   Clock::time_point start_;                    // guarded by mu; the timeout counts from it
   std::int64_t retries_ = 0;                   // guarded by mu
-  double backoff_seconds_ = 0.01;              // guarded by mu
+  strata::base::RetryBackoff backoff_;         // guarded by mu
   fdb_error_t deferred_ = 0;                   // guarded by mu
   bool commit_started_ = false;                // guarded by mu: commit() was called
   std::vector<FDBFuture*> stamp_waiters_;      // guarded by mu; each holds a reference

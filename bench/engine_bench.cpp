@@ -84,35 +84,31 @@ void point_get_shapes(benchmark::internal::Benchmark* b) {
   b->Arg(100'000)->Arg(1'000'000)->ArgName("keys")->Threads(1)->Threads(2)->UseRealTime();
 }
 
+// Read-only point-get transactions on one reused transaction. kInto: the value read with
+// Transaction::get(key, out) into one reused string, as the peers read; otherwise get(key),
+// a new string per value.
+template <bool kInto>
 void bm_strata_point_get(benchmark::State& state) {
-  const auto keys = static_cast<std::uint64_t>(state.range(0));
-  strata::Database& db = filled_strata(state.range(0));
-  std::mt19937_64 rng(state.thread_index() + 1);
-  strata::Transaction tr = db.create_transaction();
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(tr.get(key_of(rng() % keys)));
-    tr.commit();  // read-only: no check, no version
-    tr.reset();
-  }
-  state.SetItemsProcessed(state.iterations());
-}
-BENCHMARK(bm_strata_point_get)->Name("BM_StrataPointGet")->Apply(point_get_shapes);
-
-// The same, read into one reused string (Transaction::get(key, out)), as the peers read.
-void bm_strata_point_get_into(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   strata::Database& db = filled_strata(state.range(0));
   std::mt19937_64 rng(state.thread_index() + 1);
   strata::Transaction tr = db.create_transaction();
   std::string value;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(tr.get(key_of(rng() % keys), value));
-    tr.commit();
+    if constexpr (kInto) {
+      benchmark::DoNotOptimize(tr.get(key_of(rng() % keys), value));
+    } else {
+      benchmark::DoNotOptimize(tr.get(key_of(rng() % keys)));
+    }
+    tr.commit();  // read-only: no check, no version
     tr.reset();
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(bm_strata_point_get_into)->Name("BM_StrataPointGetInto")->Apply(point_get_shapes);
+BENCHMARK_TEMPLATE(bm_strata_point_get, false)->Name("BM_StrataPointGet")->Apply(point_get_shapes);
+BENCHMARK_TEMPLATE(bm_strata_point_get, true)
+    ->Name("BM_StrataPointGetInto")
+    ->Apply(point_get_shapes);
 
 // The same through Database::run, a transaction per get: what an idiomatic loop pays for
 // creating and destroying its transactions, on one thread and on two.

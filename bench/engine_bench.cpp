@@ -46,6 +46,11 @@ strata::Database& filled_strata(std::int64_t keys) {
   return dbs.emplace(keys, db).first->second;
 }
 
+// The point-set benchmarks' shapes (strata's and LMDB's): 100 k and 1 M keys.
+void point_set_shapes(benchmark::internal::Benchmark* b) {
+  b->Arg(100'000)->Arg(1'000'000)->ArgName("keys");
+}
+
 void bm_strata_point_set(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
   strata::Database db = strata::Database::open();
@@ -59,11 +64,7 @@ void bm_strata_point_set(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(bm_strata_point_set)
-    ->Name("BM_StrataPointSet")
-    ->Arg(100'000)
-    ->Arg(1'000'000)
-    ->ArgName("keys");
+BENCHMARK(bm_strata_point_set)->Name("BM_StrataPointSet")->Apply(point_set_shapes);
 
 // The fixed cost of a transaction: create, one point read of a key that is absent (a
 // read version, a conflict key), a read-only commit, destroy. What every queue operation
@@ -265,11 +266,7 @@ void bm_lmdb_point_set(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(bm_lmdb_point_set)
-    ->Name("BM_LmdbPointSet")
-    ->Arg(100'000)
-    ->Arg(1'000'000)
-    ->ArgName("keys");
+BENCHMARK(bm_lmdb_point_set)->Name("BM_LmdbPointSet")->Apply(point_set_shapes);
 
 void bm_lmdb_point_get(benchmark::State& state) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));

@@ -83,7 +83,21 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
 }
 
 void MvccStore::set(std::string_view key, std::string_view value, Version version) {
-  push(find_or_insert(key), value, version);
+  const std::uint64_t hash = Index::hash(key);
+  if (Node* n = index_.find(key, hash)) {
+    push(n, value, version);
+    return;
+  }
+  Node* n = insert(key, hash);
+  // A new key's first record right behind its node, when the node was just carved.
+  if (void* mem = node_pool_.allocate_after(n, List::allocation_size(*n),
+                                            VersionRecord::bytes_for(value))) {
+    n->payload().store(VersionRecord::make_at(mem, version, value, nullptr),
+                       std::memory_order_release);
+    gc_queue_.push_back({n, version});
+    return;
+  }
+  push(n, value, version);
 }
 
 void MvccStore::clear(std::string_view key, Version version) {
@@ -102,9 +116,7 @@ void MvccStore::clear_range(std::string_view begin, std::string_view end, Versio
   }
 }
 
-MvccStore::Node* MvccStore::find_or_insert(std::string_view key) {
-  const std::uint64_t hash = Index::hash(key);
-  if (Node* n = index_.find(key, hash)) return n;
+MvccStore::Node* MvccStore::insert(std::string_view key, std::uint64_t hash) {
   Node* n = list_.insert(key, next_random());
   retire_table(index_.insert(n, hash));
   return n;

@@ -45,6 +45,14 @@ void* SizeClassPool::allocate(std::size_t size) {
   return carve(bytes);
 }
 
+void* SizeClassPool::allocate_after(const void* block, std::size_t block_size, std::size_t size) {
+  if (block_size > kMaxPooled || size > kMaxPooled) return nullptr;
+  const std::size_t bytes = class_of(size == 0 ? 1 : size) * kGranule;
+  const auto* block_end = static_cast<const std::byte*>(block) + class_of(block_size) * kGranule;
+  if (block_end != cursor_ || static_cast<std::size_t>(end_ - cursor_) < bytes) return nullptr;
+  return carve(bytes);
+}
+
 void SizeClassPool::deallocate(void* p, std::size_t size) noexcept {
   if (p == nullptr) return;
   if (size > kMaxPooled) {

@@ -38,7 +38,13 @@ class SizeClassPool {
 
   // A block of at least `size` bytes, aligned to 8. Throws std::bad_alloc.
   void* allocate(std::size_t size);
-  // REQUIRES: `p` came from allocate(size) with the same size, and is not freed yet.
+  // A block of at least `size` bytes that starts where `block` (allocate(block_size), the
+  // newest block carved from a slab) ends, or nullptr when no such block is free. Either
+  // pool of one owner may take it back: see MvccStore, which puts a new key's first
+  // record right behind its node this way.
+  void* allocate_after(const void* block, std::size_t block_size, std::size_t size);
+  // REQUIRES: `p` came from allocate(size) or allocate_after(..., size) of this pool or of
+  // another that outlives the block, and is not freed yet.
   void deallocate(void* p, std::size_t size) noexcept;
 
   // Bytes taken from the system for slabs (blocks above kMaxPooled not included).

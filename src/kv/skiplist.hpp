@@ -176,6 +176,11 @@ class SkipList {
     max_height_.store(height, std::memory_order_relaxed);
   }
 
+  // The bytes `n` was allocated with.
+  static std::size_t allocation_size(const Node& n) {
+    return node_size(n.key().size(), n.height());
+  }
+
   void destroy_node(Node* n) {
     std::size_t size = node_size(n->key().size(), n->height());
     SizeClassPool& pool = pool_for(n->height());

@@ -27,12 +27,20 @@ class VersionRecord {
   // in memory from `pool`; destroy gives it back to the same pool.
   static VersionRecord* make(SizeClassPool& pool, Version version,
                              std::optional<std::string_view> value, VersionRecord* older) {
+    return make_at(pool.allocate(bytes_for(value)), version, value, older);
+  }
+  // The same in `mem`, at least bytes_for(value) bytes from a pool; destroy gives it to the
+  // pool it is given, which must outlive the block's slab owner or be it.
+  static VersionRecord* make_at(void* mem, Version version, std::optional<std::string_view> value,
+                                VersionRecord* older) {
     std::size_t n = value ? value->size() : 0;
-    void* mem = pool.allocate(kHeaderSize + n);
     auto* r =
         new (mem) VersionRecord(version, value.has_value(), static_cast<std::uint32_t>(n), older);
     if (n != 0) std::memcpy(r->data(), value->data(), n);
     return r;
+  }
+  static std::size_t bytes_for(std::optional<std::string_view> value) {
+    return kHeaderSize + (value ? value->size() : 0);
   }
   static void destroy(SizeClassPool& pool, VersionRecord* r) {
     std::size_t size = kHeaderSize + r->value().size();

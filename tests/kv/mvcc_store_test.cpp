@@ -33,6 +33,30 @@ TEST(MvccStore, ReadsSeeTheNewestVersionAtOrBelowTheirs) {
   EXPECT_EQ(read(s, "a", 5), std::nullopt);
 }
 
+// The layout a point read counts on: a freshly carved node's first record right behind
+// it, so that the record's lines arrive with the node's (kv/mvcc_store.hpp).
+TEST(MvccStore, ANewKeysFirstRecordSitsRightBehindItsNode) {
+  MvccStore s;
+  const std::string value(100, 'v');
+  int short_nodes = 0;
+  for (int i = 0; i < 200; ++i) s.set("key" + std::to_string(1000 + i), value, 1);
+  s.publish(1);
+  for (auto* n = s.seek_ge(""); n != nullptr; n = MvccStore::next(n)) {
+    if (n->height() != 1) continue;  // taller nodes live in the list's own pool
+    ++short_nodes;
+    const std::size_t node_bytes = (MvccStore::List::allocation_size(*n) + 7) / 8 * 8;
+    EXPECT_EQ(reinterpret_cast<const char*>(MvccStore::visible(n, 1)),
+              reinterpret_cast<const char*>(n) + node_bytes)
+        << n->key();
+  }
+  EXPECT_GT(short_nodes, 100);  // three in four nodes are one level high
+  // A later version of a key is an ordinary record; the first still reads as before.
+  s.set("key1000", "w", 2);
+  s.publish(2);
+  EXPECT_EQ(read(s, "key1000", 1), value);
+  EXPECT_EQ(read(s, "key1000", 2), "w");
+}
+
 TEST(MvccStore, ClearRangeTombstonesOnlyLiveKeysInTheRange) {
   MvccStore s;
   for (std::string k : {"a", "b", "c", "d"}) s.set(k, k, 1);

@@ -81,6 +81,48 @@ TEST(SizeClassPool, ChurnAtAConstantLiveSetTakesNoNewSlabs) {
   for (int i = 0; i < 10000; ++i) pool.deallocate(live[i], 48 + 8 * (i % 4));
 }
 
+TEST(SizeClassPool, AllocateAfterExtendsTheNewestCarvedBlock) {
+  SizeClassPool pool;
+  auto* node = static_cast<char*>(pool.allocate(37));  // a 40-byte block
+  EXPECT_EQ(pool.allocate_after(node, 37, 120), node + 40);
+  auto* next = static_cast<char*>(pool.allocate(40));
+  EXPECT_EQ(next, node + 160);  // carving goes on behind both
+}
+
+TEST(SizeClassPool, AllocateAfterRefusesWhenTheBlockIsNotTheNewestCarve) {
+  SizeClassPool pool;
+  SizeClassPool other;
+  void* a = pool.allocate(40);
+  void* b = pool.allocate(40);
+  EXPECT_EQ(pool.allocate_after(a, 40, 120), nullptr);   // b was carved after it
+  EXPECT_EQ(other.allocate_after(b, 40, 120), nullptr);  // another pool's block
+  EXPECT_EQ(pool.allocate_after(b, 40, SizeClassPool::kMaxPooled + 1), nullptr);
+  pool.deallocate(a, 40);
+  void* reused = pool.allocate(40);
+  ASSERT_EQ(reused, a);
+  EXPECT_EQ(pool.allocate_after(reused, 40, 120), nullptr);  // from the free list
+  // No room left in the slab: no block, rather than one in a new slab.
+  SizeClassPool full;
+  void* last = nullptr;
+  for (std::size_t used = 0; used < SizeClassPool::kFirstSlab; used += 1024) {
+    last = full.allocate(1024);
+  }
+  EXPECT_EQ(full.allocate_after(last, 1024, 8), nullptr);
+}
+
+TEST(SizeClassPool, ABlockTakenAfterAnotherIsFreedIntoEitherPool) {
+  SizeClassPool nodes;
+  SizeClassPool records;  // destroyed first: it never touches its free blocks' memory
+  void* node = nodes.allocate(40);
+  void* record = nodes.allocate_after(node, 40, 120);
+  ASSERT_NE(record, nullptr);
+  std::memset(record, 0x5a, 120);
+  records.deallocate(record, 120);
+  EXPECT_EQ(records.allocate(120), record);
+  records.deallocate(record, 120);
+  nodes.deallocate(node, 40);
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 TEST(SizeClassPoolDeathTest, UseAfterFreeIsReportedUnderAddressSanitizer) {
   SizeClassPool pool;

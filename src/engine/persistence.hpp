@@ -13,11 +13,13 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "strata/database.hpp"
 
@@ -47,6 +49,15 @@ class Persistence {
   bool logging() const { return wal_ != nullptr; }
 
  private:
+  // One mutation of a log record being replayed; `key` and `value` (a clear_range's end)
+  // view the record.
+  struct Replayed {
+    enum class Kind : std::uint8_t { set, clear, clear_range };
+    Kind kind;
+    std::string_view key;
+    std::string_view value;
+  };
+  void replay(const std::vector<Replayed>& batch, Version version);
   void checkpoint_loop();
   void write_checkpoint();
 

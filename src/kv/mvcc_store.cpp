@@ -82,8 +82,8 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
   return r->value();
 }
 
-void MvccStore::set(std::string_view key, std::string_view value, Version version) {
-  const std::uint64_t hash = Index::hash(key);
+void MvccStore::set(std::string_view key, std::string_view value, Version version,
+                    std::uint64_t hash) {
   if (Node* n = index_.find(key, hash)) {
     push(n, value, version);
     return;
@@ -117,7 +117,7 @@ void MvccStore::clear_range(std::string_view begin, std::string_view end, Versio
 }
 
 MvccStore::Node* MvccStore::insert(std::string_view key, std::uint64_t hash) {
-  Node* n = list_.insert(key, next_random());
+  Node* n = list_.insert(key, next_random(), in_key_order_);
   retire_table(index_.insert(n, hash));
   return n;
 }

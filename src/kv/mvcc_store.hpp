@@ -92,7 +92,22 @@ class MvccStore {
   // --- Writer -----------------------------------------------------------------------
   // Record changes at `version`, which must be newer than committed(). They become
   // visible at publish(version).
-  void set(std::string_view key, std::string_view value, Version version);
+  void set(std::string_view key, std::string_view value, Version version) {
+    set(key, value, version, Index::hash(key));
+  }
+  // The same with `hash` from prefetch(key).
+  void set(std::string_view key, std::string_view value, Version version, std::uint64_t hash);
+  // Whether new keys will come mostly in ascending order (a log replay): then a key that
+  // follows the previous new one is linked without a seek. Off by default.
+  void expect_key_order(bool on) { in_key_order_ = on; }
+  // Starts fetching what a write of `key` will probe first, for a writer that applies a
+  // run of writes: prefetch a few writes ahead and the misses overlap. Returns the hash to
+  // pass to set.
+  std::uint64_t prefetch(std::string_view key) const {
+    const std::uint64_t hash = Index::hash(key);
+    index_.prefetch(hash);
+    return hash;
+  }
   void clear(std::string_view key, Version version);
   void clear_range(std::string_view begin, std::string_view end, Version version);
   // The newest value of `key`, published or not (for atomic operations at apply time).
@@ -185,6 +200,7 @@ class MvccStore {
   Fifo<ShortLived> short_lived_;
   std::vector<Version> exact_readers_;  // scratch for collect_short_lived
   std::uint64_t early_unlinks_ = 0;
+  bool in_key_order_ = false;
   std::uint64_t rng_ = 0x9E3779B97F4A7C15ull;
 };
 

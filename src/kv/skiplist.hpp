@@ -22,6 +22,7 @@
 //     by the misses of the last levels, ran the same).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -135,12 +136,21 @@ class SkipList {
   int height() const { return max_height(); }
 
   // REQUIRES: writer; no node with `key` is linked. Returns the new, linked node.
-  Node* insert(std::string_view key, std::uint64_t random_bits) {
+  // `in_key_order`: the caller expects keys to come mostly in ascending order (a log
+  // replay). Then a key that goes right after the previous in-order insert takes its
+  // predecessors from it without a seek (see finger_); random inserts skip that check,
+  // whose loads cost them a few per cent.
+  Node* insert(std::string_view key, std::uint64_t random_bits, bool in_key_order = false) {
     Node* prev[kMaxHeight];
-    find_predecessors(key, prev);
+    const int old_height = max_height();
+    if (in_key_order && follows_last_insert(key)) {
+      std::copy_n(finger_, old_height, prev);
+    } else {
+      find_predecessors(key, prev);
+    }
     int height = random_height(random_bits);
-    if (height > max_height()) {
-      for (int i = max_height(); i < height; ++i) prev[i] = head_;
+    if (height > old_height) {
+      for (int i = old_height; i < height; ++i) prev[i] = head_;
       // Relaxed: a reader that sees the new height before the links just finds nullptr
       // at the new levels of head_ and drops down.
       max_height_.store(height, std::memory_order_relaxed);
@@ -150,6 +160,12 @@ class SkipList {
       n->set_next(i, prev[i]->next(i));
       prev[i]->set_next(i, n);
     }
+    if (in_key_order) {
+      for (int i = 0; i < std::max(height, old_height); ++i) finger_[i] = i < height ? n : prev[i];
+      last_insert_ = n;
+    } else {
+      last_insert_ = nullptr;
+    }
     return n;
   }
 
@@ -158,6 +174,7 @@ class SkipList {
   void unlink(Node* node) {
     if (node->unlinked_) return;
     node->unlinked_ = true;
+    last_insert_ = nullptr;  // the finger may point at the node
     Node* prev[kMaxHeight];
     if (head_->next(0) == node) {
       // The first node (a queue's head, nearly always): first at every level it is on.
@@ -192,6 +209,15 @@ class SkipList {
   int max_height() const { return max_height_.load(std::memory_order_relaxed); }
 
   void find_predecessors(std::string_view key, Node** prev) const { descend(key, prev); }
+
+  // Whether `key` falls between the last in-order insert and its successor. Then finger_
+  // holds its predecessors: a node on some level between finger_[i] and `key` would be on
+  // level 0 between the last insert and its successor too.
+  bool follows_last_insert(std::string_view key) const {
+    if (last_insert_ == nullptr || !key_less(last_insert_->key(), key)) return false;
+    const Node* after = last_insert_->next(0);
+    return after == nullptr || key_less(key, after->key());
+  }
 
   struct Position {
     Node* before;       // the last node with key < `key` (head_ if none)
@@ -248,6 +274,11 @@ class SkipList {
   SizeClassPool index_pool_;  // taller nodes (and head_); before head_, which it holds
   Node* const head_;
   std::atomic<int> max_height_{1};
+  // Writer only. The last in-order insert's predecessors at each level below max_height()
+  // (the new node itself on its own levels), and that node; nullptr after any other insert
+  // or any unlink (which may free what the finger points at, or lower max_height()).
+  Node* finger_[kMaxHeight] = {};
+  Node* last_insert_ = nullptr;
 };
 
 }  // namespace strata::kv

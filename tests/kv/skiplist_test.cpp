@@ -76,6 +76,65 @@ TEST(SkipList, MatchesOrderedSetModelUnderInsertAndUnlink) {
   }
 }
 
+// In-order inserts right after the previous one take their predecessors from it (the
+// finger); the links they make must be the ones a seek would have made, on every level,
+// whatever came between: ascending runs, keys slotted just after the last insert in the
+// middle of the list, random keys inserted either way, unlinks.
+TEST(SkipList, InOrderInsertsLinkEveryLevelAsASeekWould) {
+  SizeClassPool pool;
+  List list(pool);
+  std::set<std::string> model;
+  std::mt19937_64 rng(7);
+  auto insert = [&](const std::string& k, bool in_order) {
+    if (model.insert(k).second) list.insert(k, rng(), in_order);
+  };
+  for (int round = 0; round < 200; ++round) {
+    const int base = static_cast<int>(rng() % 90000);
+    for (int i = 0; i < 50; ++i) insert(key_of(base + 2 * i), true);  // an ascending run
+    const std::string gap = key_of(base + 2 * static_cast<int>(rng() % 50) + 1);
+    insert(gap, true);        // a gap in the run
+    insert(gap + "x", true);  // just after it, in the middle of the list
+    insert(key_of(static_cast<int>(rng() % 100000)), rng() % 2 == 0);  // anywhere
+    // Unlink the last in-order insert or a node of its run (on the finger's levels), then
+    // insert right after where it was: the finger must not be used.
+    const std::string last = key_of(base + 2 * (round % 3 == 0 ? 49 : 48));
+    if (auto* n = list.find_greater_or_equal(last); n != nullptr && n->key() == last) {
+      insert(key_of(base + 99), true);  // the last in-order insert, right after `last`
+      model.erase(last);
+      list.unlink(n);
+      list.destroy_node(n);
+      insert(key_of(base + 99) + "y", true);
+    }
+    if (rng() % 4 == 0) {
+      auto* n = list.find_greater_or_equal(key_of(static_cast<int>(rng() % 100000)));
+      if (n != nullptr) {
+        model.erase(std::string(n->key()));
+        list.unlink(n);
+        list.destroy_node(n);
+      }
+    }
+  }
+  std::vector<const List::Node*> nodes;
+  for (auto* n = list.first(); n != nullptr; n = n->next(0)) nodes.push_back(n);
+  std::vector<std::string> keys;
+  for (const auto* n : nodes) keys.emplace_back(n->key());
+  ASSERT_EQ(keys, std::vector<std::string>(model.begin(), model.end()));
+  // On each level, every node links to the next node (in key order) that is on that level.
+  for (int level = 1; level < List::kMaxHeight; ++level) {
+    const List::Node* expected = nullptr;
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      if ((*it)->height() <= level) continue;
+      ASSERT_EQ((*it)->next(level), expected) << "level " << level << " at " << (*it)->key();
+      expected = *it;
+    }
+  }
+  for (const auto& k : model) {
+    auto* n = list.find_greater_or_equal(k);
+    ASSERT_NE(n, nullptr);
+    EXPECT_EQ(n->key(), k);
+  }
+}
+
 // find_last_less_than_if agrees with a backward scan of the model, whatever the keep
 // predicate rejects: single nodes, long runs (a drained queue's tail), or everything.
 TEST(SkipList, LastLessThanIfMatchesABackwardScan) {

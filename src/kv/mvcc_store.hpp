@@ -2,6 +2,7 @@
 //
 // One skiplist node per key; each node heads a newest-first chain of VersionRecords. A
 // hash index beside the list (kv/point_index.hpp) finds a key's node without a seek.
+// A read at version v sees, for each key, the newest record at or below v.
 //
 // A new key whose node was just carved from a slab (a bulk load, a growing store) gets its
 // first record carved right behind the node. A point read of it then pays two dependent
@@ -9,8 +10,7 @@
 // the node's. At 1 M keys that took a read-only point get from ~610 ns to ~505 ns
 // (docs/benchmarks.md, "Session 18"). A node reused from a free list (a churning store's)
 // takes its first record from the record pool, as every later record does. (One pool for
-// both kinds had the same gain for point reads but cost the 1-client queue cells ~5 %.)
-// A read at version v sees, for each key, the newest record at or below v.
+// both kinds had the same gain for point reads but cost the 1-client queue cells 5-7 %.)
 //
 // Garbage collection (the reason queue heads do not rot): every write schedules its key;
 // once the write's version is at or below the oldest version any live reader holds

@@ -30,7 +30,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -364,29 +363,18 @@ class PointIndex {
   [[gnu::noinline]] Table* copy_out(Table* old, std::size_t slots) {
     Table* t = table_.load(std::memory_order_relaxed);
     const std::size_t end = std::min(old->capacity, copied_ + slots);
-    // Every entry's key is hashed again and placed at a random slot of the new table: fetch
-    // nodes kPrefetchDistance slots ahead, and hash them and fetch their new slots half as
-    // far ahead, so that both kinds of misses overlap instead of following one another.
-    constexpr std::size_t kHashAhead = kPrefetchDistance / 2;
-    std::array<std::uint64_t, kHashAhead> hashes{};
-    auto hash_ahead = [&](std::size_t i) {
-      if (i >= end) return;
-      const std::uint64_t s = old->slot(i).load(std::memory_order_relaxed);
-      if (s <= kTombstone) return;
-      const std::uint64_t h = hash(node_of(s)->key());
-      __builtin_prefetch(t->slots + t->home(h));
-      hashes[i % kHashAhead] = h;
-    };
-    for (std::size_t i = copied_; i < std::min(end, copied_ + kHashAhead); ++i) hash_ahead(i);
     for (std::size_t i = copied_; i < end; ++i) {
+      // Every entry's key is hashed again: fetch nodes a few slots ahead, so that the
+      // misses overlap instead of following one another.
       if (i + kPrefetchDistance < old->capacity) {
         std::uint64_t ahead = old->slot(i + kPrefetchDistance).load(std::memory_order_relaxed);
         if (ahead > kTombstone) __builtin_prefetch(node_of(ahead));
       }
-      const std::uint64_t s = old->slot(i).load(std::memory_order_relaxed);
-      const std::uint64_t h = hashes[i % kHashAhead];
-      hash_ahead(i + kHashAhead);
-      if (s > kTombstone) place(*t, node_of(s), h, false);
+      std::uint64_t s = old->slot(i).load(std::memory_order_relaxed);
+      if (s != kEmpty && s != kTombstone) {
+        Node* n = node_of(s);
+        place(*t, n, hash(n->key()), false);
+      }
     }
     copied_ = end;
     if (copied_ < old->capacity) return nullptr;

@@ -777,7 +777,7 @@ void TransactionImpl::reset_to_defaults() {
   soft_reset();
   timeout_ = std::chrono::milliseconds{0};
   backoff_.reset();
-  max_backoff_ = std::chrono::duration<double>(1.0);
+  max_backoff_ = std::chrono::milliseconds{1000};
   retry_limit_ = -1;
   retries_ = 0;
   ryw_ = true;

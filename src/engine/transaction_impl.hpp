@@ -220,9 +220,9 @@ class TransactionImpl {
   Clock::time_point deadline_{};  // meaningful while timeout_ > 0
   std::chrono::milliseconds timeout_{0};
   base::RetryBackoff backoff_;
-  std::chrono::duration<double> max_backoff_{1.0};  // set_max_retry_delay
-  int retry_limit_ = -1;                            // -1: none
-  int retries_ = 0;                                 // on_error calls since reset()
+  std::chrono::milliseconds max_backoff_{1000};  // set_max_retry_delay, as given
+  int retry_limit_ = -1;                         // -1: none
+  int retries_ = 0;                              // on_error calls since reset()
 };
 
 }  // namespace strata::engine

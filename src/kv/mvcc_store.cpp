@@ -90,14 +90,8 @@ void MvccStore::set(std::string_view key, std::string_view value, Version versio
   }
   Node* n = insert(key, hash);
   // A new key's first record right behind its node, when the node was just carved.
-  if (void* mem = node_pool_.allocate_after(n, List::allocation_size(*n),
-                                            VersionRecord::bytes_for(value))) {
-    n->payload().store(VersionRecord::make_at(mem, version, value, nullptr),
-                       std::memory_order_release);
-    gc_queue_.push_back({n, version});
-    return;
-  }
-  push(n, value, version);
+  push(n, value, version,
+       node_pool_.allocate_after(n, List::allocation_size(*n), VersionRecord::bytes_for(value)));
 }
 
 void MvccStore::clear(std::string_view key, Version version) {
@@ -133,7 +127,8 @@ void MvccStore::retire_table(Index::Table* t) {
   if (t != nullptr) retired_.push_back({committed(), t, Retired::Kind::index_table});
 }
 
-void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version) {
+void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version,
+                     void* memory) {
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
   if (head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
@@ -149,8 +144,9 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
     short_lived_.push_back({node, head->version(), version, 0});
   }
   // Release: a reader that loads the new head sees its contents and its older link.
-  node->payload().store(VersionRecord::make(record_pool_, version, value, head),
-                        std::memory_order_release);
+  VersionRecord* r = memory != nullptr ? VersionRecord::make_at(memory, version, value, head)
+                                       : VersionRecord::make(record_pool_, version, value, head);
+  node->payload().store(r, std::memory_order_release);
   gc_queue_.push_back({node, version});
 }
 

@@ -7,7 +7,7 @@
 // A new key whose node was just carved from a slab (a bulk load, a growing store) gets its
 // first record carved right behind the node. A point read of it then pays two dependent
 // cache misses (the index slot, the node) instead of three: the record's lines come with
-// the node's. At 1 M keys that took a read-only point get from ~610 ns to ~505 ns
+// the node's. At 1 M keys that took a read-only point get from 614 ns to 501 ns
 // (docs/benchmarks.md, "Session 18"). A node reused from a free list (a churning store's)
 // takes its first record from the record pool, as every later record does. (One pool for
 // both kinds had the same gain for point reads but cost the 1-client queue cells 5-7 %.)
@@ -159,7 +159,10 @@ class MvccStore {
     Kind kind;
   };
 
-  void push(Node* node, std::optional<std::string_view> value, Version version);
+  // The new newest record of `node`, built in `memory` (bytes_for(value) bytes from a pool)
+  // when given, else in record_pool_. REQUIRES: memory is null unless `node` has no record.
+  void push(Node* node, std::optional<std::string_view> value, Version version,
+            void* memory = nullptr);
   Node* insert(std::string_view key, std::uint64_t hash);  // a new key's node, linked
   void collect_below(std::size_t budget, Version oldest);  // the FIFO, then reclaim
   void collect_key(const GcEntry& entry, Version oldest);

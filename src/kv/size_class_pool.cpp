@@ -35,7 +35,7 @@ SizeClassPool::~SizeClassPool() {
 
 void* SizeClassPool::allocate(std::size_t size) {
   if (size > kMaxPooled) return ::operator new(size);
-  std::size_t cls = class_of(size == 0 ? 1 : size);
+  std::size_t cls = class_of(size);
   std::size_t bytes = cls * kGranule;
   if (FreeBlock* b = free_[cls]) {
     STRATA_UNPOISON(b, bytes);
@@ -47,7 +47,7 @@ void* SizeClassPool::allocate(std::size_t size) {
 
 void* SizeClassPool::allocate_after(const void* block, std::size_t block_size, std::size_t size) {
   if (block_size > kMaxPooled || size > kMaxPooled) return nullptr;
-  const std::size_t bytes = class_of(size == 0 ? 1 : size) * kGranule;
+  const std::size_t bytes = class_of(size) * kGranule;
   const auto* block_end = static_cast<const std::byte*>(block) + class_of(block_size) * kGranule;
   if (block_end != cursor_ || static_cast<std::size_t>(end_ - cursor_) < bytes) return nullptr;
   return carve(bytes);
@@ -59,7 +59,7 @@ void SizeClassPool::deallocate(void* p, std::size_t size) noexcept {
     ::operator delete(p);
     return;
   }
-  push_free(p, class_of(size == 0 ? 1 : size));
+  push_free(p, class_of(size));
 }
 
 void* SizeClassPool::carve(std::size_t bytes) {

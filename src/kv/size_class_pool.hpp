@@ -18,6 +18,7 @@
 // blocks are poisoned, so a use after free is still reported.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <vector>
@@ -58,7 +59,10 @@ class SizeClassPool {
     void* memory;
     std::size_t size;
   };
-  static std::size_t class_of(std::size_t size) { return (size + kGranule - 1) / kGranule; }
+  // A size's class: its block of class_of(size) * kGranule bytes (0 bytes take one granule).
+  static std::size_t class_of(std::size_t size) {
+    return (std::max<std::size_t>(size, 1) + kGranule - 1) / kGranule;
+  }
   void* carve(std::size_t bytes);
   void add_slab();
   void push_free(void* p, std::size_t cls) noexcept;

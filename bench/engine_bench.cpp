@@ -191,6 +191,9 @@ void bm_strata_durable_commit(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
   if (state.thread_index() == 0) {
+    const strata::DatabaseStats stats = db->stats();
+    state.counters["per_batch"] = static_cast<double>(stats.commits) /
+                                  static_cast<double>(std::max<std::uint64_t>(stats.batches, 1));
     db.reset();
     std::filesystem::remove_all(dir);
   }

@@ -16,6 +16,10 @@
 //              7. collects garbage (after the wake, so the batch does not wait for it),
 //            then goes on with whatever queued meanwhile; after 64 batches it hands
 //            leadership to the first waiting request.
+//            When each batch waits for the disk (Durability::fsync), waiters sleep at
+//            once rather than spin, and the leader wakes a batch outside the pipeline's
+//            lock, so arrivals queue while it wakes (docs/benchmarks.md, "Durable
+//            commits").
 // Steps 2-5 cannot throw: everything that can fail was checked before the request was
 // submitted.
 //
@@ -68,10 +72,7 @@ class CommitPipeline {
   explicit CommitPipeline(kv::MvccStore& store) : store_(store) {}
 
   // Log batches here before publishing them (a durable database); selects grouped mode.
-  void set_persistence(class Persistence* persistence) {
-    persistence_ = persistence;
-    mode_ = persistence != nullptr ? CommitMode::grouped : CommitMode::alone;
-  }
+  void set_persistence(class Persistence* persistence);
   void set_mode(CommitMode mode) { mode_ = mode; }
 
   // Resolves and (if no conflict) applies `request`; fills its output fields.
@@ -87,6 +88,8 @@ class CommitPipeline {
   // Resolves, applies and publishes the batch; returns the units of collection it earned
   // (0 when it published nothing).
   std::size_t process(std::vector<CommitRequest*>& batch) noexcept;
+  // Marks the batch's requests but the leader's own done, waking those that sleep.
+  static void wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader);
   // Collects garbage and prunes the resolver's history (leader only).
   void collect(std::size_t budget) noexcept;
   bool resolve(const CommitRequest& request);
@@ -103,6 +106,10 @@ class CommitPipeline {
   // Written by the leader only.
   std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
   CommitMode mode_ = CommitMode::alone;
+  // Pause loops a waiter spins before it sleeps (some 10 us by default: a batch in memory
+  // takes a few microseconds, and a futex sleep and wake-up cost more than that).
+  int spins_ = 512;
+  bool syncs_ = false;            // every batch waits for an fdatasync
   base::AdaptiveMutex alone_mu_;  // alone mode: held for the whole commit
   std::mutex queue_mu_;
   std::vector<CommitRequest*> queue_;  // guarded by queue_mu_

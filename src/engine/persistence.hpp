@@ -47,6 +47,8 @@ class Persistence {
   void maybe_checkpoint();
 
   bool logging() const { return wal_ != nullptr; }
+  // True when log() waits for the disk (Durability::fsync).
+  bool syncs() const { return mode_ == Durability::fsync; }
 
  private:
   // One mutation of a log record being replayed; `key` and `value` (a clear_range's end)

@@ -23,8 +23,8 @@ struct Footer {
 class CheckpointParser {
  public:
   CheckpointParser(base::ReadableFile& file, const std::string& name,
-                   const CheckpointEntryFn& on_entry)
-      : file_(file), name_(name), on_entry_(on_entry), size_(file.size()) {}
+                   const CheckpointEntryFn& on_entry, const CheckpointCountFn& on_count)
+      : file_(file), name_(name), on_entry_(on_entry), on_count_(on_count), size_(file.size()) {}
 
   CheckpointInfo parse(std::optional<Version> expected_version) {
     const std::uint64_t minimum = checkpoint::kFileHeaderSize + checkpoint::kFooterSize;
@@ -35,6 +35,7 @@ class CheckpointParser {
     info_.file_bytes = size_;
     info_.version = parse_header(expected_version);
     const Footer footer = parse_footer();
+    if (on_count_) on_count_(footer.entries);
     std::uint64_t offset = checkpoint::kFileHeaderSize;
     const std::uint64_t body_end = size_ - checkpoint::kFooterSize;
     while (offset < body_end) {
@@ -195,6 +196,7 @@ class CheckpointParser {
   base::ReadableFile& file_;
   const std::string& name_;
   const CheckpointEntryFn& on_entry_;
+  const CheckpointCountFn& on_count_;
   const std::uint64_t size_;
   CheckpointInfo info_;
   std::uint32_t body_crc_ = 0;
@@ -206,18 +208,20 @@ class CheckpointParser {
 
 CheckpointInfo read_checkpoint(base::ReadableFile& file, const std::string& name,
                                std::optional<Version> expected_version,
-                               const CheckpointEntryFn& on_entry) {
-  return CheckpointParser(file, name, on_entry).parse(expected_version);
+                               const CheckpointEntryFn& on_entry,
+                               const CheckpointCountFn& on_count) {
+  return CheckpointParser(file, name, on_entry, on_count).parse(expected_version);
 }
 
 CheckpointInfo read_checkpoint(base::FileSystem& fs, const std::filesystem::path& path,
-                               const CheckpointEntryFn& on_entry) {
+                               const CheckpointEntryFn& on_entry,
+                               const CheckpointCountFn& on_count) {
   const ParsedFileName parsed = parse_file_name(path.filename().string());
   if (parsed.kind != FileKind::checkpoint) {
     throw Error(ErrorCode::invalid_argument, path.string() + " is not a checkpoint file name");
   }
   const auto file = fs.open_readable(path);
-  return read_checkpoint(*file, path.string(), parsed.version, on_entry);
+  return read_checkpoint(*file, path.string(), parsed.version, on_entry, on_count);
 }
 
 }  // namespace strata::durability

@@ -29,6 +29,10 @@ namespace strata::durability {
 // Called once per entry in key order; key and value are valid only during the call.
 using CheckpointEntryFn = std::function<void(std::string_view key, std::string_view value)>;
 
+// Called once before the first entry with the entry count the footer states. The body is
+// not verified yet: a hint (to size things up front), not a fact.
+using CheckpointCountFn = std::function<void(std::uint64_t entries)>;
+
 struct CheckpointInfo {
   Version version = 0;
   std::uint64_t entries = 0;
@@ -42,11 +46,13 @@ struct CheckpointInfo {
 // Throws corrupt_data for any damage, io_error if reading fails.
 CheckpointInfo read_checkpoint(base::ReadableFile& file, const std::string& name,
                                std::optional<Version> expected_version,
-                               const CheckpointEntryFn& on_entry);
+                               const CheckpointEntryFn& on_entry,
+                               const CheckpointCountFn& on_count = {});
 
 // Opens and reads the checkpoint at `path`; its name must be checkpoint-<version>.ckpt and
 // its contents must be at that version. Throws like the above.
 CheckpointInfo read_checkpoint(base::FileSystem& fs, const std::filesystem::path& path,
-                               const CheckpointEntryFn& on_entry);
+                               const CheckpointEntryFn& on_entry,
+                               const CheckpointCountFn& on_count = {});
 
 }  // namespace strata::durability

@@ -23,18 +23,20 @@ void remove_temp_files(base::FileSystem& fs, const fs::path& dir) {
   if (removed) fs.sync_dir(dir);
 }
 
-Version load_checkpoint(
-    base::FileSystem& fs, const RecoveryPlan& plan,
-    const std::function<void(const std::string&, const std::string&)>& on_entry) {
+Version load_checkpoint(base::FileSystem& fs, const RecoveryPlan& plan,
+                        const std::function<void(const std::string&, const std::string&)>& on_entry,
+                        const std::function<void(std::uint64_t)>& on_count) {
   if (!plan.checkpoint) return 0;
   std::string key;
   std::string value;
-  const CheckpointInfo info =
-      read_checkpoint(fs, *plan.checkpoint, [&](std::string_view k, std::string_view v) {
+  const CheckpointInfo info = read_checkpoint(
+      fs, *plan.checkpoint,
+      [&](std::string_view k, std::string_view v) {
         key.assign(k);
         value.assign(v);
         on_entry(key, value);
-      });
+      },
+      on_count);
   return info.version;
 }
 
@@ -72,10 +74,12 @@ RecoveryPlan plan_recovery(base::FileSystem& fs, const fs::path& dir) {
 Version recover(base::FileSystem& fs, const fs::path& dir,
                 const std::function<void(const std::string& key, const std::string& value)>&
                     on_checkpoint_entry,
-                const std::function<void(Version, std::string_view payload)>& on_wal_record) {
+                const std::function<void(Version, std::string_view payload)>& on_wal_record,
+                const std::function<void(std::uint64_t entries)>& on_checkpoint_count) {
   remove_temp_files(fs, dir);
   const RecoveryPlan plan = plan_recovery(fs, dir);
-  const Version checkpoint_version = load_checkpoint(fs, plan, on_checkpoint_entry);
+  const Version checkpoint_version =
+      load_checkpoint(fs, plan, on_checkpoint_entry, on_checkpoint_count);
   Version last = checkpoint_version;
   const WalReadResult wal = WalReader(fs, dir).read(checkpoint_version, [&](const WalRecord& r) {
     on_wal_record(r.version, r.payload);

@@ -21,6 +21,7 @@
 // Thread safety: the caller holds the directory's lock; nothing else touches the files.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -41,10 +42,12 @@ struct RecoveryPlan {
 // Chooses the checkpoint to load (by file name only; nothing is read or changed).
 [[nodiscard]] RecoveryPlan plan_recovery(base::FileSystem& fs, const std::filesystem::path& dir);
 
-// See above. `dir` must exist.
+// See above. `dir` must exist. `on_checkpoint_count`, when given, hears the entry count
+// the checkpoint's footer states before the first entry (a hint, not yet verified).
 Version recover(base::FileSystem& fs, const std::filesystem::path& dir,
                 const std::function<void(const std::string& key, const std::string& value)>&
                     on_checkpoint_entry,
-                const std::function<void(Version, std::string_view payload)>& on_wal_record);
+                const std::function<void(Version, std::string_view payload)>& on_wal_record,
+                const std::function<void(std::uint64_t entries)>& on_checkpoint_count = {});
 
 }  // namespace strata::durability

@@ -48,6 +48,7 @@
 #include "kv/record_head.hpp"
 #include "kv/size_class_pool.hpp"
 #include "kv/skiplist.hpp"
+#include "kv/slab_source.hpp"
 #include "kv/version_chain.hpp"
 
 namespace strata::kv {
@@ -100,6 +101,16 @@ class MvccStore {
   // Whether new keys will come mostly in ascending order (a log replay): then a key that
   // follows the previous new one is linked without a seek. Off by default.
   void expect_key_order(bool on) { in_key_order_ = on; }
+  // Makes the point index ready for `keys` keys in all (see PointIndex::reserve).
+  void reserve_keys(std::size_t keys) { retire_table(index_.reserve(keys)); }
+  // Keys linked in the store (tombstones not yet collected included).
+  std::size_t key_count() const { return index_.size(); }
+  // Take the store's huge slabs from `source` while it has them (nullptr: stop); for a
+  // writer that will grow the store by much, such as a recovery (kv/slab_source.hpp).
+  void set_slab_source(SlabSource* source) {
+    node_pool_.set_slab_source(source);
+    record_pool_.set_slab_source(source);
+  }
   // Starts fetching what a write of `key` will probe first, for a writer that applies a
   // run of writes: prefetch a few writes ahead and the misses overlap. Returns the hash to
   // pass to set.

@@ -129,6 +129,19 @@ class PointIndex {
     return migrate(step_);
   }
 
+  // Writer: makes room for `entries` entries in all, for a writer about to insert many
+  // (a recovery that can estimate its key count): the index then grows no more until it
+  // holds that many, instead of copying every entry at each growth on the way. A no-op
+  // when the table already has room. Returns a table the caller must retire, or nullptr.
+  Table* reserve(std::size_t entries) {
+    const Table* t = table_.load(std::memory_order_relaxed);
+    if (entries <= t->capacity * kMaxLoadPercent / 100) return nullptr;
+    Table* retire = finish_migration();
+    if (next_ != nullptr) destroy(std::exchange(next_, nullptr));  // sized for less
+    start_migration(entries);
+    return retire;
+  }
+
   // Writer: one more step of a running migration, for a writer that neither inserts nor
   // erases for a while (otherwise lookups would keep probing two tables). Returns a table
   // to retire, or nullptr.

@@ -1,5 +1,7 @@
 #include "kv/size_class_pool.hpp"
 
+#include "kv/slab_source.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <new>
@@ -78,12 +80,15 @@ void* SizeClassPool::carve(std::size_t bytes) {
 void SizeClassPool::add_slab() {
   std::size_t size = slabs_.empty() ? kFirstSlab : std::min(2 * slabs_.back().size, kHugeSlab);
   slabs_.reserve(slabs_.size() + 1);  // so that push_back below cannot throw and leak
-  void* memory = size == kHugeSlab ? std::aligned_alloc(kHugeSlab, size) : std::malloc(size);
-  if (memory == nullptr) throw std::bad_alloc();
+  void* memory = size == kHugeSlab && source_ != nullptr ? source_->take() : nullptr;
+  if (memory == nullptr) {
+    memory = size == kHugeSlab ? std::aligned_alloc(kHugeSlab, size) : std::malloc(size);
+    if (memory == nullptr) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
-  // Advice only: without huge pages the slab works the same, with more TLB misses.
-  if (size == kHugeSlab) ::madvise(memory, size, MADV_HUGEPAGE);
+    // Advice only: without huge pages the slab works the same, with more TLB misses.
+    if (size == kHugeSlab) ::madvise(memory, size, MADV_HUGEPAGE);
 #endif
+  }
   slabs_.push_back({memory, size});
   slab_bytes_ += size;
   cursor_ = static_cast<std::byte*>(memory);

@@ -51,6 +51,10 @@ class SizeClassPool {
   // Bytes taken from the system for slabs (blocks above kMaxPooled not included).
   std::size_t slab_bytes() const { return slab_bytes_; }
 
+  // Take huge slabs from `source` while it has them ready (nullptr: allocate them here).
+  // `source` must outlive its use here; see kv/slab_source.hpp.
+  void set_slab_source(class SlabSource* source) { source_ = source; }
+
  private:
   struct FreeBlock {
     FreeBlock* next;
@@ -72,6 +76,7 @@ class SizeClassPool {
   std::size_t slab_bytes_ = 0;
   std::byte* cursor_ = nullptr;  // the unused rest of the newest slab
   std::byte* end_ = nullptr;
+  class SlabSource* source_ = nullptr;
 };
 
 }  // namespace strata::kv

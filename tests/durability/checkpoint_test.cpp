@@ -81,6 +81,26 @@ TEST_F(CheckpointTest, RoundTripOfManyEntriesInManyCompressedBlocks) {
   EXPECT_FALSE(fs_.exists(dir_ / dur::checkpoint_temp_file_name(77)));
 }
 
+// The footer's count is announced once, before the first entry (a reader may size its
+// store by it).
+TEST_F(CheckpointTest, TheEntryCountIsAnnouncedBeforeTheFirstEntry) {
+  Model model;
+  for (int i = 0; i < 3000; ++i) model["k" + std::to_string(100000 + i)] = std::to_string(i);
+  dur::write_checkpoint(fs_, dir_, 5, source(model));
+  std::vector<std::uint64_t> counts;
+  std::size_t entries_before_count = 0;
+  std::size_t entries = 0;
+  dur::read_checkpoint(
+      fs_, path(5), [&](std::string_view, std::string_view) { ++entries; },
+      [&](std::uint64_t n) {
+        counts.push_back(n);
+        entries_before_count = entries;
+      });
+  EXPECT_THAT(counts, ::testing::ElementsAre(model.size()));
+  EXPECT_EQ(entries_before_count, 0U);
+  EXPECT_EQ(entries, model.size());
+}
+
 TEST_F(CheckpointTest, EmptyDatabaseIsAHeaderAndAFooter) {
   const auto stats = dur::write_checkpoint(fs_, dir_, 0, source({}));
   EXPECT_EQ(stats.entries, 0u);

@@ -127,6 +127,58 @@ TEST(PointIndex, GrowthIntoHugePagesIsPreparedAhead) {
   for (int i = 0; i < next; ++i) ASSERT_EQ(index.find(key_of(i)), nodes[i]) << i;
 }
 
+// A reserve sizes the table for the given count at once: the index then fills to it with
+// no further growth, and keeps every key it held before (copied over as usual).
+TEST(PointIndex, AReserveMakesRoomForThatManyKeys) {
+  Owner owner;
+  Index index;
+  std::vector<TestNode*> nodes;
+  owner.insert_range(index, 0, 1000, nodes);
+  const std::size_t before = owner.retired();
+  const int n = 50000;
+  owner.retire(index.reserve(n));
+  EXPECT_TRUE(index.migrating()) << "the 1,000 keys are copied over incrementally";
+  const std::size_t capacity = index.capacity();
+  EXPECT_GE(capacity * 90 / 100, static_cast<std::size_t>(n));
+  EXPECT_LE(capacity, static_cast<std::size_t>(n) * 100 / 72 + 2);
+  // Every key stays findable while the copy runs, and the later keys cause no growth.
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(index.find(key_of(i)), nodes[i]) << i;
+  owner.insert_range(index, 1000, n, nodes);
+  EXPECT_EQ(index.capacity(), capacity) << "the table grew after all";
+  EXPECT_FALSE(index.migrating());
+  EXPECT_EQ(owner.retired(), before + 1) << "only the small table was replaced";
+  for (int i = 0; i < n; ++i) ASSERT_EQ(index.find(key_of(i)), nodes[i]) << i;
+}
+
+TEST(PointIndex, AReserveWithinTheCurrentRoomChangesNothing) {
+  Owner owner;
+  Index index;
+  std::vector<TestNode*> nodes;
+  owner.insert_range(index, 0, 10000, nodes);
+  while (index.migrating()) owner.retire(index.advance());
+  const std::size_t capacity = index.capacity();
+  EXPECT_EQ(index.reserve(capacity * 90 / 100), nullptr);
+  EXPECT_EQ(index.reserve(10), nullptr);
+  EXPECT_EQ(index.capacity(), capacity);
+  EXPECT_FALSE(index.migrating());
+}
+
+// A reserve that lands while a growth's copy runs finishes that copy first.
+TEST(PointIndex, AReserveDuringAMigrationKeepsEveryKey) {
+  Owner owner;
+  Index index;
+  std::vector<TestNode*> nodes;
+  int next = 0;
+  while (!index.migrating() || index.size() < 5000) {
+    nodes.push_back(owner.insert(index, key_of(next++)));
+  }
+  owner.retire(index.reserve(100000));
+  owner.insert_range(index, next, 20000, nodes);
+  while (index.migrating()) owner.retire(index.advance());
+  for (int i = 0; i < 20000; ++i) ASSERT_EQ(index.find(key_of(i)), nodes[i]) << i;
+  EXPECT_GE(index.capacity() * 90 / 100, 100000U);
+}
+
 TEST(PointIndex, ErasedKeysAreGoneAndTheTableShrinks) {
   Owner owner;
   Index index;

@@ -16,8 +16,10 @@
 namespace strata::engine {
 namespace {
 
-// Recoveries that read at least this much take their slabs from a SlabSource.
-constexpr std::uint64_t kSlabSourceBytes = std::uint64_t{64} << 20;
+// Recoveries that read this much log, or load a checkpoint of this many entries (at least
+// 64 B of store memory each), take their slabs from a SlabSource.
+constexpr std::uint64_t kSlabSourceLogBytes = std::uint64_t{64} << 20;
+constexpr std::uint64_t kSlabSourceEntries = std::uint64_t{1} << 20;
 
 // What a recovery of `dir` will read, in bytes.
 struct RecoveryBytes {
@@ -116,10 +118,12 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
   // A large recovery faults its slabs in on another core (kv/slab_source.hpp).
   const RecoveryBytes input = recovery_bytes(fs_, dir_, plan);
   std::optional<kv::SlabSource> slabs;
-  if (input.checkpoint + input.log >= kSlabSourceBytes) {
+  auto use_slab_source = [&] {
+    if (slabs) return;
     slabs.emplace();
     store_.set_slab_source(&*slabs);
-  }
+  };
+  if (input.log >= kSlabSourceLogBytes) use_slab_source();
   struct Reset {
     kv::MvccStore& store;
     ~Reset() { store.set_slab_source(nullptr); }
@@ -140,7 +144,9 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
       },
       [&](std::uint64_t entries) {
         // A checkpoint holds at least a byte per entry: a damaged count asks for no more.
-        reserve_keys(store_, std::min(entries, input.checkpoint));
+        entries = std::min(entries, input.checkpoint);
+        reserve_keys(store_, entries);
+        if (entries >= kSlabSourceEntries) use_slab_source();
       });
   store_.expect_key_order(false);
   store_.publish(recovered);

@@ -6,8 +6,10 @@
 // or in RSS. A third phase (skipped with --held-reader 0) churns a small queue while one
 // transaction holds an old read version open, as a long scan would: the rate must not
 // collapse, because deleted keys no live reader can see still leave the list (exit 1 if
-// the last window runs at less than a quarter of the rate without the reader; before
-// early collection it ran at 1/70). Their memory waits for the reader to finish.
+// the best of the last three windows runs at less than a quarter of the rate without the
+// reader; before early collection it ran at 1/70 and falling). Their memory waits for the
+// reader to finish. (One window alone was judged until session 19, and a single stall of
+// the virtual machine, seen in old and new binaries alike, could fail it.)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -143,18 +145,21 @@ int main(int argc, char** argv) {
   std::printf("churn of a 100-item queue: %.0f pairs/s alone; with an old reader held open:\n",
               alone);
   std::printf("%8s %14s %10s\n", "sample", "pairs/s", "RSS MiB");
-  double held_last = 0;
-  for (int s = 0; s < 10; ++s) {
-    held_last = pairs_per_second(std::chrono::milliseconds(250));
-    std::printf("%8d %14.0f %10.1f\n", s + 1, held_last, static_cast<double>(rss_kib()) / 1024.0);
+  constexpr int kWindows = 10;
+  constexpr int kJudged = 3;  // a collapse slows every window after it; a stall only one
+  double held_best = 0;
+  for (int s = 0; s < kWindows; ++s) {
+    const double window = pairs_per_second(std::chrono::milliseconds(250));
+    if (s >= kWindows - kJudged) held_best = std::max(held_best, window);
+    std::printf("%8d %14.0f %10.1f\n", s + 1, window, static_cast<double>(rss_kib()) / 1024.0);
   }
   // The holder's view is fixed: what it saw is still there, what came later is not.
   if (!seen || holder.get(seen_key) != seen || holder.get(key_of(last - 1)).has_value()) {
     std::printf("the held reader's view changed\n");
     return 1;
   }
-  const bool held_ok = held_last >= 0.25 * alone;
-  std::printf("held reader: last window at %.0f %% of the rate alone: %s\n",
-              100 * held_last / alone, held_ok ? "no collapse" : "COLLAPSED");
+  const bool held_ok = held_best >= 0.25 * alone;
+  std::printf("held reader: best of the last %d windows at %.0f %% of the rate alone: %s\n",
+              kJudged, 100 * held_best / alone, held_ok ? "no collapse" : "COLLAPSED");
   return flat && held_ok ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <new>
 #include <optional>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -120,7 +121,11 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
   std::optional<kv::SlabSource> slabs;
   auto use_slab_source = [&] {
     if (slabs) return;
-    slabs.emplace();
+    try {
+      slabs.emplace();
+    } catch (const std::system_error&) {
+      return;  // no thread to spare: the pools fault their own slabs in, as always
+    }
     store_.set_slab_source(&*slabs);
   };
   if (input.log >= kSlabSourceLogBytes) use_slab_source();

@@ -57,6 +57,9 @@ class Database {
   // needed, locked (database_locked if another handle or process has it open), and its
   // checkpoint and log are recovered; corrupt_data or io_error name the damaged file. The
   // directory is closed, with a final checkpoint, when the last handle and transaction go.
+  // Threads: an in-memory database starts none. A durable one runs one thread for its
+  // checkpoints, and open() itself runs one more while a large recovery lasts (64 MiB of
+  // log or more, or a checkpoint of 1 Mi entries or more), to fault memory in beside it.
   static Database open(Options options = {});
 
   // A new transaction. It keeps the store alive while it exists.

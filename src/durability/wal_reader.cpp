@@ -156,16 +156,22 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
   return scan;
 }
 
+std::vector<WalSegmentFile> list_wal_segments(base::FileSystem& fs, const fs::path& dir) {
+  std::vector<WalSegmentFile> segments;
+  for (const std::string& name : fs.list(dir)) {
+    const ParsedFileName parsed = parse_file_name(name);
+    if (parsed.kind == FileKind::wal_segment) segments.push_back({parsed.version, dir / name});
+  }
+  std::sort(segments.begin(), segments.end(),
+            [](const auto& a, const auto& b) { return a.first_version < b.first_version; });
+  return segments;
+}
+
 WalReader::WalReader(base::FileSystem& fs, fs::path dir) : fs_(fs), dir_(std::move(dir)) {}
 
 WalReadResult WalReader::read(Version after, const WalRecordFn& on_record) {
   WalReadResult result;
-  std::vector<std::pair<Version, fs::path>> segments;
-  for (const std::string& name : fs_.list(dir_)) {
-    const ParsedFileName parsed = parse_file_name(name);
-    if (parsed.kind == FileKind::wal_segment) segments.emplace_back(parsed.version, dir_ / name);
-  }
-  std::sort(segments.begin(), segments.end());
+  const std::vector<WalSegmentFile> segments = list_wal_segments(fs_, dir_);
   std::optional<Version> previous;
   for (std::size_t i = 0; i < segments.size(); ++i) {
     const auto& [name_version, path] = segments[i];

@@ -73,6 +73,17 @@ struct WalReadResult {
   std::vector<std::filesystem::path> segments;  // All segments, oldest first.
 };
 
+// One log segment file: wal-<first_version>.log.
+struct WalSegmentFile {
+  Version first_version = 0;
+  std::filesystem::path path;
+};
+
+// The log segments in `dir`, oldest first (by the version in their names). Throws
+// io_error if `dir` cannot be listed.
+[[nodiscard]] std::vector<WalSegmentFile> list_wal_segments(base::FileSystem& fs,
+                                                            const std::filesystem::path& dir);
+
 class WalReader {
  public:
   // Reads the segments in `dir`. `fs` must outlive the reader.

@@ -13,14 +13,17 @@ constexpr int kDone = 2;
 
 // Batches one leader processes before passing the leadership on.
 constexpr int kMaxRounds = 64;
+// Pause loops a waiter spins (some 10 us here) before sleeping: a batch in memory takes a
+// few microseconds, and a futex sleep and wake-up cost more than that. A batch that syncs
+// takes ~100 us or more, and spinning through it only takes cores from committers.
+constexpr int kSpins = 512;
+
 }  // namespace
 
 void CommitPipeline::set_persistence(Persistence* persistence) {
   persistence_ = persistence;
   mode_ = persistence != nullptr ? CommitMode::grouped : CommitMode::alone;
   syncs_ = persistence != nullptr && persistence->syncs();
-  // A sync takes ~100 us or more: spinning through it only takes cores from committers.
-  if (syncs_) spins_ = 0;
 }
 
 void CommitPipeline::commit(CommitRequest& request) {
@@ -44,7 +47,7 @@ void CommitPipeline::commit(CommitRequest& request) {
     // Spin a little, then sleep until done or handed the leadership. Done needs no lock:
     // the leader filled in the output fields before it set the state (release), and
     // touches the request no more after that (base/wait_word.hpp).
-    if (request.state.wait_while(kWaiting, spins_) == kDone) return;
+    if (request.state.wait_while(kWaiting, syncs_ ? 0 : kSpins) == kDone) return;
     lock.lock();
   }
   leader_active_ = true;
@@ -58,10 +61,10 @@ void CommitPipeline::commit(CommitRequest& request) {
   // extra lock round).
   // Where the wake happens depends on the mode. In memory and with a buffered log the
   // batch is woken under the lock: its waiters were spinning, and their re-arrivals racing
-  // the wake for the lock cost 8 buffered committers a quarter of their rate and 64 over a
-  // third. With a synced log a batch is tens of sleeping requests, and waking them under
-  // the lock kept every arrival blocked on it: 64 committers ran 1.65x as fast with the
-  // wake outside.
+  // the wake for the lock cost 8 buffered committers ~30 % of their rate and 64 of them
+  // ~40 %. With a synced log a batch is tens of sleeping requests, and waking them under
+  // the lock kept every arrival blocked on it: 64 committers ran ~1.9x as fast with the
+  // wake outside (docs/benchmarks.md, "Durable commits").
   for (int round = 0;; ++round) {
     batch_.swap(queue_);
     lock.unlock();

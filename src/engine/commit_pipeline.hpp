@@ -106,9 +106,6 @@ class CommitPipeline {
   // Written by the leader only.
   std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
   CommitMode mode_ = CommitMode::alone;
-  // Pause loops a waiter spins before it sleeps (some 10 us by default: a batch in memory
-  // takes a few microseconds, and a futex sleep and wake-up cost more than that).
-  int spins_ = 512;
   bool syncs_ = false;            // every batch waits for an fdatasync
   base::AdaptiveMutex alone_mu_;  // alone mode: held for the whole commit
   std::mutex queue_mu_;

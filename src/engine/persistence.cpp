@@ -6,13 +6,12 @@
 #include <new>
 #include <optional>
 #include <system_error>
-#include <utility>
 #include <vector>
 
 #include "durability/checkpoint_writer.hpp"
-#include "durability/file_names.hpp"
 #include "durability/mutation_batch.hpp"
 #include "durability/recovery.hpp"
+#include "durability/wal_reader.hpp"
 
 namespace strata::engine {
 namespace {
@@ -32,19 +31,12 @@ RecoveryBytes recovery_bytes(base::FileSystem& fs, const std::filesystem::path& 
                              const durability::RecoveryPlan& plan) {
   RecoveryBytes bytes;
   if (plan.checkpoint) bytes.checkpoint = fs.file_size(*plan.checkpoint);
-  // Segments in version order (list() is sorted, the names zero-padded); one holds the
-  // records from its first version up to the next segment's.
-  std::vector<std::pair<Version, std::uint64_t>> segments;
-  for (const std::string& name : fs.list(dir)) {
-    const durability::ParsedFileName parsed = durability::parse_file_name(name);
-    if (parsed.kind == durability::FileKind::wal_segment) {
-      segments.emplace_back(parsed.version, fs.file_size(dir / name));
-    }
-  }
+  // A segment holds the records from its first version up to the next segment's.
+  const std::vector<durability::WalSegmentFile> segments = durability::list_wal_segments(fs, dir);
   for (std::size_t i = 0; i < segments.size(); ++i) {
     const bool after =
-        i + 1 == segments.size() || segments[i + 1].first > plan.checkpoint_version + 1;
-    if (after) bytes.log += segments[i].second;
+        i + 1 == segments.size() || segments[i + 1].first_version > plan.checkpoint_version + 1;
+    if (after) bytes.log += fs.file_size(segments[i].path);
   }
   return bytes;
 }
@@ -75,7 +67,7 @@ class KeyEstimate {
   void replayed(std::size_t record_bytes) {
     replayed_ += record_bytes;
     if (replayed_ < next_) return;
-    next_ = replayed_ * 2 < log_bytes_ / 2 + 1 ? replayed_ * 2 : ~std::uint64_t{0};
+    next_ = replayed_ * 2 <= log_bytes_ / 2 ? replayed_ * 2 : kNever;
     const std::size_t keys = store_.key_count();
     if (keys <= keys_at_start_ || replayed_ >= log_bytes_) return;
     const double per_byte =
@@ -87,6 +79,7 @@ class KeyEstimate {
 
  private:
   static constexpr std::uint64_t kMinSample = std::uint64_t{4} << 20;
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
   kv::MvccStore& store_;
   const std::uint64_t log_bytes_;
   const std::size_t keys_at_start_;

@@ -1,11 +1,10 @@
 #include "kv/size_class_pool.hpp"
 
-#include "kv/slab_source.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <new>
 
+#include "kv/slab_source.hpp"
 #include <sys/mman.h>
 
 #if defined(__SANITIZE_ADDRESS__)

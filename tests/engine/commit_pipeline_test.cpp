@@ -38,6 +38,44 @@ struct BlindWrite {
   }
 };
 
+std::string thread_key(int thread, int i) {
+  return "k" + std::to_string(thread) + "/" + std::to_string(i);
+}
+
+// `threads` threads each commit `commits` blind writes thread_key(t, i) = i through
+// `pipeline`; each must succeed and be published by the time its commit returns. Returns
+// each thread's commit versions, in its order.
+std::vector<std::vector<Version>> commit_from_threads(CommitPipeline& pipeline,
+                                                      const kv::MvccStore& store, int threads,
+                                                      int commits) {
+  std::vector<std::vector<Version>> versions(threads);
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([&, t] {
+      for (int i = 0; i < commits; ++i) {
+        BlindWrite w(thread_key(t, i), std::to_string(i));
+        pipeline.commit(w.request);
+        ASSERT_EQ(w.request.error, ErrorCode::success);
+        ASSERT_GE(store.committed(), w.request.version);
+        versions[t].push_back(w.request.version);
+      }
+    });
+  }
+  for (std::thread& t : running) t.join();
+  return versions;
+}
+
+// Every key commit_from_threads wrote holds its value in `store`.
+void expect_every_key(const kv::MvccStore& store, int threads, int commits) {
+  for (int t = 0; t < threads; ++t) {
+    for (int i = 0; i < commits; ++i) {
+      auto value = store.latest(thread_key(t, i));
+      ASSERT_TRUE(value.has_value()) << thread_key(t, i);
+      EXPECT_EQ(*value, std::to_string(i));
+    }
+  }
+}
+
 class CommitPipelineModes : public ::testing::TestWithParam<CommitMode> {};
 
 TEST_P(CommitPipelineModes, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
@@ -46,19 +84,7 @@ TEST_P(CommitPipelineModes, ConcurrentCommittersAllFinishInDistinctOrderedBatche
   pipeline.set_mode(GetParam());
   constexpr int kThreads = 8;
   constexpr int kCommits = 500;
-  std::vector<std::vector<Version>> versions(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kCommits; ++i) {
-        BlindWrite w("k" + std::to_string(t) + "/" + std::to_string(i), std::to_string(i));
-        pipeline.commit(w.request);
-        ASSERT_EQ(w.request.error, ErrorCode::success);
-        versions[t].push_back(w.request.version);
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  const auto versions = commit_from_threads(pipeline, store, kThreads, kCommits);
 
   EXPECT_EQ(pipeline.stats().commits, std::uint64_t{kThreads} * kCommits);
   EXPECT_EQ(pipeline.stats().conflicts, 0u);
@@ -69,17 +95,12 @@ TEST_P(CommitPipelineModes, ConcurrentCommittersAllFinishInDistinctOrderedBatche
   }
   EXPECT_EQ(store.committed(), static_cast<Version>(pipeline.stats().batches));
   for (int t = 0; t < kThreads; ++t) {
-    // One thread's commits land in increasing versions, each published when it returned.
+    // One thread's commits land in increasing versions.
     for (std::size_t i = 1; i < versions[t].size(); ++i) {
       EXPECT_LT(versions[t][i - 1], versions[t][i]);
     }
-    for (int i = 0; i < kCommits; ++i) {
-      const std::string key = "k" + std::to_string(t) + "/" + std::to_string(i);
-      auto value = store.latest(key);
-      ASSERT_TRUE(value.has_value()) << key;
-      EXPECT_EQ(*value, std::to_string(i));
-    }
   }
+  expect_every_key(store, kThreads, kCommits);
 }
 
 std::string mode_name(const ::testing::TestParamInfo<CommitMode>& mode) {
@@ -149,34 +170,14 @@ TEST(CommitPipeline, ConcurrentCommittersOnASyncedLogAllFinishAndAreLogged) {
     Persistence persistence(options, store, fs);
     CommitPipeline pipeline(store);
     pipeline.set_persistence(&persistence);
-    std::vector<std::thread> threads;
-    std::vector<std::vector<Version>> versions(kThreads);
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&, t] {
-        for (int i = 0; i < kCommits; ++i) {
-          BlindWrite w("k" + std::to_string(t) + "/" + std::to_string(i), std::to_string(i));
-          pipeline.commit(w.request);
-          ASSERT_EQ(w.request.error, ErrorCode::success);
-          // Published (and so durable) by the time commit returns.
-          ASSERT_GE(store.committed(), w.request.version);
-          versions[t].push_back(w.request.version);
-        }
-      });
-    }
-    for (std::thread& t : threads) t.join();
+    // Published (and so durable) by the time each commit returns.
+    const auto versions = commit_from_threads(pipeline, store, kThreads, kCommits);
     EXPECT_EQ(pipeline.stats().commits, std::uint64_t{kThreads} * kCommits);
     for (const auto& v : versions) EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
   }
   kv::MvccStore recovered;
   Persistence again(options, recovered, fs);
-  for (int t = 0; t < kThreads; ++t) {
-    for (int i = 0; i < kCommits; ++i) {
-      const std::string key = "k" + std::to_string(t) + "/" + std::to_string(i);
-      auto value = recovered.latest(key);
-      ASSERT_TRUE(value.has_value()) << key;
-      EXPECT_EQ(*value, std::to_string(i));
-    }
-  }
+  expect_every_key(recovered, kThreads, kCommits);
 }
 
 TEST(CommitPipeline, FailingLogFailsThatBatchAsUnknownAndEveryLaterCommit) {

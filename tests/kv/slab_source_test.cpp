@@ -40,16 +40,20 @@ TEST(SlabSource, HandsOutAlignedWritableSlabsAndKeepsOnlyAFewReady) {
   // The three ready slabs are freed by the destructor (LeakSanitizer checks it).
 }
 
-TEST(SlabSource, AnEmptySourceSaysSoInsteadOfWaiting) {
-  SlabSource source(1);
-  wait_until_made(source, 1);
-  void* slab = source.take();
-  ASSERT_NE(slab, nullptr);
-  // The helper may or may not have made the next one yet: either answer is immediate.
-  void* next = source.take();
-  std::free(slab);
-  std::free(next);
-  EXPECT_LE(source.taken(), 2U);
+// A source asked to keep nothing ready never has a slab: take() must say so at once (a
+// take() that waited for the helper would hang here), and the pool then allocates its own.
+TEST(SlabSource, TakeFromASourceWithNothingReadyReturnsNullAtOnce) {
+  SlabSource source(0);
+  EXPECT_EQ(source.take(), nullptr);
+  EXPECT_EQ(source.take(), nullptr);
+  EXPECT_EQ(source.made(), 0U);
+  EXPECT_EQ(source.taken(), 0U);
+  SizeClassPool pool;
+  pool.set_slab_source(&source);
+  std::vector<void*> blocks;
+  while (pool.slab_bytes() < 3 * kSlab) blocks.push_back(pool.allocate(120));
+  EXPECT_EQ(source.taken(), 0U);
+  for (void* p : blocks) pool.deallocate(p, 120);
 }
 
 TEST(SlabSource, APoolTakesItsHugeSlabsFromTheSourceWhileItHasThem) {

@@ -14,6 +14,8 @@ namespace strata::base {
 void futex_wait(std::atomic<std::int32_t>& word, std::int32_t expected);
 // Wakes one thread sleeping in futex_wait on `word`, if any. Touches no user memory.
 void futex_wake_one(std::atomic<std::int32_t>& word);
+// Wakes every thread sleeping in futex_wait on `word` (one system call for all of them).
+void futex_wake_all(std::atomic<std::int32_t>& word);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -1,5 +1,6 @@
 #include "engine/commit_pipeline.hpp"
 
+#include "base/futex.hpp"
 #include "base/limits.hpp"
 #include "engine/persistence.hpp"
 #include "engine/versionstamp.hpp"
@@ -42,12 +43,14 @@ void CommitPipeline::commit(CommitRequest& request) {
   }
   std::unique_lock lock(queue_mu_);
   queue_.push_back(&request);
+  request.ticket = taken_;
   if (leader_active_) {
     lock.unlock();
     // Spin a little, then sleep until done or handed the leadership. Done needs no lock:
     // the leader filled in the output fields before it set the state (release), and
     // touches the request no more after that (base/wait_word.hpp).
-    if (request.state.wait_while(kWaiting, syncs_ ? 0 : kSpins) == kDone) return;
+    const int state = syncs_ ? wait_shared(request) : request.state.wait_while(kWaiting, kSpins);
+    if (state == kDone) return;
     lock.lock();
   }
   leader_active_ = true;
@@ -67,13 +70,14 @@ void CommitPipeline::commit(CommitRequest& request) {
   // wake outside (docs/benchmarks.md, "Durable commits").
   for (int round = 0;; ++round) {
     batch_.swap(queue_);
+    const std::uint32_t ticket = taken_++;
     lock.unlock();
     const std::size_t gc_budget = process(batch_);
     const bool alone = batch_.size() == 1 && batch_.front() == &request;
     if (alone) collect(gc_budget);
-    if (syncs_) wake(batch_, request);
+    if (syncs_ && !alone) wake(batch_, request, ticket);
     lock.lock();
-    if (!syncs_) wake(batch_, request);
+    if (!syncs_) wake(batch_, request, ticket);
     batch_.clear();
     if (!alone) {
       lock.unlock();
@@ -85,15 +89,42 @@ void CommitPipeline::commit(CommitRequest& request) {
       break;
     }
     if (round + 1 == kMaxRounds) {
-      queue_.front()->state.set(kLeader);
+      CommitRequest* next = queue_.front();
+      next->state.set(kLeader);
+      if (syncs_) {
+        // Its batch-mates wake too, find themselves still waiting and sleep again.
+        std::atomic<std::int32_t>& word = finished_[next->ticket & 1];
+        word.fetch_add(1, std::memory_order_release);
+        base::futex_wake_all(word);
+      }
       break;
     }
   }
 }
 
-void CommitPipeline::wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader) {
+void CommitPipeline::wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader,
+                          std::uint32_t ticket) {
   for (CommitRequest* r : batch) {
-    if (r != &leader) r->state.set(kDone);
+    if (r != &leader) r->state.set(kDone);  // no system call: shared waiters never sleep on it
+  }
+  if (syncs_) {
+    // Every request of batch `ticket` sleeps on this word; so will those of batch ticket + 2,
+    // which cannot queue before the batch between is taken, after this wake.
+    std::atomic<std::int32_t>& word = finished_[ticket & 1];
+    word.fetch_add(1, std::memory_order_release);
+    base::futex_wake_all(word);
+  }
+}
+
+int CommitPipeline::wait_shared(CommitRequest& request) {
+  std::atomic<std::int32_t>& word = finished_[request.ticket & 1];
+  for (;;) {
+    // The word first: a bump after this load makes the futex wait return at once, and one
+    // before it comes after the state was set (release), so the state load sees it.
+    const std::int32_t seen = word.load(std::memory_order_acquire);
+    const std::int32_t state = request.state.load();
+    if (state != kWaiting) return state;
+    base::futex_wait(word, seen);
   }
 }
 

@@ -17,9 +17,9 @@
 //            then goes on with whatever queued meanwhile; after 64 batches it hands
 //            leadership to the first waiting request.
 //            When each batch waits for the disk (Durability::fsync), waiters sleep at
-//            once rather than spin, and the leader wakes a batch outside the pipeline's
-//            lock, so arrivals queue while it wakes (docs/benchmarks.md, "Durable
-//            commits").
+//            once rather than spin, all of a batch on one word, and the leader wakes the
+//            batch with one system call outside the pipeline's lock, so arrivals queue
+//            while it wakes (docs/benchmarks.md, "Durable commits").
 // Steps 2-5 cannot throw: everything that can fail was checked before the request was
 // submitted.
 //
@@ -63,6 +63,8 @@ struct CommitRequest {
   // Grouped mode: 0 waiting, 1 leads the next batch, 2 done. Set by the leader, waited on
   // by the committer, which may destroy the request as soon as it sees 2.
   base::WaitWord state{0};
+  // Grouped mode: the number of the batch the request joins (taken_ when it queued).
+  std::uint32_t ticket = 0;
 };
 
 enum class CommitMode : std::uint8_t { alone, grouped };
@@ -88,8 +90,12 @@ class CommitPipeline {
   // Resolves, applies and publishes the batch; returns the units of collection it earned
   // (0 when it published nothing).
   std::size_t process(std::vector<CommitRequest*>& batch) noexcept;
-  // Marks the batch's requests but the leader's own done, waking those that sleep.
-  static void wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader);
+  // Marks the batch's requests but the leader's own done, waking those that sleep; batch
+  // number `ticket`.
+  void wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader,
+            std::uint32_t ticket);
+  // Sleeps until the request is done or leads; returns its state then.
+  int wait_shared(CommitRequest& request);
   // Collects garbage and prunes the resolver's history (leader only).
   void collect(std::size_t budget) noexcept;
   bool resolve(const CommitRequest& request);
@@ -111,6 +117,11 @@ class CommitPipeline {
   std::mutex queue_mu_;
   std::vector<CommitRequest*> queue_;  // guarded by queue_mu_
   bool leader_active_ = false;         // guarded by queue_mu_
+  std::uint32_t taken_ = 0;            // batches taken from queue_; guarded by queue_mu_
+  // With a synced log, waiters sleep on the word of their batch's parity rather than on
+  // their own: the leader wakes a whole batch with one system call. Bumped after the
+  // batch's requests are marked done (or one is handed the leadership).
+  std::atomic<std::int32_t> finished_[2] = {0, 0};
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.
   Resolver resolver_;
   std::vector<CommitRequest*> batch_;

@@ -50,6 +50,7 @@ std::vector<std::vector<Version>> commit_from_threads(CommitPipeline& pipeline,
                                                       int commits) {
   std::vector<std::vector<Version>> versions(threads);
   std::vector<std::thread> running;
+  running.reserve(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     running.emplace_back([&, t] {
       for (int i = 0; i < commits; ++i) {
@@ -155,30 +156,36 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   store.registry().release(reader);
 }
 
-// Under Durability::fsync waiters sleep at once and the leader wakes a batch outside the
-// pipeline's lock: every commit still finishes once, in order per thread, and is in the
-// log (a reopen from the same files recovers every key).
-TEST(CommitPipeline, ConcurrentCommittersOnASyncedLogAllFinishAndAreLogged) {
+// Under Durability::fsync waiters sleep at once on their batch's shared word, and the
+// leader wakes a batch outside the pipeline's lock: every commit still finishes once, in
+// order per thread, and is in the log (a reopen from the same files recovers every key).
+// With more committers than batches a leader runs (kMaxRounds), leadership passes on too.
+class SyncedLogCommitters : public ::testing::TestWithParam<int> {};
+
+TEST_P(SyncedLogCommitters, AllFinishAndAreLogged) {
   FaultFileSystem fs;
   Options options;
   options.path = "/db";
   options.durability = Durability::fsync;
-  constexpr int kThreads = 8;
-  constexpr int kCommits = 300;
+  const int threads = GetParam();
+  const int commits = 2400 / threads;
   {
     kv::MvccStore store;
     Persistence persistence(options, store, fs);
     CommitPipeline pipeline(store);
     pipeline.set_persistence(&persistence);
     // Published (and so durable) by the time each commit returns.
-    const auto versions = commit_from_threads(pipeline, store, kThreads, kCommits);
-    EXPECT_EQ(pipeline.stats().commits, std::uint64_t{kThreads} * kCommits);
+    const auto versions = commit_from_threads(pipeline, store, threads, commits);
+    EXPECT_EQ(pipeline.stats().commits,
+              static_cast<std::uint64_t>(threads) * static_cast<std::uint64_t>(commits));
     for (const auto& v : versions) EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
   }
   kv::MvccStore recovered;
   Persistence again(options, recovered, fs);
-  expect_every_key(recovered, kThreads, kCommits);
+  expect_every_key(recovered, threads, commits);
 }
+
+INSTANTIATE_TEST_SUITE_P(Threads, SyncedLogCommitters, ::testing::Values(8, 48));
 
 TEST(CommitPipeline, FailingLogFailsThatBatchAsUnknownAndEveryLaterCommit) {
   FaultFileSystem fs;

@@ -156,14 +156,16 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   store.registry().release(reader);
 }
 
-// Under Durability::fsync waiters sleep at once on their batch's shared word, and the
-// leader wakes a batch outside the pipeline's lock: every commit still finishes once, in
-// order per thread, and is in the log (a reopen from the same files recovers every key).
-// With more committers than batches a leader runs (kMaxRounds), leadership passes on too.
+// Under Durability::fsync waiters sleep at once, all of a batch on one shared word, and
+// the leader wakes the batch with one call outside the pipeline's lock. Every commit
+// still finishes once, in order per thread, and is in the log (a reopen from the same
+// files recovers every key). Syncs take 100 us, as on a disk, so that committers do queue
+// and sleep; a lost wake-up hangs the test.
 class SyncedLogCommitters : public ::testing::TestWithParam<int> {};
 
 TEST_P(SyncedLogCommitters, AllFinishAndAreLogged) {
   FaultFileSystem fs;
+  fs.set_sync_latency(std::chrono::microseconds(100));
   Options options;
   options.path = "/db";
   options.durability = Durability::fsync;

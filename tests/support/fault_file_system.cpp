@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <thread>
 
 #include "strata/error.hpp"
 
@@ -223,6 +224,9 @@ void FaultFileSystem::file_append(const std::shared_ptr<Inode>& inode, std::uint
 
 void FaultFileSystem::file_sync(const std::shared_ptr<Inode>& inode, std::uint64_t generation,
                                 const fs::path& path) {
+  if (const std::int64_t us = sync_latency_us_.load(std::memory_order_relaxed); us > 0) {
+    std::this_thread::sleep_for(std::chrono::microseconds(us));
+  }
   std::lock_guard<std::mutex> guard(mutex_);
   if (generation != generation_)
     base::throw_io_error("fdatasync (after simulated crash)", path, EIO);
@@ -233,6 +237,10 @@ void FaultFileSystem::file_sync(const std::shared_ptr<Inode>& inode, std::uint64
 std::uint64_t FaultFileSystem::file_size_of(const std::shared_ptr<Inode>& inode) const {
   std::lock_guard<std::mutex> guard(mutex_);
   return inode->data.size();
+}
+
+void FaultFileSystem::set_sync_latency(std::chrono::microseconds latency) {
+  sync_latency_us_.store(latency.count(), std::memory_order_relaxed);
 }
 
 void FaultFileSystem::fail_nth(Op op, int n, std::size_t partial_bytes) {

@@ -1,6 +1,7 @@
 // base/posix_file_system.cpp: FileSystem on POSIX system calls.
 //
-// Files are opened with O_CLOEXEC; sync() is fdatasync; sync_dir() fsyncs the directory.
+// Files are opened with O_CLOEXEC; sync() is fdatasync; sync_dir() fsyncs the directory;
+// a file grown ahead (grow_ahead) is written with pwrite at its logical end.
 // lock() combines flock() on the lock file (against other processes) with a registry of
 // the canonical paths this process holds, so a second lock() in the same process fails
 // with a message that says so, also on file systems where flock is not enforced.
@@ -38,15 +39,19 @@ int close_fd(int fd) { return ::close(fd) == 0 ? 0 : errno; }
 
 class PosixWritableFile final : public WritableFile {
  public:
-  PosixWritableFile(int fd, fs::path path, std::uint64_t size)
-      : fd_(fd), path_(std::move(path)), size_(size) {}
+  PosixWritableFile(int fd, fs::path path, std::uint64_t size, bool appending)
+      : fd_(fd), path_(std::move(path)), size_(size), disk_size_(size), appending_(appending) {}
   ~PosixWritableFile() override {
     if (fd_ >= 0) close_fd(fd_);
   }
 
   void append(std::string_view data) override {
+    if (step_ != 0 && size_ + data.size() > disk_size_) grow(size_ + data.size());
     while (!data.empty()) {
-      const ssize_t n = ::write(fd_, data.data(), data.size());
+      // pwrite at size_ (the file may be longer on disk); write() for O_APPEND files.
+      const ssize_t n = step_ != 0
+                            ? ::pwrite(fd_, data.data(), data.size(), static_cast<off_t>(size_))
+                            : ::write(fd_, data.data(), data.size());
       if (n < 0) {
         if (errno == EINTR) continue;
         throw_io_error("write", path_, errno);
@@ -54,6 +59,7 @@ class PosixWritableFile final : public WritableFile {
       data.remove_prefix(static_cast<std::size_t>(n));
       size_ += static_cast<std::uint64_t>(n);
     }
+    disk_size_ = std::max(disk_size_, size_);
   }
 
   void sync() override {
@@ -64,17 +70,56 @@ class PosixWritableFile final : public WritableFile {
 
   void close() override {
     if (fd_ < 0) return;
-    const int err = close_fd(fd_);
+    // Cut the zeros grown ahead, durably: only the newest log segment may end in them.
+    int err = 0;
+    const char* what = "close";
+    if (disk_size_ > size_) {
+      if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+        err = errno;
+        what = "ftruncate";
+      } else if (::fdatasync(fd_) != 0) {
+        err = errno;
+        what = "fdatasync";
+      } else {
+        disk_size_ = size_;
+      }
+    }
+    const int close_err = close_fd(fd_);
     fd_ = -1;
-    if (err != 0) throw_io_error("close", path_, err);
+    if (err == 0) err = close_err;
+    if (err != 0) throw_io_error(what, path_, err);
   }
 
   std::uint64_t size() const override { return size_; }
 
+  void grow_ahead(std::uint64_t step) override {
+    if (!appending_) step_ = step;
+  }
+
  private:
+  // Writes zeros from disk_size_ up to a multiple of step_ that holds `needed` bytes.
+  void grow(std::uint64_t needed) {
+    const std::uint64_t target = (needed / step_ + 1) * step_;
+    static constexpr std::size_t kChunk = std::size_t{64} << 10;
+    static const std::string kZeros(kChunk, '\0');
+    while (disk_size_ < target) {
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, target - disk_size_));
+      const ssize_t w = ::pwrite(fd_, kZeros.data(), n, static_cast<off_t>(disk_size_));
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        throw_io_error("write", path_, errno);
+      }
+      disk_size_ += static_cast<std::uint64_t>(w);
+    }
+  }
+
   int fd_;
   fs::path path_;
-  std::uint64_t size_;
+  std::uint64_t size_;       // what was appended (and was there when opened)
+  std::uint64_t disk_size_;  // the file's size on disk: size_ plus zeros grown ahead
+  bool appending_;           // opened with O_APPEND: pwrite would append anyway
+  std::uint64_t step_ = 0;   // grow_ahead's step; 0: plain appends
 };
 
 class PosixReadableFile final : public ReadableFile {
@@ -166,7 +211,8 @@ class PosixFileSystem final : public FileSystem {
       close_fd(fd);
       throw_io_error("fstat", path, err);
     }
-    return std::make_unique<PosixWritableFile>(fd, path, static_cast<std::uint64_t>(st.st_size));
+    return std::make_unique<PosixWritableFile>(fd, path, static_cast<std::uint64_t>(st.st_size),
+                                               mode == OpenMode::append);
   }
 
   std::unique_ptr<ReadableFile> open_readable(const fs::path& path) override {

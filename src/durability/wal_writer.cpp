@@ -113,6 +113,7 @@ void WalWriter::flush_locked(bool sync) {
       if (segment_pending_) {
         const fs::path path = dir_ / wal_file_name(pending_first_version_);
         active_ = fs_.open_writable(path, base::OpenMode::truncate);
+        if (options_.grow_ahead_bytes != 0) active_->grow_ahead(options_.grow_ahead_bytes);
         segments_.push_back(Segment{path, pending_first_version_, 0});
         segment_pending_ = false;
         dir_sync_pending_ = true;

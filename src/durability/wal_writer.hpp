@@ -11,6 +11,9 @@
 // When the active segment has reached Options::segment_bytes, the next group of records
 // goes to a new segment. Before a new segment is started the previous one is synced and
 // its directory entry made durable, so only the newest segment can ever have a torn tail.
+// With Options::grow_ahead_bytes the active segment is longer on disk than its records,
+// by zeros, until it is closed (docs/format/wal.md): a crash can leave them behind, and
+// recovery cuts them off as a torn tail.
 //
 // Failure: if a write, sync, open or close fails, the failing call rethrows the io_error
 // and the writer becomes failed: every later append/flush/roll/close throws
@@ -46,6 +49,10 @@ class WalWriter {
   struct Options {
     // A new segment is started once the active one holds at least this many bytes.
     std::uint64_t segment_bytes = std::uint64_t{64} << 20;
+    // When not 0, the active segment grows on disk this many bytes of zeros at a time
+    // ahead of its records (base::WritableFile::grow_ahead), so that a sync after a flush
+    // rarely changes the file's size. For a log synced at every commit.
+    std::uint64_t grow_ahead_bytes = 0;
   };
 
   // Writes segments into `dir`, which must exist. `last_version` is the version recover()

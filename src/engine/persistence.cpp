@@ -20,6 +20,8 @@ namespace {
 // 64 B of store memory each), take their slabs from a SlabSource.
 constexpr std::uint64_t kSlabSourceLogBytes = std::uint64_t{64} << 20;
 constexpr std::uint64_t kSlabSourceEntries = std::uint64_t{1} << 20;
+// A synced log grows on disk this far ahead of its records at a time.
+constexpr std::uint64_t kWalGrowAheadBytes = std::uint64_t{1} << 20;
 
 // What a recovery of `dir` will read, in bytes.
 struct RecoveryBytes {
@@ -151,7 +153,13 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
   last_checkpoint_ = plan.checkpoint_version;
   checkpoint_floor_ = last_checkpoint_;
   if (mode_ != Durability::none) {
-    wal_ = std::make_unique<durability::WalWriter>(fs_, dir_, recovered);
+    durability::WalWriter::Options wal_options;
+    // A log synced at every commit grows ahead of its records, 1 MiB at a time: most syncs
+    // then leave the file's size alone and skip a journal commit (docs/benchmarks.md,
+    // "Durable commits"). A buffered log is not synced per commit and would only write the
+    // zeros for nothing.
+    if (mode_ == Durability::fsync) wal_options.grow_ahead_bytes = kWalGrowAheadBytes;
+    wal_ = std::make_unique<durability::WalWriter>(fs_, dir_, recovered, wal_options);
   }
   thread_ = std::thread([this] { checkpoint_loop(); });
 }

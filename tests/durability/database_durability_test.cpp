@@ -228,6 +228,44 @@ std::map<std::string, std::string> expected_after(std::uint32_t n) {
   return m;
 }
 
+// Under Durability::fsync the log's active segment grows on disk ahead of its records (by
+// zeros). A process that ends without closing the database leaves that zero tail behind;
+// the next open reads every commit, and cuts the segment back to its records.
+TEST(DurableDatabase, AZeroTailLeftByAProcessThatDiedIsCutAndLosesNothing) {
+  TempDir dir;
+  constexpr int kCommits = 50;
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    Database db = Database::open(on_disk(dir.path(), Durability::fsync));
+    for (int i = 0; i < kCommits; ++i) {
+      db.run([&](Transaction& tr) { tr.set("k" + std::to_string(i), std::to_string(i)); });
+    }
+    _exit(0);  // no close: the segment keeps its zero tail
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  auto segment_bytes = [&] {
+    std::uintmax_t bytes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+      if (entry.path().extension() == ".log") bytes += entry.file_size();
+    }
+    return bytes;
+  };
+  const std::uintmax_t before = segment_bytes();
+  EXPECT_GE(before, std::uintmax_t{1} << 20) << "the segment did not grow ahead";
+  {
+    Database db = Database::open(on_disk(dir.path(), Durability::fsync));
+    const auto state = contents(db);
+    ASSERT_EQ(state.size(), static_cast<std::size_t>(kCommits));
+    for (int i = 0; i < kCommits; ++i)
+      EXPECT_EQ(state.at("k" + std::to_string(i)), std::to_string(i));
+  }
+  EXPECT_LT(segment_bytes(), std::uintmax_t{64} << 10) << "the zero tail was not cut";
+}
+
 TEST(DurableDatabase, SigkillNeverLosesAnAcknowledgedCommit) {
   TempDir dir;
   std::mt19937 rng(12345);

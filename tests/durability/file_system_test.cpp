@@ -53,6 +53,35 @@ TEST(PosixFileSystem, WriteReadRenameRemoveAndList) {
   EXPECT_EQ(fs.list(dir.path()), std::vector<std::string>{"sub"});
 }
 
+// grow_ahead: the file is longer on disk than what was appended, by zeros, in whole steps,
+// until close() cuts it back; a file opened to append ignores it.
+TEST(PosixFileSystem, GrowAheadKeepsZerosPastTheAppendsUntilClose) {
+  TempDir dir;
+  auto& fs = base::default_file_system();
+  const auto a = dir.path() / "a";
+  auto file = fs.open_writable(a, base::OpenMode::truncate);
+  file->grow_ahead(4096);
+  file->append("abc");
+  EXPECT_EQ(file->size(), 3u);
+  EXPECT_EQ(fs.file_size(a), 4096u);
+  EXPECT_EQ(fs.open_readable(a)->read_all(), "abc" + std::string(4093, '\0'));
+  const std::string more(5000, 'x');
+  file->append(more);
+  file->sync();
+  EXPECT_EQ(file->size(), 5003u);
+  EXPECT_EQ(fs.file_size(a), 8192u);  // the multiple of the step that holds 5003 bytes
+  file->close();
+  EXPECT_EQ(fs.file_size(a), 5003u);
+  EXPECT_EQ(fs.open_readable(a)->read_all(), "abc" + more);
+
+  auto appending = fs.open_writable(a, base::OpenMode::append);
+  appending->grow_ahead(4096);
+  appending->append("!");
+  EXPECT_EQ(fs.file_size(a), 5004u);
+  appending->close();
+  EXPECT_EQ(fs.open_readable(a)->read_all(), "abc" + more + "!");
+}
+
 TEST(PosixFileSystem, FailuresAreIoErrorsNamingThePath) {
   TempDir dir;
   auto& fs = base::default_file_system();

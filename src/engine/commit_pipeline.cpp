@@ -46,9 +46,10 @@ void CommitPipeline::commit(CommitRequest& request) {
   request.ticket = taken_;
   if (leader_active_) {
     lock.unlock();
-    // Spin a little, then sleep until done or handed the leadership. Done needs no lock:
-    // the leader filled in the output fields before it set the state (release), and
-    // touches the request no more after that (base/wait_word.hpp).
+    // Spin a little (not before a sync: sleep at once, on the batch's shared word), then
+    // sleep until done or handed the leadership. Done needs no lock: the leader filled in
+    // the output fields before it set the state (release), and touches the request no more
+    // after that (base/wait_word.hpp).
     const int state = syncs_ ? wait_shared(request) : request.state.wait_while(kWaiting, kSpins);
     if (state == kDone) return;
     lock.lock();
@@ -105,7 +106,8 @@ void CommitPipeline::commit(CommitRequest& request) {
 void CommitPipeline::wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader,
                           std::uint32_t ticket) {
   for (CommitRequest* r : batch) {
-    if (r != &leader) r->state.set(kDone);  // no system call: shared waiters never sleep on it
+    // Under a synced log no system call: the waiters sleep on the shared word instead.
+    if (r != &leader) r->state.set(kDone);
   }
   if (syncs_) {
     // Every request of batch `ticket` sleeps on this word; so will those of batch ticket + 2,

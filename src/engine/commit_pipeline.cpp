@@ -92,12 +92,9 @@ void CommitPipeline::commit(CommitRequest& request) {
     if (round + 1 == kMaxRounds) {
       CommitRequest* next = queue_.front();
       next->state.set(kLeader);
-      if (syncs_) {
-        // Its batch-mates wake too, find themselves still waiting and sleep again.
-        std::atomic<std::int32_t>& word = finished_[next->ticket & 1];
-        word.fetch_add(1, std::memory_order_release);
-        base::futex_wake_all(word);
-      }
+      // Under a synced log it sleeps on its batch's word: its batch-mates wake too, find
+      // themselves still waiting and sleep again.
+      if (syncs_) wake_word(next->ticket);
       break;
     }
   }
@@ -109,13 +106,15 @@ void CommitPipeline::wake(const std::vector<CommitRequest*>& batch, const Commit
     // Under a synced log no system call: the waiters sleep on the shared word instead.
     if (r != &leader) r->state.set(kDone);
   }
-  if (syncs_) {
-    // Every request of batch `ticket` sleeps on this word; so will those of batch ticket + 2,
-    // which cannot queue before the batch between is taken, after this wake.
-    std::atomic<std::int32_t>& word = finished_[ticket & 1];
-    word.fetch_add(1, std::memory_order_release);
-    base::futex_wake_all(word);
-  }
+  if (syncs_) wake_word(ticket);
+}
+
+// Every request of batch `ticket` sleeps on this word; so will those of batch ticket + 2,
+// which cannot queue before the batch between is taken, after this wake.
+void CommitPipeline::wake_word(std::uint32_t ticket) {
+  std::atomic<std::int32_t>& word = finished_[ticket & 1];
+  word.fetch_add(1, std::memory_order_release);
+  base::futex_wake_all(word);
 }
 
 int CommitPipeline::wait_shared(CommitRequest& request) {

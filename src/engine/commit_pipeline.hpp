@@ -94,7 +94,9 @@ class CommitPipeline {
   // number `ticket`.
   void wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader,
             std::uint32_t ticket);
-  // Sleeps until the request is done or leads; returns its state then.
+  // Synced log: bumps the shared word of batch `ticket` and wakes every request on it.
+  void wake_word(std::uint32_t ticket);
+  // Synced log: sleeps until the request is done or leads; returns its state then.
   int wait_shared(CommitRequest& request);
   // Collects garbage and prunes the resolver's history (leader only).
   void collect(std::size_t budget) noexcept;

@@ -5,6 +5,10 @@
 #include "engine/commit_pipeline.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <fstream>
+#include <future>
 #include <memory_resource>
 #include <string>
 #include <thread>
@@ -17,6 +21,8 @@
 #include "engine/persistence.hpp"
 #include "support/error_matchers.hpp"
 #include "support/fault_file_system.hpp"
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace strata::engine {
 namespace {
@@ -159,13 +165,11 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
 // Under Durability::fsync waiters sleep at once, all of a batch on one shared word, and
 // the leader wakes the batch with one call outside the pipeline's lock. Every commit
 // still finishes once, in order per thread, and is in the log (a reopen from the same
-// files recovers every key). Syncs take 100 us, as on a disk, so that committers do queue
-// and sleep; a lost wake-up hangs the test.
+// files recovers every key).
 class SyncedLogCommitters : public ::testing::TestWithParam<int> {};
 
 TEST_P(SyncedLogCommitters, AllFinishAndAreLogged) {
   FaultFileSystem fs;
-  fs.set_sync_latency(std::chrono::microseconds(100));
   Options options;
   options.path = "/db";
   options.durability = Durability::fsync;
@@ -188,6 +192,68 @@ TEST_P(SyncedLogCommitters, AllFinishAndAreLogged) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, SyncedLogCommitters, ::testing::Values(8, 48));
+
+#if defined(__linux__)
+// Whether thread `tid` of this process is blocked in a futex wait (/proc says which system
+// call a thread is in).
+bool in_futex_wait(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  std::string call;
+  return static_cast<bool>(in >> call) && call == std::to_string(SYS_futex);
+}
+
+// The sleeping path, made certain: the leader's sync is held until every other committer
+// has queued behind it and sleeps in the kernel; then the one wake of their batch must
+// get every one of them out (a lost wake-up hangs the test).
+TEST(CommitPipeline, CommittersAsleepBehindASyncAreAllWoken) {
+  FaultFileSystem fs;
+  Options options;
+  options.path = "/db";
+  options.durability = Durability::fsync;
+  kv::MvccStore store;
+  Persistence persistence(options, store, fs);
+  CommitPipeline pipeline(store);
+  pipeline.set_persistence(&persistence);
+
+  std::promise<void> in_sync;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> held{false};
+  fs.set_sync_hook([&] {
+    if (held.exchange(true)) return;  // only the first sync is held
+    in_sync.set_value();
+    released.wait();
+  });
+  std::thread leader([&] {
+    BlindWrite w("leader", "0");
+    pipeline.commit(w.request);
+    EXPECT_EQ(w.request.error, ErrorCode::success);
+  });
+  in_sync.get_future().wait();
+
+  constexpr int kWaiters = 6;
+  std::array<std::atomic<pid_t>, kWaiters> tids{};
+  std::vector<std::thread> waiters;
+  for (int t = 0; t < kWaiters; ++t) {
+    waiters.emplace_back([&, t] {
+      tids[static_cast<std::size_t>(t)] = static_cast<pid_t>(syscall(SYS_gettid));
+      BlindWrite w(thread_key(t, 0), "0");
+      pipeline.commit(w.request);
+      EXPECT_EQ(w.request.error, ErrorCode::success);
+    });
+  }
+  for (const auto& tid : tids) {
+    while (tid.load() == 0 || !in_futex_wait(tid.load())) std::this_thread::yield();
+  }
+  release.set_value();
+  leader.join();
+  for (std::thread& t : waiters) t.join();
+
+  EXPECT_EQ(pipeline.stats().commits, std::uint64_t{kWaiters} + 1);
+  EXPECT_GE(pipeline.stats().batches, 2U);  // the held one, then the sleepers' (one or more)
+  expect_every_key(store, kWaiters, 1);
+}
+#endif
 
 TEST(CommitPipeline, FailingLogFailsThatBatchAsUnknownAndEveryLaterCommit) {
   FaultFileSystem fs;

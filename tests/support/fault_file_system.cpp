@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <thread>
 
 #include "strata/error.hpp"
 
@@ -224,9 +223,7 @@ void FaultFileSystem::file_append(const std::shared_ptr<Inode>& inode, std::uint
 
 void FaultFileSystem::file_sync(const std::shared_ptr<Inode>& inode, std::uint64_t generation,
                                 const fs::path& path) {
-  if (const std::int64_t us = sync_latency_us_.load(std::memory_order_relaxed); us > 0) {
-    std::this_thread::sleep_for(std::chrono::microseconds(us));
-  }
+  if (sync_hook_) sync_hook_();
   std::lock_guard<std::mutex> guard(mutex_);
   if (generation != generation_)
     base::throw_io_error("fdatasync (after simulated crash)", path, EIO);
@@ -239,9 +236,7 @@ std::uint64_t FaultFileSystem::file_size_of(const std::shared_ptr<Inode>& inode)
   return inode->data.size();
 }
 
-void FaultFileSystem::set_sync_latency(std::chrono::microseconds latency) {
-  sync_latency_us_.store(latency.count(), std::memory_order_relaxed);
-}
+void FaultFileSystem::set_sync_hook(std::function<void()> hook) { sync_hook_ = std::move(hook); }
 
 void FaultFileSystem::fail_nth(Op op, int n, std::size_t partial_bytes) {
   std::lock_guard<std::mutex> guard(mutex_);

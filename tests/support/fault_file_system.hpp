@@ -16,10 +16,9 @@
 #pragma once
 
 #include <array>
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,10 +62,10 @@ class FaultFileSystem final : public base::FileSystem {
   void drop_unsynced();
   // Keeps only the first `keep` bytes of the most recent append (a write cut short).
   void tear_last_write(std::size_t keep);
-  // Every file sync from now on takes at least `latency` (a slow disk), outside the file
-  // system's lock. Not a synchronisation: it only makes concurrent committers queue up
-  // and sleep while a sync runs, as they do on a real disk.
-  void set_sync_latency(std::chrono::microseconds latency);
+  // Every file sync from now on first calls `hook` (outside the file system's lock), on
+  // the syncing thread: a test can hold a sync there, as a slow disk would, until it has
+  // seen what it wants to happen meanwhile. Set it while no sync runs.
+  void set_sync_hook(std::function<void()> hook);
 
   // Inspection and direct manipulation, for tests.
   int count(Op op) const;
@@ -105,7 +104,7 @@ class FaultFileSystem final : public base::FileSystem {
   void release_lock(const std::string& key);
 
   mutable std::mutex mutex_;
-  std::atomic<std::int64_t> sync_latency_us_{0};
+  std::function<void()> sync_hook_;
   std::map<std::string, std::shared_ptr<Inode>> live_;
   std::map<std::string, std::shared_ptr<Inode>> durable_;
   std::set<std::string> dirs_;

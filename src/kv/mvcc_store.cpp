@@ -91,7 +91,8 @@ void MvccStore::set(std::string_view key, std::string_view value, Version versio
   Node* n = insert(key, hash);
   // A new key's first record right behind its node, when the node was just carved.
   push(n, value, version,
-       node_pool_.allocate_after(n, List::allocation_size(*n), VersionRecord::bytes_for(value)));
+       node_pool_.allocate_after(n, List::allocation_size(*n),
+                                 VersionRecord::bytes_for(value, nullptr)));
 }
 
 void MvccStore::clear(std::string_view key, Version version) {

@@ -170,7 +170,7 @@ class MvccStore {
     Kind kind;
   };
 
-  // The new newest record of `node`, built in `memory` (bytes_for(value) bytes from a pool)
+  // The new newest record of `node`, built in `memory` (bytes_for(value, nullptr) from a pool)
   // when given, else in record_pool_. REQUIRES: memory is null unless `node` has no record.
   void push(Node* node, std::optional<std::string_view> value, Version version,
             void* memory = nullptr);

@@ -15,7 +15,8 @@
 // (the store calls it once per commit), while lookups probe both tables. Memory: 8 B per
 // slot, 8.9-11.1 B per live key, more while a migration holds both tables.
 // Growth is prepared ahead: from kPrepareLoad on, the next table (when it is big enough
-// for huge pages) is mapped, and advance() faults in one huge page of it per commit.
+// for huge pages) is mapped, and advance() faults in one huge page of it per commit, as
+// far as the current table's fill from kPrepareLoad to kMaxLoad asks for.
 // Without that, the first commit after a growth took every page fault at once (a
 // 1,000-key commit at 2 M keys: 24-35 ms, against 8-10 ms with 4 KiB pages).
 //
@@ -145,9 +146,10 @@ class PointIndex {
   // Writer: one more step of a running migration, for a writer that neither inserts nor
   // erases for a while (otherwise lookups would keep probing two tables). Returns a table
   // to retire, or nullptr.
-  // Also faults in one more huge page of a prepared next table.
+  // Also faults in one more huge page of a prepared next table, if the current one has
+  // filled enough to want it (see fault_target).
   Table* advance() {
-    if (next_ != nullptr && faulted_ < next_->mapped) {
+    if (next_ != nullptr && faulted_ < next_->mapped && faulted_ < fault_target()) {
       // The page is zero already; the write makes the kernel provide it now.
       static_cast<volatile unsigned char*>(static_cast<void*>(next_))[faulted_] = 0;
       faulted_ += kHugePage;
@@ -362,6 +364,19 @@ class PointIndex {
     if (sizeof(Table) + capacity * sizeof(std::uint64_t) < kHugePage) return;
     next_ = make_table(capacity);
     faulted_ = kHugePage;  // the first page holds the header make_table wrote
+  }
+
+  // The bytes of the prepared table wanted by now: in step with the current table's fill
+  // from kPrepareLoad to kMaxLoad, so that the memory comes as the keys do (advance()
+  // faults while below it: the whole table is in before the fill reaches kMaxLoad).
+  // Faulting it all at once at kPrepareLoad held a whole extra table through that band,
+  // 11 B per live key (docs/benchmarks.md, "Memory per live key").
+  std::size_t fault_target() const {
+    const Table& t = *table_.load(std::memory_order_relaxed);
+    const std::size_t from = t.capacity * kPrepareLoadPercent / 100;
+    const std::size_t band = std::max<std::size_t>(t.capacity * kMaxLoadPercent / 100 - from, 1);
+    const std::size_t filled = std::min(t.used > from ? t.used - from : 0, band);
+    return next_->mapped / band * filled;
   }
 
   // Copies the entries of up to `slots` old slots into the current table (the entries

@@ -11,12 +11,14 @@
 // reader to finish. (One window alone was judged until session 19, and a single stall of
 // the virtual machine, seen in old and new binaries alike, could fail it.)
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/strata.hpp"
@@ -52,20 +54,72 @@ void churn_pair(strata::Database& db, std::uint64_t& head, std::uint64_t& tail,
   ++head;
 }
 
-long arg(int argc, char** argv, const char* name, long fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return std::atol(argv[i + 1]);
+constexpr const char* kUsage =
+    "usage: strata-churn [--keys N] [--ops N] [--live N] [--held-reader 0|1]\n"
+    "  --keys N          keys loaded to measure memory per live key (default 1000000)\n"
+    "  --ops N           churn operations, half inserts and half deletes (default 10000000)\n"
+    "  --live N          the churn's constant live set (default 100000)\n"
+    "  --held-reader 0|1 run the phase with an old reader held open (default 1)\n";
+
+struct Args {
+  long keys = 1'000'000;
+  long ops = 10'000'000;
+  long live = 100'000;
+  long held_reader = 1;
+};
+
+// Parses the flags; prints why and returns false on a bad one (or after --help).
+bool parse_args(int argc, char** argv, Args& args, int& exit_code) {
+  struct Flag {
+    const char* name;
+    long* value;
+    long min;
+    long max;
+  };
+  const Flag flags[] = {{"--keys", &args.keys, 1, 1'000'000'000},
+                        {"--ops", &args.ops, 10, 10'000'000'000},
+                        {"--live", &args.live, 1, 1'000'000'000},
+                        {"--held-reader", &args.held_reader, 0, 1}};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(kUsage, stdout);
+      exit_code = 0;
+      return false;
+    }
+    const Flag* flag = nullptr;
+    for (const Flag& f : flags) {
+      if (std::strcmp(argv[i], f.name) == 0) flag = &f;
+    }
+    if (flag == nullptr || i + 1 == argc) {
+      std::fprintf(stderr, "strata-churn: %s '%s'\n%s",
+                   flag == nullptr ? "unknown option" : "missing value after", argv[i], kUsage);
+      exit_code = 2;
+      return false;
+    }
+    const std::string_view text = argv[++i];
+    long value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < flag->min ||
+        value > flag->max) {
+      std::fprintf(stderr, "strata-churn: %s takes a whole number from %ld to %ld, not '%s'\n",
+                   flag->name, flag->min, flag->max, argv[i]);
+      exit_code = 2;
+      return false;
+    }
+    *flag->value = value;
   }
-  return fallback;
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long keys = arg(argc, argv, "--keys", 1'000'000);
-  const long ops = arg(argc, argv, "--ops", 10'000'000);
-  const long live = arg(argc, argv, "--live", 100'000);
-  const bool held = arg(argc, argv, "--held-reader", 1) != 0;
+  Args args;
+  if (int exit_code = 0; !parse_args(argc, argv, args, exit_code)) return exit_code;
+  const long keys = args.keys;
+  const long ops = args.ops;
+  const long live = args.live;
+  const bool held = args.held_reader != 0;
   const std::string value(100, 'v');
 
   // 1. Memory per live key.

@@ -4,11 +4,16 @@
 // clean close writes.
 //
 //   strata-recovery DIR [MEGABYTES]      (default 1024)
+// DIR is emptied first and removed at the end, so it must be new, empty, or a strata
+// database directory (a leftover of an earlier run): anything else is refused.
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "strata/strata.hpp"
 
@@ -36,15 +41,68 @@ std::uint64_t dir_bytes(const std::filesystem::path& dir, const char* ext) {
   return n;
 }
 
+constexpr const char* kUsage =
+    "usage: strata-recovery DIR [MEGABYTES]\n"
+    "  Writes MEGABYTES (default 1024) of 16-byte keys and 100-byte values to a durable\n"
+    "  database in DIR, ends the writer without a checkpoint, then times the open that\n"
+    "  replays the log and the open from the checkpoint a clean close writes. DIR is\n"
+    "  emptied first and removed at the end: it must be new, empty, or a strata database.\n";
+
+// A file a strata database directory holds (docs/format/): LOCK, wal-*.log,
+// checkpoint-*.ckpt and checkpoint-*.ckpt.tmp.
+bool is_database_file(const std::string& name) {
+  auto has = [&](std::string_view prefix, std::string_view suffix) {
+    return name.size() > prefix.size() + suffix.size() && name.starts_with(prefix) &&
+           name.ends_with(suffix);
+  };
+  return name == "LOCK" || has("wal-", ".log") || has("checkpoint-", ".ckpt") ||
+         has("checkpoint-", ".ckpt.tmp");
+}
+
+// Why `dir` may not be emptied, or "" when it may.
+std::string refuse_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return "";
+  if (!std::filesystem::is_directory(dir, ec)) return dir.string() + " is not a directory";
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || !is_database_file(name)) {
+      return dir.string() + " holds " + name +
+             ", which is not a strata database's file: give a new or empty directory";
+    }
+  }
+  return ec ? dir.string() + ": " + ec.message() : "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: strata-recovery DIR [MEGABYTES]\n");
+  if (argc >= 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (argc < 2 || argc > 3 || argv[1][0] == '-') {
+    std::fputs(kUsage, stderr);
     return 2;
   }
   const std::filesystem::path dir = argv[1];
-  const std::uint64_t megabytes = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1024;
+  constexpr std::uint64_t kMaxMegabytes = std::uint64_t{1} << 20;  // 1 TB
+  std::uint64_t megabytes = 1024;
+  if (argc > 2) {
+    const std::string_view text = argv[2];
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), megabytes);
+    if (ec != std::errc() || end != text.data() + text.size() || megabytes == 0 ||
+        megabytes > kMaxMegabytes) {
+      std::fprintf(stderr,
+                   "strata-recovery: MEGABYTES must be a whole number from 1 to %llu, not '%s'\n",
+                   static_cast<unsigned long long>(kMaxMegabytes), argv[2]);
+      return 2;
+    }
+  }
+  if (const std::string why = refuse_dir(dir); !why.empty()) {
+    std::fprintf(stderr, "strata-recovery: %s\n", why.c_str());
+    return 2;
+  }
   const std::uint64_t keys = megabytes * 1000 * 1000 / 116;
   std::filesystem::remove_all(dir);
   strata::Options o;

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -74,6 +75,13 @@ StressOptions parse_options(int argc, char** argv) {
     if (flag == "--help" || flag == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);
+    }
+    static constexpr std::string_view kFlags[] = {
+        "--workload",   "--clients",         "--seconds", "--duration", "--ops",  "--max-in-flight",
+        "--value-size", "--high-contention", "--path",    "--seed",     "--json", "--round-trip-us",
+        "--api"};
+    if (std::find(std::begin(kFlags), std::end(kFlags), flag) == std::end(kFlags)) {
+      fail("unknown option '" + std::string(flag) + "'");
     }
     if (i + 1 >= argc) fail("missing value for " + std::string(flag));
     const char* value = argv[++i];

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -84,7 +85,9 @@ class VersionRecord {
   static_assert(kChainedBit >> 63 == 1 && kChainedHeader == kFirstHeader + 8);
 
   VersionRecord(Version v, bool chained)
-      : word_(static_cast<std::uint64_t>(v) | (chained ? kChainedBit : 0)) {}
+      : word_(static_cast<std::uint64_t>(v) | (chained ? kChainedBit : 0)) {
+    assert(v >= 0);  // commit versions count up from 0: the top bit is free
+  }
 
   bool chained() const { return (word_ & kChainedBit) != 0; }
   // Without a branch: the older link, when there is one, adds its 8 bytes.

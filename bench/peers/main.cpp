@@ -8,6 +8,7 @@
 // same time. See bench/peers/plot.gp for the chart made from the CSV.
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -363,6 +364,19 @@ void usage(std::ostream& os) {
         "  --help             this text\n";
 }
 
+// The whole of `text` as a number in [min, max], or invalid_argument naming `flag`.
+template <class T>
+T number(const std::string& flag, const std::string& text, T min, T max) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !(value >= min) || !(value <= max)) {
+    std::ostringstream why;
+    why << flag << " takes a number from " << min << " to " << max << ", not '" << text << "'";
+    throw std::invalid_argument(why.str());
+  }
+  return value;
+}
+
 int parse(int argc, char** argv, Config& cfg) {
   auto need = [&](int& i) -> std::string {
     if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
@@ -374,17 +388,13 @@ int parse(int argc, char** argv, Config& cfg) {
       usage(std::cout);
       return 0;
     } else if (a == "--seconds") {
-      cfg.seconds = std::stod(need(i));
-      if (!(cfg.seconds > 0)) throw std::invalid_argument("--seconds must be > 0");
+      cfg.seconds = number(a, need(i), 0.001, 86400.0);
     } else if (a == "--rounds") {
-      cfg.rounds = std::stoi(need(i));
-      if (cfg.rounds < 1 || cfg.rounds > 1000)
-        throw std::invalid_argument("--rounds must be 1..1000");
+      cfg.rounds = number(a, need(i), 1, 1000);
     } else if (a == "--csv") {
       cfg.csv = need(i);
     } else if (a == "--keys") {
-      cfg.keys = std::stoull(need(i));
-      if (cfg.keys == 0) throw std::invalid_argument("--keys must be > 0");
+      cfg.keys = number<std::uint64_t>(a, need(i), 1, 1'000'000'000);
     } else if (a == "--dir") {
       cfg.dir = need(i);
     } else if (a == "--high-contention") {

@@ -376,7 +376,8 @@ class PointIndex {
     const std::size_t from = t.capacity * kPrepareLoadPercent / 100;
     const std::size_t band = std::max<std::size_t>(t.capacity * kMaxLoadPercent / 100 - from, 1);
     const std::size_t filled = std::min(t.used > from ? t.used - from : 0, band);
-    return static_cast<std::size_t>(static_cast<Table::Wide>(next_->mapped) * filled / band);
+    return static_cast<std::size_t>(static_cast<typename Table::Wide>(next_->mapped) * filled /
+                                    band);
   }
 
   // Copies the entries of up to `slots` old slots into the current table (the entries

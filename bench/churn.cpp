@@ -11,7 +11,6 @@
 // reader to finish. (One window alone was judged until session 19, and a single stall of
 // the virtual machine, seen in old and new binaries alike, could fail it.)
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +21,8 @@
 #include <vector>
 
 #include "strata/strata.hpp"
+
+#include "args.hpp"
 
 namespace {
 
@@ -97,16 +98,14 @@ bool parse_args(int argc, char** argv, Args& args, int& exit_code) {
       return false;
     }
     const std::string_view text = argv[++i];
-    long value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value < flag->min ||
-        value > flag->max) {
-      std::fprintf(stderr, "strata-churn: %s takes a whole number from %ld to %ld, not '%s'\n",
-                   flag->name, flag->min, flag->max, argv[i]);
+    const std::optional<long> value = bench::parse_number(text, flag->min, flag->max);
+    if (!value) {
+      std::fprintf(stderr, "strata-churn: %s\n",
+                   bench::number_refused(flag->name, text, flag->min, flag->max).c_str());
       exit_code = 2;
       return false;
     }
-    *flag->value = value;
+    *flag->value = *value;
   }
   return true;
 }

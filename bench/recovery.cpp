@@ -17,10 +17,13 @@
 
 #include "strata/strata.hpp"
 
+#include "durability/file_names.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
+
+namespace durability = strata::durability;
 
 std::string key_of(std::uint64_t i) {
   char buf[24];
@@ -48,17 +51,6 @@ constexpr const char* kUsage =
     "  replays the log and the open from the checkpoint a clean close writes. DIR is\n"
     "  emptied first and removed at the end: it must be new, empty, or a strata database.\n";
 
-// A file a strata database directory holds (docs/format/): LOCK, wal-*.log,
-// checkpoint-*.ckpt and checkpoint-*.ckpt.tmp.
-bool is_database_file(const std::string& name) {
-  auto has = [&](std::string_view prefix, std::string_view suffix) {
-    return name.size() > prefix.size() + suffix.size() && name.starts_with(prefix) &&
-           name.ends_with(suffix);
-  };
-  return name == "LOCK" || has("wal-", ".log") || has("checkpoint-", ".ckpt") ||
-         has("checkpoint-", ".ckpt.tmp");
-}
-
 // Why `dir` may not be emptied, or "" when it may.
 std::string refuse_dir(const std::filesystem::path& dir) {
   std::error_code ec;
@@ -66,7 +58,8 @@ std::string refuse_dir(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir, ec)) return dir.string() + " is not a directory";
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (!e.is_regular_file() || !is_database_file(name)) {
+    if (!e.is_regular_file() ||
+        durability::parse_file_name(name).kind == durability::FileKind::other) {
       return dir.string() + " holds " + name +
              ", which is not a strata database's file: give a new or empty directory";
     }

@@ -8,7 +8,6 @@
 // same time. See bench/peers/plot.gp for the chart made from the CSV.
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "../args.hpp"
 #include "../backlog.hpp"
 #include "../core_latency.hpp"
 #include "peer.hpp"
@@ -367,14 +367,9 @@ void usage(std::ostream& os) {
 // The whole of `text` as a number in [min, max], or invalid_argument naming `flag`.
 template <class T>
 T number(const std::string& flag, const std::string& text, T min, T max) {
-  T value{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !(value >= min) || !(value <= max)) {
-    std::ostringstream why;
-    why << flag << " takes a number from " << min << " to " << max << ", not '" << text << "'";
-    throw std::invalid_argument(why.str());
-  }
-  return value;
+  const std::optional<T> value = bench::parse_number(text, min, max);
+  if (!value) throw std::invalid_argument(bench::number_refused(flag, text, min, max));
+  return *value;
 }
 
 int parse(int argc, char** argv, Config& cfg) {

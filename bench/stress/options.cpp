@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "../args.hpp"
+
 namespace stress {
 namespace {
 
@@ -56,14 +58,9 @@ percentiles and peak memory. Exits 1 on any violation.
 
 std::uint64_t number(std::string_view flag, const char* text, std::uint64_t min,
                      std::uint64_t max) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || v < min || v > max) {
-    fail(std::string(flag) + " needs a whole number from " + std::to_string(min) + " to " +
-         std::to_string(max) + ", got '" + text + "'");
-  }
-  return v;
+  const std::optional<std::uint64_t> v = bench::parse_number(text, min, max);
+  if (!v) fail(bench::number_refused(flag, text, min, max));
+  return *v;
 }
 
 }  // namespace
@@ -97,11 +94,9 @@ StressOptions parse_options(int argc, char** argv) {
     } else if (flag == "--clients") {
       o.clients = static_cast<int>(number(flag, value, 1, 1024));
     } else if (flag == "--seconds" || flag == "--duration") {
-      char* end = nullptr;
-      o.seconds = std::strtod(value, &end);
-      if (end == value || *end != '\0' || !(o.seconds > 0) || o.seconds > 86400) {
-        fail("--seconds needs a positive number of seconds, got '" + std::string(value) + "'");
-      }
+      const std::optional<double> seconds = bench::parse_number(value, 0.001, 86400.0);
+      if (!seconds) fail(bench::number_refused(flag, value, 0.001, 86400.0));
+      o.seconds = *seconds;
     } else if (flag == "--ops") {
       o.ops = number(flag, value, 1, 1'000'000'000);
     } else if (flag == "--max-in-flight") {

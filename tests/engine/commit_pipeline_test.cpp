@@ -162,6 +162,25 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   store.registry().release(reader);
 }
 
+// A grouped pipeline logging to `fs` under Durability::fsync, as a durable database has.
+// Built again over the same files, it recovers what the first one logged.
+struct SyncedPipeline {
+  static Options synced_options() {
+    Options options;
+    options.path = "/db";
+    options.durability = Durability::fsync;
+    return options;
+  }
+
+  explicit SyncedPipeline(FaultFileSystem& fs) : persistence(synced_options(), store, fs) {
+    pipeline.set_persistence(&persistence);
+  }
+
+  kv::MvccStore store;
+  Persistence persistence;
+  CommitPipeline pipeline{store};
+};
+
 // Under Durability::fsync waiters sleep at once, all of a batch on one shared word, and
 // the leader wakes the batch with one call outside the pipeline's lock. Every commit
 // still finishes once, in order per thread, and is in the log (a reopen from the same
@@ -170,25 +189,18 @@ class SyncedLogCommitters : public ::testing::TestWithParam<int> {};
 
 TEST_P(SyncedLogCommitters, AllFinishAndAreLogged) {
   FaultFileSystem fs;
-  Options options;
-  options.path = "/db";
-  options.durability = Durability::fsync;
   const int threads = GetParam();
   const int commits = 2400 / threads;
   {
-    kv::MvccStore store;
-    Persistence persistence(options, store, fs);
-    CommitPipeline pipeline(store);
-    pipeline.set_persistence(&persistence);
+    SyncedPipeline synced(fs);
     // Published (and so durable) by the time each commit returns.
-    const auto versions = commit_from_threads(pipeline, store, threads, commits);
-    EXPECT_EQ(pipeline.stats().commits,
+    const auto versions = commit_from_threads(synced.pipeline, synced.store, threads, commits);
+    EXPECT_EQ(synced.pipeline.stats().commits,
               static_cast<std::uint64_t>(threads) * static_cast<std::uint64_t>(commits));
     for (const auto& v : versions) EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
   }
-  kv::MvccStore recovered;
-  Persistence again(options, recovered, fs);
-  expect_every_key(recovered, threads, commits);
+  SyncedPipeline recovered(fs);
+  expect_every_key(recovered.store, threads, commits);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, SyncedLogCommitters, ::testing::Values(8, 48));
@@ -207,13 +219,9 @@ bool in_futex_wait(pid_t tid) {
 // get every one of them out (a lost wake-up hangs the test).
 TEST(CommitPipeline, CommittersAsleepBehindASyncAreAllWoken) {
   FaultFileSystem fs;
-  Options options;
-  options.path = "/db";
-  options.durability = Durability::fsync;
-  kv::MvccStore store;
-  Persistence persistence(options, store, fs);
-  CommitPipeline pipeline(store);
-  pipeline.set_persistence(&persistence);
+  SyncedPipeline synced(fs);
+  CommitPipeline& pipeline = synced.pipeline;
+  kv::MvccStore& store = synced.store;
 
   std::promise<void> in_sync;
   std::promise<void> release;
@@ -257,13 +265,9 @@ TEST(CommitPipeline, CommittersAsleepBehindASyncAreAllWoken) {
 
 TEST(CommitPipeline, FailingLogFailsThatBatchAsUnknownAndEveryLaterCommit) {
   FaultFileSystem fs;
-  Options options;
-  options.path = "/db";
-  options.durability = Durability::fsync;
-  kv::MvccStore store;
-  Persistence persistence(options, store, fs);
-  CommitPipeline pipeline(store);
-  pipeline.set_persistence(&persistence);
+  SyncedPipeline synced(fs);
+  CommitPipeline& pipeline = synced.pipeline;
+  kv::MvccStore& store = synced.store;
 
   BlindWrite ok("a", "1");
   pipeline.commit(ok.request);

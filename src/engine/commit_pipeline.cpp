@@ -19,6 +19,10 @@ constexpr int kMaxRounds = 64;
 // takes ~100 us or more, and spinning through it only takes cores from committers.
 constexpr int kSpins = 512;
 
+// The smallest batch whose writes are fetched together before they are applied (see
+// prepare_writes): a lone commit has no other misses to overlap with its own.
+constexpr std::size_t kPrepareBatch = 4;
+
 }  // namespace
 
 void CommitPipeline::set_persistence(Persistence* persistence) {
@@ -146,6 +150,7 @@ std::size_t CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept
     record_writes(*r, version);
     r->version = version;
   }
+  if (batch.size() >= kPrepareBatch) prepare_writes(batch);
   std::vector<std::string> stamped;
   for (CommitRequest* r : batch) {
     if (r->error != ErrorCode::success) continue;
@@ -173,6 +178,15 @@ std::size_t CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept
   }
   // Collection keeps pace with writing: each write earns a few units of work.
   return 2 * writes + 16;
+}
+
+void CommitPipeline::prepare_writes(const std::vector<CommitRequest*>& batch) {
+  write_keys_.clear();
+  for (const CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    for (const auto& point : r->writes->points()) write_keys_.push_back(point.first);
+  }
+  store_.prepare_writes(write_keys_);
 }
 
 void CommitPipeline::collect(std::size_t budget) noexcept {

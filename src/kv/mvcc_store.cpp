@@ -95,6 +95,25 @@ void MvccStore::set(std::string_view key, std::string_view value, Version versio
                                  VersionRecord::bytes_for(value, nullptr)));
 }
 
+void MvccStore::prepare_writes(std::span<const std::string_view> keys) {
+  constexpr std::size_t kGroup = 32;
+  std::uint64_t hashes[kGroup];
+  std::string_view absent[kGroup];
+  for (std::size_t first = 0; first < keys.size(); first += kGroup) {
+    const std::span<const std::string_view> group =
+        keys.subspan(first, std::min(kGroup, keys.size() - first));
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      hashes[i] = Index::hash(group[i]);
+      index_.prefetch(hashes[i]);
+    }
+    std::size_t missing = 0;
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      if (index_.find(group[i], hashes[i]) == nullptr) absent[missing++] = group[i];
+    }
+    list_.prefetch_paths({absent, missing});
+  }
+}
+
 void MvccStore::clear(std::string_view key, Version version) {
   Node* n = index_.find(key);
   if (n == nullptr) return;

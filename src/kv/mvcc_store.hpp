@@ -36,6 +36,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -119,6 +120,11 @@ class MvccStore {
     index_.prefetch(hash);
     return hash;
   }
+  // Fetches into the cache what writing each of `keys` will read first: its index slot,
+  // its node when the key is in the store, and otherwise the list nodes its insert's seek
+  // compares. For a writer about to write a batch of keys in no order (a commit batch of
+  // many transactions): their cache misses then overlap instead of following one another.
+  void prepare_writes(std::span<const std::string_view> keys);
   void clear(std::string_view key, Version version);
   void clear_range(std::string_view begin, std::string_view end, Version version);
   // The newest value of `key`, published or not (for atomic operations at apply time).

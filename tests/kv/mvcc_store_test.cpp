@@ -1,6 +1,9 @@
 #include "kv/mvcc_store.hpp"
 
+#include <map>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -55,6 +58,36 @@ TEST(MvccStore, ANewKeysFirstRecordSitsRightBehindItsNode) {
   s.publish(2);
   EXPECT_EQ(read(s, "key1000", 1), value);
   EXPECT_EQ(read(s, "key1000", 2), "w");
+}
+
+// A commit batch's writes fetched together first (prepare_writes) land as they would
+// without it: keys already present, new ones, repeats and batches over one group (32).
+TEST(MvccStore, PreparedBatchesOfWritesLandAsUnpreparedOnes) {
+  MvccStore prepared;
+  MvccStore plain;
+  std::map<std::string, std::string> model;
+  std::mt19937_64 rng(7);
+  for (Version v = 1; v <= 40; ++v) {
+    std::vector<std::string> keys;
+    for (std::uint64_t i = 0; i < 5 + rng() % 60; ++i)
+      keys.push_back("k" + std::to_string(rng() % 900));
+    keys.push_back(keys.front());
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    prepared.prepare_writes(views);
+    for (const std::string& k : keys) {
+      const std::string value = k + "@" + std::to_string(v);
+      prepared.set(k, value, v);
+      plain.set(k, value, v);
+      model[k] = value;
+    }
+    prepared.publish(v);
+    plain.publish(v);
+  }
+  EXPECT_EQ(count_keys(prepared), model.size());
+  for (const auto& [key, value] : model) {
+    EXPECT_EQ(read(prepared, key, 40), value) << key;
+    EXPECT_EQ(read(plain, key, 40), value) << key;
+  }
 }
 
 // A bulk load the way a recovery does it: index reserved up front, slabs from a source.

@@ -135,6 +135,48 @@ TEST(SkipList, InOrderInsertsLinkEveryLevelAsASeekWould) {
   }
 }
 
+// The walks prefetch_paths takes for a batch end where a seek for each key would: over an
+// empty list, before the first key, after the last, at present keys, between keys, with
+// repeats, and with more keys than one group of walks (32) holds. The list is unchanged.
+TEST(SkipList, PrefetchPathsEndWhereSeeksEnd) {
+  SizeClassPool pool;
+  List list(pool);
+  std::mt19937_64 rng(11);
+  auto check = [&](const std::vector<std::string>& keys) {
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<const List::Node*> before(keys.size(), list.first());
+    list.prefetch_paths(views, before);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_EQ(before[i], list.find_less_than(keys[i])) << keys[i];
+    }
+    list.prefetch_paths(views);  // no output wanted: only fetches
+  };
+  std::vector<std::string> probes = {"", "a", "k", key_of(0), key_of(500), "z"};
+  std::vector<const List::Node*> none(probes.size(), nullptr);
+  std::vector<std::string_view> views(probes.begin(), probes.end());
+  list.prefetch_paths(views, none);  // empty list: every walk ends at the head
+  for (const List::Node* n : none) EXPECT_EQ(n, nullptr);
+
+  std::set<std::string> model;
+  for (int i = 0; i < 5000; ++i) {
+    std::string k = key_of(static_cast<int>(rng() % 100000) * 2);  // even numbers only
+    if (model.insert(k).second) list.insert(k, rng());
+  }
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::string> keys = probes;
+    for (int i = 0; i < 70; ++i) {
+      keys.push_back(key_of(static_cast<int>(rng() % 200002)));  // present, absent, past the end
+    }
+    keys.push_back(keys[7]);  // a repeat
+    check(keys);
+  }
+  std::vector<std::string> in_order(model.begin(), model.end());
+  EXPECT_EQ(in_order.front(), list.first()->key());
+  std::size_t count = 0;
+  for (const List::Node* n = list.first(); n != nullptr; n = n->next(0)) ++count;
+  EXPECT_EQ(count, model.size());
+}
+
 // find_last_less_than_if agrees with a backward scan of the model, whatever the keep
 // predicate rejects: single nodes, long runs (a drained queue's tail), or everything.
 TEST(SkipList, LastLessThanIfMatchesABackwardScan) {

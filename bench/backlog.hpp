@@ -5,7 +5,7 @@
 // Unbounded, strata-stress's producers outran the consumers by millions of items: the drain
 // after the producing phase took longer than the phase (the default job ran 60 s, not 25),
 // peak RSS passed 1 GiB, and the rates measured the backlog more than the flow. Spinning
-// producers spend the cores of the engine being measured (docs/benchmarks.md, session 16).
+// producers spend the cores of the engine being measured (docs/benchmarks-history.md, session 16).
 //
 // Thread safety: enter() and leave() from any number of threads.
 #pragma once

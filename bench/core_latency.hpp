@@ -3,7 +3,7 @@
 // On a virtual machine the host may move the two virtual CPUs between cores that share a
 // cache and cores that do not, from one second to the next. On the 2-vCPU machines these
 // benchmarks run on the round trip was either ~55 ns or ~330 ns, and strata's
-// producers/consumers figures followed it (docs/benchmarks.md, session 16). strata-peers
+// producers/consumers figures followed it (docs/benchmarks-history.md, session 16). strata-peers
 // prints it each round; strata-core-latency prints it alone. On a busy machine the figure
 // measures the scheduler instead (a pinned thread waits for its CPU): microseconds.
 #pragma once

@@ -3,7 +3,7 @@
 //
 // For short critical sections that many threads enter, such as a commit: a mutex that
 // sleeps in the kernel at the first sign of contention made every commit pay a futex
-// sleep and wake-up with more threads than cores (docs/benchmarks.md, session 10), so a
+// sleep and wake-up with more threads than cores (docs/benchmarks-history.md, session 10), so a
 // waiter first spins for about as long as the lock is usually held. It replaces glibc's
 // PTHREAD_MUTEX_ADAPTIVE_NP, which does the same through two library calls per hold:
 // ~57 instructions a hold, 2.8 % of a queue pair's (two commits, two holds each).

@@ -6,7 +6,7 @@
 //   alone    (in memory) each committer processes its own transaction as a batch of one,
 //            under the pipeline's lock. With more threads than cores this is 1.2-2x as fast
 //            as handing the commit to another thread: a hand-off costs the waiter a futex
-//            sleep and wake-up nearly every time (docs/benchmarks.md, session 10).
+//            sleep and wake-up nearly every time (docs/benchmarks-history.md, session 10).
 //   grouped  (with a log) whoever finds the pipeline idle becomes the leader, takes every
 //            request waiting at that moment as one batch, and for the batch
 //              1. resolves each request in order against the history (and earlier

@@ -8,7 +8,7 @@
 // first record carved right behind the node. A point read of it then pays two dependent
 // cache misses (the index slot, the node) instead of three: the record's lines come with
 // the node's. At 1 M keys that took a read-only point get from 614 ns to 501 ns
-// (docs/benchmarks.md, "Session 18"). A node reused from a free list (a churning store's)
+// (docs/benchmarks-history.md, "Session 18"). A node reused from a free list (a churning store's)
 // takes its first record from the record pool, as every later record does. (One pool for
 // both kinds had the same gain for point reads but cost the 1-client queue cells 5-7 %.)
 //

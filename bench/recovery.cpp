@@ -3,10 +3,9 @@
 // process ends with _exit, so no final checkpoint is written), (2) from the checkpoint a
 // clean close writes.
 //
-//   strata-recovery DIR [MEGABYTES]      (default 1024)
+//   strata-recovery [--random-keys] DIR [MEGABYTES]      (default 1024)
 // DIR is emptied first and removed at the end, so it must be new, empty, or a strata
 // database directory (a leftover of an earlier run): anything else is refused.
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,9 +13,11 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "strata/strata.hpp"
 
+#include "args.hpp"
 #include "durability/file_names.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +33,13 @@ std::string key_of(std::uint64_t i) {
   return std::string(buf, 16);
 }
 
+// A bijection of the 64-bit integers (splitmix64's finalizer): consecutive i land far apart.
+std::uint64_t scatter(std::uint64_t i) {
+  i = (i ^ (i >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+  i = (i ^ (i >> 27U)) * 0x94d049bb133111ebULL;
+  return i ^ (i >> 31U);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -45,10 +53,12 @@ std::uint64_t dir_bytes(const std::filesystem::path& dir, const char* ext) {
 }
 
 constexpr const char* kUsage =
-    "usage: strata-recovery DIR [MEGABYTES]\n"
+    "usage: strata-recovery [--random-keys] DIR [MEGABYTES]\n"
     "  Writes MEGABYTES (default 1024) of 16-byte keys and 100-byte values to a durable\n"
-    "  database in DIR, ends the writer without a checkpoint, then times the open that\n"
-    "  replays the log and the open from the checkpoint a clean close writes. DIR is\n"
+    "  database in DIR, 1,000 keys per transaction (in key order, or with --random-keys\n"
+    "  scattered over the key space, as random writes are), ends the writer without a\n"
+    "  checkpoint, then times the open that replays the log and the open from the checkpoint a "
+    "clean close writes. DIR is\n"
     "  emptied first and removed at the end: it must be new, empty, or a strata database.\n";
 
 // Why `dir` may not be emptied, or "" when it may.
@@ -70,28 +80,43 @@ std::string refuse_dir(const std::filesystem::path& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-    std::fputs(kUsage, stdout);
-    return 0;
+  std::vector<std::string_view> positional;
+  bool random_keys = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "--random-keys") {
+      random_keys = true;
+    } else if (arg.starts_with('-')) {
+      std::fprintf(stderr, "strata-recovery: unknown option '%s'\n%s", argv[i], kUsage);
+      return 2;
+    } else {
+      positional.push_back(arg);
+    }
   }
-  if (argc < 2 || argc > 3 || argv[1][0] == '-') {
+  if (positional.empty() || positional.size() > 2) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  const std::filesystem::path dir = argv[1];
+  const std::filesystem::path dir = positional[0];
   constexpr std::uint64_t kMaxMegabytes = std::uint64_t{1} << 20;  // 1 TB
   std::uint64_t megabytes = 1024;
-  if (argc > 2) {
-    const std::string_view text = argv[2];
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), megabytes);
-    if (ec != std::errc() || end != text.data() + text.size() || megabytes == 0 ||
-        megabytes > kMaxMegabytes) {
-      std::fprintf(stderr,
-                   "strata-recovery: MEGABYTES must be a whole number from 1 to %llu, not '%s'\n",
-                   static_cast<unsigned long long>(kMaxMegabytes), argv[2]);
+  if (positional.size() > 1) {
+    const auto parsed = bench::parse_number(positional[1], std::uint64_t{1}, kMaxMegabytes);
+    if (!parsed) {
+      std::fprintf(
+          stderr, "strata-recovery: %s\n",
+          bench::number_refused("MEGABYTES", positional[1], std::uint64_t{1}, kMaxMegabytes)
+              .c_str());
       return 2;
     }
+    megabytes = *parsed;
   }
+  // The i-th key written: in order, or scattered over the key space (random writes).
+  auto key = [random_keys](std::uint64_t i) { return key_of(random_keys ? scatter(i) : i); };
   if (const std::string why = refuse_dir(dir); !why.empty()) {
     std::fprintf(stderr, "strata-recovery: %s\n", why.c_str());
     return 2;
@@ -109,7 +134,7 @@ int main(int argc, char** argv) {
     const std::string value(100, 'v');
     for (std::uint64_t i = 0; i < keys; i += 1000) {
       db.run([&](strata::Transaction& tr) {
-        for (std::uint64_t j = i; j < std::min(keys, i + 1000); ++j) tr.set(key_of(j), value);
+        for (std::uint64_t j = i; j < std::min(keys, i + 1000); ++j) tr.set(key(j), value);
       });
     }
     _exit(0);  // a crash as far as the directory knows: no final checkpoint
@@ -124,7 +149,7 @@ int main(int argc, char** argv) {
     const double replay = seconds_since(start);
     std::printf("log replay: %.0f MB of log, %llu keys: opened in %.2f s (%.0f MB/s)\n", log_mb,
                 static_cast<unsigned long long>(keys), replay, log_mb / replay);
-    if (!db.run([&](strata::Transaction& tr) { return tr.get(key_of(keys - 1)); })) return 1;
+    if (!db.run([&](strata::Transaction& tr) { return tr.get(key(keys - 1)); })) return 1;
     start = std::chrono::steady_clock::now();
   }
   const double close = seconds_since(start);
@@ -135,7 +160,7 @@ int main(int argc, char** argv) {
     const double load = seconds_since(start);
     std::printf("checkpoint: written at close in %.2f s (%.0f MB file); reopened in %.2f s\n",
                 close, ckpt_mb, load);
-    if (!db.run([&](strata::Transaction& tr) { return tr.get(key_of(keys / 2)); })) return 1;
+    if (!db.run([&](strata::Transaction& tr) { return tr.get(key(keys / 2)); })) return 1;
   }
   std::filesystem::remove_all(dir);
   return 0;

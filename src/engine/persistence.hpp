@@ -60,6 +60,7 @@ class Persistence {
     std::string_view value;
   };
   void replay(const std::vector<Replayed>& batch, Version version);
+  bool appends(const std::vector<Replayed>& batch) const;
   void checkpoint_loop();
   void write_checkpoint();
 

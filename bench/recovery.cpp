@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -57,9 +56,9 @@ constexpr const char* kUsage =
     "  Writes MEGABYTES (default 1024) of 16-byte keys and 100-byte values to a durable\n"
     "  database in DIR, 1,000 keys per transaction (in key order, or with --random-keys\n"
     "  scattered over the key space, as random writes are), ends the writer without a\n"
-    "  checkpoint, then times the open that replays the log and the open from the checkpoint a "
-    "clean close writes. DIR is\n"
-    "  emptied first and removed at the end: it must be new, empty, or a strata database.\n";
+    "  checkpoint, then times the open that replays the log and the open from the\n"
+    "  checkpoint a clean close writes. DIR is emptied first and removed at the end: it\n"
+    "  must be new, empty, or a strata database.\n";
 
 // Why `dir` may not be emptied, or "" when it may.
 std::string refuse_dir(const std::filesystem::path& dir) {

@@ -102,10 +102,7 @@ void MvccStore::prepare_writes(std::span<const std::string_view> keys) {
   for (std::size_t first = 0; first < keys.size(); first += kGroup) {
     const std::span<const std::string_view> group =
         keys.subspan(first, std::min(kGroup, keys.size() - first));
-    for (std::size_t i = 0; i < group.size(); ++i) {
-      hashes[i] = Index::hash(group[i]);
-      index_.prefetch(hashes[i]);
-    }
+    for (std::size_t i = 0; i < group.size(); ++i) hashes[i] = prefetch(group[i]);
     std::size_t missing = 0;
     for (std::size_t i = 0; i < group.size(); ++i) {
       if (index_.find(group[i], hashes[i]) == nullptr) absent[missing++] = group[i];

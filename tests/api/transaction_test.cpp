@@ -18,20 +18,13 @@
 namespace strata {
 namespace {
 
+using apitest::five_rows;
 using apitest::keys_of;
 using apitest::put;
-using apitest::put_all;
 using apitest::read_key;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using testing::ThrowsCode;
-
-// A database holding a1 a2 a3 b1 b2 (values "v" + key).
-Database five_rows() {
-  Database db = Database::open();
-  put_all(db, {{"a1", "va1"}, {"a2", "va2"}, {"a3", "va3"}, {"b1", "vb1"}, {"b2", "vb2"}});
-  return db;
-}
 
 // ---- Basic reads and writes ---------------------------------------------------------
 

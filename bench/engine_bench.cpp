@@ -213,10 +213,13 @@ BENCHMARK(bm_strata_durable_commit)
 // The commit leader's apply of one batch of 50 new keys in no order, in a store of 500 k
 // keys: each key's insert seeks the skiplist, and the last levels' nodes are cache misses.
 // With prepare_writes (arg 1) the batch's seeks are walked together first, so the misses
-// overlap (what CommitPipeline does for batches of 4 or more).
+// overlap; with arg 2 each new key is then linked along its walk's path instead of after
+// a seek (what CommitPipeline does for batches of 4 or more).
 void bm_store_apply_batch(benchmark::State& state) {
   constexpr std::size_t kBatch = 50;
   const bool prepared = state.range(0) != 0;
+  const bool along = state.range(0) == 2;
+  std::vector<strata::kv::MvccStore::List::Path> paths(kBatch);
   strata::kv::MvccStore store;
   const std::string value(kValueSize, 'v');
   std::mt19937_64 rng(5);
@@ -236,8 +239,15 @@ void bm_store_apply_batch(benchmark::State& state) {
     }
     state.ResumeTiming();
     ++version;
-    if (prepared) store.prepare_writes(views);
-    for (std::string_view k : views) store.set(k, value, version);
+    if (along) {
+      store.prepare_writes(views, paths);
+      for (std::size_t i = 0; i < kBatch; ++i) {
+        store.set(views[i], value, version, strata::kv::MvccStore::hash(views[i]), &paths[i]);
+      }
+    } else {
+      if (prepared) store.prepare_writes(views);
+      for (std::string_view k : views) store.set(k, value, version);
+    }
     store.publish(version);
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kBatch));
@@ -246,6 +256,7 @@ BENCHMARK(bm_store_apply_batch)
     ->Name("BM_StoreApplyBatch")
     ->Arg(0)
     ->Arg(1)
+    ->Arg(2)
     ->ArgName("prepared")
     ->Iterations(4000);
 

@@ -150,11 +150,14 @@ std::size_t CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept
     record_writes(*r, version);
     r->version = version;
   }
-  if (batch.size() >= kPrepareBatch) prepare_writes(batch);
+  const bool prepared = batch.size() >= kPrepareBatch;
+  if (prepared) prepare_writes(batch);
   std::vector<std::string> stamped;
+  std::size_t point = 0;  // the first of the request's paths in write_paths_
   for (CommitRequest* r : batch) {
     if (r->error != ErrorCode::success) continue;
-    apply(*r, version, stamped);
+    apply(*r, version, stamped, prepared ? write_paths_.data() + point : nullptr);
+    point += r->writes->points().size();
     writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
               r->writes->stamped_keys().size();
   }
@@ -186,7 +189,8 @@ void CommitPipeline::prepare_writes(const std::vector<CommitRequest*>& batch) {
     if (r->error != ErrorCode::success) continue;
     for (const auto& point : r->writes->points()) write_keys_.push_back(point.first);
   }
-  store_.prepare_writes(write_keys_);
+  write_paths_.resize(write_keys_.size());
+  store_.prepare_writes(write_keys_, write_paths_);
 }
 
 void CommitPipeline::collect(std::size_t budget) noexcept {
@@ -246,15 +250,17 @@ void CommitPipeline::record_writes(CommitRequest& r, Version version) {
 
 // The transaction's net effect: its cleared ranges, then its point writes.
 void CommitPipeline::apply(const CommitRequest& r, Version version,
-                           std::vector<std::string>& stamped) {
+                           std::vector<std::string>& stamped,
+                           const kv::MvccStore::List::Path* paths) {
   const WriteMap& w = *r.writes;
   const bool logging = persistence_ != nullptr && persistence_->logging();
   for (const auto& [begin, end] : w.cleared_ranges()) {
     store_.clear_range(begin, end, version);
     if (logging) log_.clear_range(begin, end);
   }
-  auto set = [&](std::string_view key, std::string_view value) {
-    store_.set(key, value, version);
+  auto set = [&](std::string_view key, std::string_view value,
+                 const kv::MvccStore::List::Path* path = nullptr) {
+    store_.set(key, value, version, kv::MvccStore::hash(key), path);
     if (logging) log_.set(key, value);
   };
   auto clear = [&](std::string_view key) {
@@ -266,20 +272,21 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
     stamp = make_versionstamp(version, r.batch_index);
   }
   for (const auto& [key, entry] : w.points()) {
+    const kv::MvccStore::List::Path* path = paths != nullptr ? paths++ : nullptr;
     switch (entry.kind) {
       case PointWrite::Kind::set:
-        set(key, entry.value());
+        set(key, entry.value(), path);
         break;
       case PointWrite::Kind::clear:
         clear(key);
         break;
       case PointWrite::Kind::dependent: {
         std::optional<std::string> v = resolve_dependent(entry, store_.latest(key));
-        v ? set(key, *v) : clear(key);
+        v ? set(key, *v, path) : clear(key);
         break;
       }
       case PointWrite::Kind::stamped:
-        set(key, apply_stamp(entry.value(), entry.stamp_offset, stamp));
+        set(key, apply_stamp(entry.value(), entry.stamp_offset, stamp), path);
         break;
     }
   }

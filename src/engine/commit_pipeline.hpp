@@ -103,12 +103,15 @@ class CommitPipeline {
   void collect(std::size_t budget) noexcept;
   // Fetches into the cache what applying the batch's point writes will read, all
   // together, so that their cache misses overlap (a batch of 50 random new keys spent
-  // most of its apply waiting on the skiplist's nodes one after another).
+  // most of its apply waiting on the skiplist's nodes one after another), and finds the
+  // new keys' paths into write_paths_, one per point write of each request to apply.
   void prepare_writes(const std::vector<CommitRequest*>& batch);
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
-  void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped);
+  // `paths`, when given, holds one path per point write (from prepare_writes).
+  void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped,
+             const kv::MvccStore::List::Path* paths);
   // Logs the batch; false when the log failed (the pipeline is then failed for good).
   bool log_batch(std::vector<CommitRequest*>& batch, Version version) noexcept;
 
@@ -132,8 +135,9 @@ class CommitPipeline {
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.
   Resolver resolver_;
   std::vector<CommitRequest*> batch_;
-  std::vector<std::string_view> write_keys_;  // prepare_writes' scratch
-  durability::MutationBatchEncoder log_;      // the batch's net effect, for the log
+  std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
+  std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
+  durability::MutationBatchEncoder log_;                // the batch's net effect, for the log
 };
 
 }  // namespace strata::engine

@@ -83,31 +83,45 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
 }
 
 void MvccStore::set(std::string_view key, std::string_view value, Version version,
-                    std::uint64_t hash) {
+                    std::uint64_t hash, const List::Path* path) {
   if (Node* n = index_.find(key, hash)) {
     push(n, value, version);
     return;
   }
-  Node* n = insert(key, hash);
+  Node* n = insert(key, hash, path);
   // A new key's first record right behind its node, when the node was just carved.
   push(n, value, version,
        node_pool_.allocate_after(n, List::allocation_size(*n),
                                  VersionRecord::bytes_for(value, nullptr)));
 }
 
-void MvccStore::prepare_writes(std::span<const std::string_view> keys) {
+void MvccStore::prepare_writes(std::span<const std::string_view> keys,
+                               std::span<List::Path> paths) {
   constexpr std::size_t kGroup = 32;
   std::uint64_t hashes[kGroup];
   std::string_view absent[kGroup];
+  List::Path* absent_paths[kGroup];
+  List::Path found[kGroup];  // the walks' paths, before they go where asked
   for (std::size_t first = 0; first < keys.size(); first += kGroup) {
     const std::span<const std::string_view> group =
         keys.subspan(first, std::min(kGroup, keys.size() - first));
     for (std::size_t i = 0; i < group.size(); ++i) hashes[i] = prefetch(group[i]);
     std::size_t missing = 0;
     for (std::size_t i = 0; i < group.size(); ++i) {
-      if (index_.find(group[i], hashes[i]) == nullptr) absent[missing++] = group[i];
+      if (!paths.empty()) paths[first + i].height = 0;
+      if (index_.find(group[i], hashes[i]) != nullptr) continue;
+      if (!paths.empty()) absent_paths[missing] = &paths[first + i];
+      absent[missing++] = group[i];
     }
-    list_.prefetch_paths({absent, missing});
+    if (paths.empty()) {
+      list_.prefetch_paths({absent, missing});
+      continue;
+    }
+    list_.prefetch_paths({absent, missing}, {found, missing});
+    for (std::size_t i = 0; i < missing; ++i) {
+      std::copy_n(found[i].prev, found[i].height, absent_paths[i]->prev);
+      absent_paths[i]->height = found[i].height;
+    }
   }
 }
 
@@ -127,8 +141,10 @@ void MvccStore::clear_range(std::string_view begin, std::string_view end, Versio
   }
 }
 
-MvccStore::Node* MvccStore::insert(std::string_view key, std::uint64_t hash) {
-  Node* n = list_.insert(key, next_random(), in_key_order_);
+MvccStore::Node* MvccStore::insert(std::string_view key, std::uint64_t hash,
+                                   const List::Path* path) {
+  Node* n = path != nullptr && path->height > 0 ? list_.insert_along(key, *path, next_random())
+                                                : list_.insert(key, next_random(), in_key_order_);
   retire_table(index_.insert(n, hash));
   return n;
 }

@@ -95,10 +95,13 @@ class MvccStore {
   // Record changes at `version`, which must be newer than committed(). They become
   // visible at publish(version).
   void set(std::string_view key, std::string_view value, Version version) {
-    set(key, value, version, Index::hash(key));
+    set(key, value, version, hash(key));
   }
-  // The same with `hash` from prefetch(key).
-  void set(std::string_view key, std::string_view value, Version version, std::uint64_t hash);
+  static std::uint64_t hash(std::string_view key) { return Index::hash(key); }
+  // The same with `hash` from prefetch(key) or hash(key), and when `path` is given (prepare_writes'
+  // for `key`), a new key's node linked along it rather than after a seek.
+  void set(std::string_view key, std::string_view value, Version version, std::uint64_t hash,
+           const List::Path* path = nullptr);
   // Whether new keys will come mostly in ascending order (a log replay): then a key that
   // follows the previous new one is linked without a seek. Off by default.
   void expect_key_order(bool on) { in_key_order_ = on; }
@@ -124,7 +127,10 @@ class MvccStore {
   // its node when the key is in the store, and otherwise the list nodes its insert's seek
   // compares. For a writer about to write a batch of keys in no order (a commit batch of
   // many transactions): their cache misses then overlap instead of following one another.
-  void prepare_writes(std::span<const std::string_view> keys);
+  // When `paths` is given (as long as `keys`), each absent key's path goes there for set
+  // (height 0 for a key in the store). A path stays usable through sets, clears and
+  // clear_range, not through collect_garbage.
+  void prepare_writes(std::span<const std::string_view> keys, std::span<List::Path> paths = {});
   void clear(std::string_view key, Version version);
   void clear_range(std::string_view begin, std::string_view end, Version version);
   // The newest value of `key`, published or not (for atomic operations at apply time).
@@ -180,7 +186,8 @@ class MvccStore {
   // when given, else in record_pool_. REQUIRES: memory is null unless `node` has no record.
   void push(Node* node, std::optional<std::string_view> value, Version version,
             void* memory = nullptr);
-  Node* insert(std::string_view key, std::uint64_t hash);  // a new key's node, linked
+  // A new key's node, linked (along `path` when given and filled).
+  Node* insert(std::string_view key, std::uint64_t hash, const List::Path* path);
   void collect_below(std::size_t budget, Version oldest);  // the FIFO, then reclaim
   void collect_key(const GcEntry& entry, Version oldest);
   // Unlinks short-lived keys no reader can see. `exact_readers_` and `tentative` are a

@@ -136,19 +136,26 @@ class SkipList {
   // The levels a seek descends: the tallest linked node's height, at least 1.
   int height() const { return max_height(); }
 
+  // Where a key goes: its predecessor on each level a walk descended (prefetch_paths).
+  // Inserts made since leave it usable, as insert_along walks forward from it; an unlink
+  // may not (its nodes may be freed).
+  struct Path {
+    Node* prev[kMaxHeight];
+    int height = 0;  // the levels filled; 0 for none
+  };
+
   // Reader (pinned) or writer: walks towards each of `keys` at once, one step of each walk
   // in turn, and fetches the node each walk compares next while the other walks step. A
   // seek for these keys right afterwards finds its nodes cached. For a writer about to
   // insert a batch of keys in no order (a commit batch): a seek's misses come one after
   // another, each address read from the node before; here the batch's misses overlap.
-  // When `before` is given (as long as `keys`), each walk's end goes there: the last node
-  // with a key below it, as find_less_than would return (nullptr for none).
-  void prefetch_paths(std::span<const std::string_view> keys,
-                      std::span<const Node*> before = {}) const {
+  // When `paths` is given (as long as `keys`), each walk's predecessors go there, for
+  // insert_along; paths[i].prev[0] is what find_less_than would return, or head.
+  void prefetch_paths(std::span<const std::string_view> keys, std::span<Path> paths = {}) const {
     struct Walk {
-      const Node* at;      // the last node found before the key, at `level`
-      const Node* next;    // the node to compare next, fetched one round ahead
-      const Node* bigger;  // the node found not before the key one level up
+      Node* at;      // the last node found before the key, at `level`
+      Node* next;    // the node to compare next, fetched one round ahead
+      Node* bigger;  // the node found not before the key one level up
       int level;
     };
     constexpr std::size_t kGroup = 32;
@@ -156,17 +163,20 @@ class SkipList {
     for (std::size_t first = 0; first < keys.size(); first += kGroup) {
       const std::size_t n = std::min(kGroup, keys.size() - first);
       const int top = max_height() - 1;
-      for (std::size_t i = 0; i < n; ++i) walks[i] = {head_, head_->next(top), nullptr, top};
+      for (std::size_t i = 0; i < n; ++i) {
+        walks[i] = {head_, head_->next(top), nullptr, top};
+        if (!paths.empty()) paths[first + i].height = top + 1;
+      }
       for (std::size_t walking = n; walking > 0;) {
         for (std::size_t i = 0; i < n; ++i) {
           Walk& w = walks[i];
           if (w.level < 0) continue;
-          const Node* c = w.next;
+          Node* c = w.next;
           if (c == nullptr || c == w.bigger || !key_less(c->key(), keys[first + i])) {
             w.bigger = c;
+            if (!paths.empty()) paths[first + i].prev[w.level] = w.at;
             if (--w.level < 0) {
               --walking;
-              if (!before.empty()) before[first + i] = w.at == head_ ? nullptr : w.at;
               continue;
             }
             w.next = w.at->next(w.level);
@@ -179,6 +189,8 @@ class SkipList {
       }
     }
   }
+  // The head node: the predecessor of keys that have none (Path::prev[0] for them).
+  const Node* head() const { return head_; }
 
   // REQUIRES: writer; no node with `key` is linked. Returns the new, linked node.
   // `in_key_order`: the caller expects keys to come mostly in ascending order (a log
@@ -193,25 +205,23 @@ class SkipList {
     } else {
       find_predecessors(key, prev);
     }
-    int height = random_height(random_bits);
-    if (height > old_height) {
-      for (int i = old_height; i < height; ++i) prev[i] = head_;
-      // Relaxed: a reader that sees the new height before the links just finds nullptr
-      // at the new levels of head_ and drops down.
-      max_height_.store(height, std::memory_order_relaxed);
+    return link(key, prev, old_height, random_bits, in_key_order);
+  }
+  // The same, with the predecessors found from `path` (prefetch_paths' walk for `key`,
+  // unlinks none since): on each level, forward from the walk's predecessor past what
+  // was inserted since. The levels' steps do not wait for one another, as a seek's do.
+  // REQUIRES: path.height > 0.
+  Node* insert_along(std::string_view key, const Path& path, std::uint64_t random_bits) {
+    Node* prev[kMaxHeight];
+    const int old_height = max_height();
+    for (int level = 0; level < old_height; ++level) {
+      Node* x = level < path.height ? path.prev[level] : head_;  // higher: grown since
+      for (Node* n = x->next(level); n != nullptr && key_less(n->key(), key); n = x->next(level)) {
+        x = n;
+      }
+      prev[level] = x;
     }
-    Node* n = make_node(key, height);
-    for (int i = 0; i < height; ++i) {
-      n->set_next(i, prev[i]->next(i));
-      prev[i]->set_next(i, n);
-    }
-    if (in_key_order) {
-      for (int i = 0; i < std::max(height, old_height); ++i) finger_[i] = i < height ? n : prev[i];
-      last_insert_ = n;
-    } else {
-      last_insert_ = nullptr;
-    }
-    return n;
+    return link(key, prev, old_height, random_bits, false);
   }
 
   // REQUIRES: writer. Afterwards the node is unreachable for new readers; the caller frees
@@ -252,6 +262,31 @@ class SkipList {
 
  private:
   int max_height() const { return max_height_.load(std::memory_order_relaxed); }
+
+  // Links a new node for `key` behind prev[i] on each of its levels; `old_height` is
+  // max_height() when prev was found. Keeps the finger when `in_key_order`.
+  Node* link(std::string_view key, Node** prev, int old_height, std::uint64_t random_bits,
+             bool in_key_order) {
+    int height = random_height(random_bits);
+    if (height > old_height) {
+      for (int i = old_height; i < height; ++i) prev[i] = head_;
+      // Relaxed: a reader that sees the new height before the links just finds nullptr
+      // at the new levels of head_ and drops down.
+      max_height_.store(height, std::memory_order_relaxed);
+    }
+    Node* n = make_node(key, height);
+    for (int i = 0; i < height; ++i) {
+      n->set_next(i, prev[i]->next(i));
+      prev[i]->set_next(i, n);
+    }
+    if (in_key_order) {
+      for (int i = 0; i < std::max(height, old_height); ++i) finger_[i] = i < height ? n : prev[i];
+      last_insert_ = n;
+    } else {
+      last_insert_ = nullptr;
+    }
+    return n;
+  }
 
   void find_predecessors(std::string_view key, Node** prev) const { descend(key, prev); }
 

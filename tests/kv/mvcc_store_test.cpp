@@ -61,9 +61,11 @@ TEST(MvccStore, ANewKeysFirstRecordSitsRightBehindItsNode) {
 }
 
 // A commit batch's writes fetched together first (prepare_writes) land as they would
-// without it: keys already present, new ones, repeats and batches over one group (32).
+// without it: keys already present, new ones, repeats and batches over one group (32),
+// new keys linked after a seek or along the paths prepare_writes found.
 TEST(MvccStore, PreparedBatchesOfWritesLandAsUnpreparedOnes) {
   MvccStore prepared;
+  MvccStore along;  // sets take their paths from prepare_writes
   MvccStore plain;
   std::map<std::string, std::string> model;
   std::mt19937_64 rng(7);
@@ -74,19 +76,34 @@ TEST(MvccStore, PreparedBatchesOfWritesLandAsUnpreparedOnes) {
     keys.push_back(keys.front());
     std::vector<std::string_view> views(keys.begin(), keys.end());
     prepared.prepare_writes(views);
-    for (const std::string& k : keys) {
+    std::vector<MvccStore::List::Path> paths(keys.size());
+    along.prepare_writes(views, paths);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const std::string& k = keys[i];
       const std::string value = k + "@" + std::to_string(v);
       prepared.set(k, value, v);
+      along.set(k, value, v, along.prefetch(k), &paths[i]);
       plain.set(k, value, v);
       model[k] = value;
     }
     prepared.publish(v);
+    along.publish(v);
     plain.publish(v);
   }
-  EXPECT_EQ(count_keys(prepared), model.size());
-  for (const auto& [key, value] : model) {
-    EXPECT_EQ(read(prepared, key, 40), value) << key;
-    EXPECT_EQ(read(plain, key, 40), value) << key;
+  std::vector<std::string> expect;
+  for (const auto& entry : model) expect.push_back(entry.first);
+  for (const MvccStore* s : {&prepared, &along, &plain}) {
+    std::vector<std::string> listed;
+    for (auto* n = s->seek_ge(""); n != nullptr; n = MvccStore::next(n)) {
+      listed.emplace_back(n->key());
+    }
+    EXPECT_EQ(listed, expect);
+    for (const auto& [key, value] : model) {
+      EXPECT_EQ(read(*s, key, 40), value) << key;
+      const MvccStore::Node* n = s->seek_ge(key);  // a seek, not the index
+      ASSERT_NE(n, nullptr);
+      EXPECT_EQ(n->key(), key);
+    }
   }
 }
 

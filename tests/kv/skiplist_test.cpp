@@ -1,5 +1,6 @@
 #include "kv/skiplist.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <map>
@@ -135,27 +136,51 @@ TEST(SkipList, InOrderInsertsLinkEveryLevelAsASeekWould) {
   }
 }
 
+// Every level of `list` links exactly the nodes at least that tall, in key order.
+void expect_levels_consistent(const List& list) {
+  std::vector<const List::Node*> all;
+  for (const List::Node* n = list.first(); n != nullptr; n = n->next(0)) all.push_back(n);
+  for (std::size_t i = 1; i < all.size(); ++i) ASSERT_LT(all[i - 1]->key(), all[i]->key());
+  for (int level = 1; level < List::kMaxHeight; ++level) {
+    std::vector<const List::Node*> expect;
+    for (const List::Node* n : all) {
+      if (n->height() > level) expect.push_back(n);
+    }
+    std::vector<const List::Node*> linked;
+    for (const List::Node* n = list.head()->next(level); n != nullptr; n = n->next(level)) {
+      linked.push_back(n);
+    }
+    ASSERT_EQ(linked, expect) << "level " << level;
+  }
+}
+
 // The walks prefetch_paths takes for a batch end where a seek for each key would: over an
 // empty list, before the first key, after the last, at present keys, between keys, with
-// repeats, and with more keys than one group of walks (32) holds. The list is unchanged.
+// repeats, and with more keys than one group of walks (32) holds. On every level the
+// path's node comes before the key and the next one does not. The list is unchanged.
 TEST(SkipList, PrefetchPathsEndWhereSeeksEnd) {
   SizeClassPool pool;
   List list(pool);
   std::mt19937_64 rng(11);
   auto check = [&](const std::vector<std::string>& keys) {
     std::vector<std::string_view> views(keys.begin(), keys.end());
-    std::vector<const List::Node*> before(keys.size(), list.first());
-    list.prefetch_paths(views, before);
+    std::vector<List::Path> paths(keys.size());
+    list.prefetch_paths(views, paths);
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      EXPECT_EQ(before[i], list.find_less_than(keys[i])) << keys[i];
+      const List::Node* before = list.find_less_than(keys[i]);
+      EXPECT_EQ(paths[i].prev[0], before != nullptr ? before : list.head()) << keys[i];
+      EXPECT_EQ(paths[i].height, list.height());
+      for (int level = 0; level < paths[i].height; ++level) {
+        const List::Node* at = paths[i].prev[level];
+        EXPECT_TRUE(at == list.head() || at->key() < keys[i]) << keys[i] << " " << level;
+        const List::Node* next = at->next(level);
+        EXPECT_TRUE(next == nullptr || next->key() >= keys[i]) << keys[i] << " " << level;
+      }
     }
     list.prefetch_paths(views);  // no output wanted: only fetches
   };
   std::vector<std::string> probes = {"", "a", "k", key_of(0), key_of(500), "z"};
-  std::vector<const List::Node*> none(probes.size(), nullptr);
-  std::vector<std::string_view> views(probes.begin(), probes.end());
-  list.prefetch_paths(views, none);  // empty list: every walk ends at the head
-  for (const List::Node* n : none) EXPECT_EQ(n, nullptr);
+  check(probes);  // empty list: every walk ends at the head
 
   std::set<std::string> model;
   for (int i = 0; i < 5000; ++i) {
@@ -175,6 +200,39 @@ TEST(SkipList, PrefetchPathsEndWhereSeeksEnd) {
   std::size_t count = 0;
   for (const List::Node* n = list.first(); n != nullptr; n = n->next(0)) ++count;
   EXPECT_EQ(count, model.size());
+}
+
+// Keys inserted along paths walked before any of them went in land where plain inserts
+// would: each later insert walks past the earlier ones on every level, including levels
+// the list grew after the walk and keys that share a predecessor.
+TEST(SkipList, InsertAlongPathsWalkedBeforeTheBatchKeepsEveryLevelOrdered) {
+  SizeClassPool pool;
+  List list(pool);
+  std::set<std::string> model;
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 60; ++round) {
+    // Early rounds start from a short list, so the batch often raises its height.
+    std::vector<std::string> keys;
+    const int batch = 1 + static_cast<int>(rng() % 80);
+    for (int i = 0; i < batch; ++i) keys.push_back(key_of(static_cast<int>(rng() % 20000)));
+    if (round % 3 == 0) std::sort(keys.begin(), keys.end());  // neighbours share paths
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<List::Path> paths(keys.size());
+    list.prefetch_paths(views, paths);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (!model.insert(keys[i]).second) continue;  // present, or a repeat in the batch
+      // Taller nodes than usual: new levels appear between a walk and its insert.
+      const std::uint64_t bits = rng() << (2 * (rng() % 6));
+      const List::Node* n = list.insert_along(keys[i], paths[i], bits);
+      EXPECT_EQ(n->key(), keys[i]);
+    }
+    expect_levels_consistent(list);
+  }
+  std::vector<std::string> listed;
+  for (const List::Node* n = list.first(); n != nullptr; n = n->next(0)) {
+    listed.emplace_back(n->key());
+  }
+  EXPECT_EQ(listed, std::vector<std::string>(model.begin(), model.end()));
 }
 
 // find_last_less_than_if agrees with a backward scan of the model, whatever the keep

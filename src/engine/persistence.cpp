@@ -225,7 +225,7 @@ void Persistence::replay(const std::vector<Replayed>& batch, Version version) {
           continue;
         }
         // The slot is cached now; a new key is linked along its walk's path.
-        apply(batch[i], store_.prefetch(batch[i].key), &paths[n++]);
+        apply(batch[i], kv::MvccStore::hash(batch[i].key), &paths[n++]);
       }
     }
     return;

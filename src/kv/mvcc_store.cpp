@@ -101,7 +101,6 @@ void MvccStore::prepare_writes(std::span<const std::string_view> keys,
   std::uint64_t hashes[kGroup];
   std::string_view absent[kGroup];
   List::Path* absent_paths[kGroup];
-  List::Path found[kGroup];  // the walks' paths, before they go where asked
   for (std::size_t first = 0; first < keys.size(); first += kGroup) {
     const std::span<const std::string_view> group =
         keys.subspan(first, std::min(kGroup, keys.size() - first));
@@ -113,15 +112,8 @@ void MvccStore::prepare_writes(std::span<const std::string_view> keys,
       if (!paths.empty()) absent_paths[missing] = &paths[first + i];
       absent[missing++] = group[i];
     }
-    if (paths.empty()) {
-      list_.prefetch_paths({absent, missing});
-      continue;
-    }
-    list_.prefetch_paths({absent, missing}, {found, missing});
-    for (std::size_t i = 0; i < missing; ++i) {
-      std::copy_n(found[i].prev, found[i].height, absent_paths[i]->prev);
-      absent_paths[i]->height = found[i].height;
-    }
+    list_.prefetch_paths({absent, missing},
+                         {absent_paths, paths.empty() ? std::size_t{0} : missing});
   }
 }
 

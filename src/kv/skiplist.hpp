@@ -149,9 +149,10 @@ class SkipList {
   // seek for these keys right afterwards finds its nodes cached. For a writer about to
   // insert a batch of keys in no order (a commit batch): a seek's misses come one after
   // another, each address read from the node before; here the batch's misses overlap.
-  // When `paths` is given (as long as `keys`), each walk's predecessors go there, for
-  // insert_along; paths[i].prev[0] is what find_less_than would return, or head.
-  void prefetch_paths(std::span<const std::string_view> keys, std::span<Path> paths = {}) const {
+  // When `paths` is given (as long as `keys`), each walk's predecessors go to *paths[i],
+  // for insert_along; paths[i]->prev[0] is what find_less_than would return, or head.
+  void prefetch_paths(std::span<const std::string_view> keys,
+                      std::span<Path* const> paths = {}) const {
     struct Walk {
       Node* at;      // the last node found before the key, at `level`
       Node* next;    // the node to compare next, fetched one round ahead
@@ -165,7 +166,7 @@ class SkipList {
       const int top = max_height() - 1;
       for (std::size_t i = 0; i < n; ++i) {
         walks[i] = {head_, head_->next(top), nullptr, top};
-        if (!paths.empty()) paths[first + i].height = top + 1;
+        if (!paths.empty()) paths[first + i]->height = top + 1;
       }
       for (std::size_t walking = n; walking > 0;) {
         for (std::size_t i = 0; i < n; ++i) {
@@ -174,7 +175,7 @@ class SkipList {
           Node* c = w.next;
           if (c == nullptr || c == w.bigger || !key_less(c->key(), keys[first + i])) {
             w.bigger = c;
-            if (!paths.empty()) paths[first + i].prev[w.level] = w.at;
+            if (!paths.empty()) paths[first + i]->prev[w.level] = w.at;
             if (--w.level < 0) {
               --walking;
               continue;

@@ -136,6 +136,12 @@ TEST(SkipList, InOrderInsertsLinkEveryLevelAsASeekWould) {
   }
 }
 
+std::vector<List::Path*> pointers_to(std::vector<List::Path>& paths) {
+  std::vector<List::Path*> pointers;
+  for (List::Path& p : paths) pointers.push_back(&p);
+  return pointers;
+}
+
 // Every level of `list` links exactly the nodes at least that tall, in key order.
 void expect_levels_consistent(const List& list) {
   std::vector<const List::Node*> all;
@@ -165,7 +171,7 @@ TEST(SkipList, PrefetchPathsEndWhereSeeksEnd) {
   auto check = [&](const std::vector<std::string>& keys) {
     std::vector<std::string_view> views(keys.begin(), keys.end());
     std::vector<List::Path> paths(keys.size());
-    list.prefetch_paths(views, paths);
+    list.prefetch_paths(views, pointers_to(paths));
     for (std::size_t i = 0; i < keys.size(); ++i) {
       const List::Node* before = list.find_less_than(keys[i]);
       EXPECT_EQ(paths[i].prev[0], before != nullptr ? before : list.head()) << keys[i];
@@ -218,7 +224,7 @@ TEST(SkipList, InsertAlongPathsWalkedBeforeTheBatchKeepsEveryLevelOrdered) {
     if (round % 3 == 0) std::sort(keys.begin(), keys.end());  // neighbours share paths
     std::vector<std::string_view> views(keys.begin(), keys.end());
     std::vector<List::Path> paths(keys.size());
-    list.prefetch_paths(views, paths);
+    list.prefetch_paths(views, pointers_to(paths));
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if (!model.insert(keys[i]).second) continue;  // present, or a repeat in the batch
       // Taller nodes than usual: new levels appear between a walk and its insert.

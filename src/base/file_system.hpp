@@ -13,9 +13,11 @@
 // Paths are std::filesystem::path; file names returned by list() are bare names.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +60,14 @@ class ReadableFile {
   virtual std::string read_all() = 0;
   // The file's size when it was opened.
   virtual std::uint64_t size() const = 0;
+  // read() into `out` (up to out.size() bytes), for a reader that keeps one buffer for
+  // many files: fresh memory for each would be faulted in (and zeroed) again. Returns the
+  // bytes read. The default implementation copies what read() returns.
+  virtual std::size_t read_into(std::uint64_t offset, std::span<char> out) {
+    const std::string bytes = read(offset, out.size());
+    std::copy(bytes.begin(), bytes.end(), out.begin());
+    return bytes.size();
+  }
 };
 
 // An exclusive lock on a file; released when destroyed.

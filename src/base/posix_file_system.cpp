@@ -130,8 +130,14 @@ class PosixReadableFile final : public ReadableFile {
 
   std::string read(std::uint64_t offset, std::size_t n) override {
     if (offset >= size_) return {};
-    n = static_cast<std::size_t>(std::min<std::uint64_t>(n, size_ - offset));
-    std::string out(n, '\0');
+    std::string out(static_cast<std::size_t>(std::min<std::uint64_t>(n, size_ - offset)), '\0');
+    out.resize(read_into(offset, out));
+    return out;
+  }
+
+  std::size_t read_into(std::uint64_t offset, std::span<char> out) override {
+    if (offset >= size_) return 0;
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - offset));
     std::size_t done = 0;
     while (done < n) {
       const ssize_t r =
@@ -143,8 +149,7 @@ class PosixReadableFile final : public ReadableFile {
       if (r == 0) break;  // The file shrank since it was opened.
       done += static_cast<std::size_t>(r);
     }
-    out.resize(done);
-    return out;
+    return done;
   }
 
   std::string read_all() override { return read(0, static_cast<std::size_t>(size_)); }

@@ -17,12 +17,17 @@ void put_bytes(std::string& out, std::string_view s) {
   out.append(s);
 }
 
+// The message names where the field starts; it is built only when the field is bad (a
+// replay decodes millions of fields).
 std::string_view get_bytes(std::string_view& in, std::string_view where, std::size_t offset) {
-  std::string at = std::string(where) + " at payload offset " + std::to_string(offset);
-  std::uint32_t n = base::get_varint32_or_throw(in, at);
+  auto at = [&] { return std::string(where) + " at payload offset " + std::to_string(offset); };
+  std::uint32_t n = 0;
+  if (!base::get_varint32(in, n)) {
+    throw Error(ErrorCode::corrupt_data, at() + ": truncated or invalid varint32");
+  }
   if (n > in.size()) {
-    throw Error(ErrorCode::corrupt_data,
-                at + ": field of " + std::to_string(n) + " bytes runs past the end of the payload");
+    throw Error(ErrorCode::corrupt_data, at() + ": field of " + std::to_string(n) +
+                                             " bytes runs past the end of the payload");
   }
   std::string_view s = in.substr(0, n);
   in.remove_prefix(n);

@@ -176,7 +176,14 @@ WalReadResult WalReader::read(Version after, const WalRecordFn& on_record) {
   for (std::size_t i = 0; i < segments.size(); ++i) {
     const auto& [name_version, path] = segments[i];
     const std::string name = path.string();
-    const std::string data = fs_.open_readable(path)->read_all();
+    const std::unique_ptr<base::ReadableFile> file = fs_.open_readable(path);
+    const auto size = static_cast<std::size_t>(file->size());
+    if (size > buffer_size_) {
+      buffer_.reset();  // (not both at once)
+      buffer_ = std::make_unique_for_overwrite<char[]>(size);
+      buffer_size_ = size;
+    }
+    const std::string_view data(buffer_.get(), file->read_into(0, {buffer_.get(), size}));
     const auto deliver = [&](const WalRecord& record) {
       if (record.version <= after) return;
       if (result.records_delivered == 0 && record.prev_version > after) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,6 +100,9 @@ class WalReader {
  private:
   base::FileSystem& fs_;
   std::filesystem::path dir_;
+  // The segment being read; kept for the next (as large as the largest so far).
+  std::unique_ptr<char[]> buffer_;
+  std::size_t buffer_size_ = 0;
 };
 
 }  // namespace strata::durability

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "durability/checkpoint_writer.hpp"
-#include "durability/mutation_batch.hpp"
 #include "durability/recovery.hpp"
 #include "durability/wal_reader.hpp"
+#include "engine/log_replay.hpp"
 
 namespace strata::engine {
 namespace {
@@ -52,43 +52,6 @@ void reserve_keys(kv::MvccStore& store, std::uint64_t keys) {
   }
 }
 
-// Sizes the store's index for the keys a log replay will have made once done: index
-// growth re-hashes every key, and growing step by step to 8.8 M keys was 12 % of a 1 GB
-// replay. The count is estimated from the new keys the replay has made so far, at 1/16,
-// 1/8, 1/4 and 1/2 of the log (and at least 4 MiB in), and each estimate reserves at
-// most 4x the keys already there: a log whose first part inserts and whose rest only
-// overwrites is over-reserved at most 4x, not 16x.
-class KeyEstimate {
- public:
-  KeyEstimate(kv::MvccStore& store, std::uint64_t log_bytes)
-      : store_(store),
-        log_bytes_(log_bytes),
-        keys_at_start_(store.key_count()),
-        next_(std::max(log_bytes / 16, kMinSample)) {}
-
-  void replayed(std::size_t record_bytes) {
-    replayed_ += record_bytes;
-    if (replayed_ < next_) return;
-    next_ = replayed_ * 2 <= log_bytes_ / 2 ? replayed_ * 2 : kNever;
-    const std::size_t keys = store_.key_count();
-    if (keys <= keys_at_start_ || replayed_ >= log_bytes_) return;
-    const double per_byte =
-        static_cast<double>(keys - keys_at_start_) / static_cast<double>(replayed_);
-    const auto more =
-        static_cast<std::size_t>(per_byte * static_cast<double>(log_bytes_ - replayed_));
-    reserve_keys(store_, std::min(keys + more, 4 * keys));
-  }
-
- private:
-  static constexpr std::uint64_t kMinSample = std::uint64_t{4} << 20;
-  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
-  kv::MvccStore& store_;
-  const std::uint64_t log_bytes_;
-  const std::size_t keys_at_start_;
-  std::uint64_t replayed_ = 0;
-  std::uint64_t next_;  // replayed bytes at which to estimate next
-};
-
 }  // namespace
 
 Persistence::Persistence(const Options& options, kv::MvccStore& store, base::FileSystem& fs)
@@ -100,16 +63,6 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
   fs_.create_dir(dir_);
   lock_ = fs_.lock(dir_ / "LOCK");
   durability::RecoveryPlan plan = durability::plan_recovery(fs_, dir_);
-  // A log record's mutations are decoded first, then applied (views into the record).
-  std::vector<Replayed> batch;
-  durability::MutationSink sink;
-  sink.set = [&](std::string_view k, std::string_view v) {
-    batch.push_back({Replayed::Kind::set, k, v});
-  };
-  sink.clear = [&](std::string_view k) { batch.push_back({Replayed::Kind::clear, k, {}}); };
-  sink.clear_range = [&](std::string_view b, std::string_view e) {
-    batch.push_back({Replayed::Kind::clear_range, b, e});
-  };
   store_.expect_key_order(true);  // checkpoints hold keys in order; logs mostly do
   // A large recovery faults its slabs in on another core (kv/slab_source.hpp).
   const RecoveryBytes input = recovery_bytes(fs_, dir_, plan);
@@ -128,19 +81,15 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
     kv::MvccStore& store;
     ~Reset() { store.set_slab_source(nullptr); }
   } reset{store_};
-  std::optional<KeyEstimate> estimate;
+  std::optional<LogReplay> replay;
   Version recovered = durability::recover(
       fs_, dir_,
       [&](const std::string& key, const std::string& value) {
         store_.set(key, value, plan.checkpoint_version);
       },
       [&](Version version, std::string_view payload) {
-        if (!estimate) estimate.emplace(store_, input.log);  // the checkpoint is loaded now
-        estimate->replayed(payload.size());
-        batch.clear();
-        durability::decode_mutation_batch(payload,
-                                          "log record of version " + std::to_string(version), sink);
-        replay(batch, version);
+        if (!replay) replay.emplace(store_, input.log);  // the checkpoint is loaded now
+        replay->add(version, payload);
       },
       [&](std::uint64_t entries) {
         // A checkpoint holds at least a byte per entry: a damaged count asks for no more.
@@ -148,6 +97,7 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
         reserve_keys(store_, entries);
         if (entries >= kSlabSourceEntries) use_slab_source();
       });
+  if (replay) replay->finish();
   store_.expect_key_order(false);
   store_.publish(recovered);
   last_checkpoint_ = plan.checkpoint_version;
@@ -162,87 +112,6 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
     wal_ = std::make_unique<durability::WalWriter>(fs_, dir_, recovered, wal_options);
   }
   thread_ = std::thread([this] { checkpoint_loop(); });
-}
-
-// Whether the batch's sets come in ascending key order with no stored key from the first
-// to the last (a gap the finger fills, one key behind the other).
-// Only picks the faster way: either way applies the batch alike.
-bool Persistence::appends(const std::vector<Replayed>& batch) const {
-  bool any = false;
-  std::string_view first;
-  std::string_view last;
-  for (const Replayed& m : batch) {
-    if (m.kind != Replayed::Kind::set) continue;
-    if (any && m.key <= last) return false;
-    if (!any) first = m.key;
-    any = true;
-    last = m.key;
-  }
-  if (!any) return true;
-  const kv::MvccStore::Node* stored = store_.seek_ge(first);
-  return stored == nullptr || stored->key() > last;
-}
-
-// A replay inserts millions of keys, and each one's cache misses would otherwise wait for
-// the one before. A batch of new keys in key order with no stored key among them (a bulk
-// load, appending) links each key behind the previous without a seek
-// (MvccStore::expect_key_order): only its index slot is fetched, kAhead mutations ahead.
-// Any other batch (random writes, sorted or not, and overwrites) has its keys' index
-// slots and paths fetched together, a window at a time, before the window is applied
-// (MvccStore::prepare_writes), and its new keys linked along those paths: a 1 GB log of
-// random 16-byte keys replayed at 36 MB/s without either, 91 MB/s with the fetch alone,
-// 114 MB/s with both (docs/benchmarks.md, "Recovering 1 GB").
-void Persistence::replay(const std::vector<Replayed>& batch, Version version) {
-  auto apply = [&](const Replayed& m, std::uint64_t hash,
-                   const kv::MvccStore::List::Path* path = nullptr) {
-    switch (m.kind) {
-      case Replayed::Kind::set:
-        store_.set(m.key, m.value, version, hash, path);
-        break;
-      case Replayed::Kind::clear:
-        store_.clear(m.key, version);
-        break;
-      case Replayed::Kind::clear_range:
-        store_.clear_range(m.key, m.value, version);
-        break;
-    }
-  };
-  if (!appends(batch)) {
-    constexpr std::size_t kWindow = 64;  // its paths stay cached until applied
-    std::array<std::string_view, kWindow> keys;
-    std::array<kv::MvccStore::List::Path, kWindow> paths;
-    for (std::size_t first = 0; first < batch.size(); first += kWindow) {
-      const std::size_t end = std::min(batch.size(), first + kWindow);
-      std::size_t n = 0;
-      for (std::size_t i = first; i < end; ++i) {
-        if (batch[i].kind == Replayed::Kind::set) keys[n++] = batch[i].key;
-      }
-      store_.prepare_writes({keys.data(), n}, {paths.data(), n});
-      n = 0;
-      for (std::size_t i = first; i < end; ++i) {
-        if (batch[i].kind != Replayed::Kind::set) {
-          apply(batch[i], 0);
-          continue;
-        }
-        // The slot is cached now; a new key is linked along its walk's path.
-        apply(batch[i], kv::MvccStore::hash(batch[i].key), &paths[n++]);
-      }
-    }
-    return;
-  }
-  constexpr std::size_t kAhead = 8;
-  std::array<std::uint64_t, kAhead> hashes{};
-  auto fetch = [&](std::size_t i) {
-    if (i < batch.size() && batch[i].kind == Replayed::Kind::set) {
-      hashes[i % kAhead] = store_.prefetch(batch[i].key);
-    }
-  };
-  for (std::size_t i = 0; i < kAhead; ++i) fetch(i);
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    const std::uint64_t hash = hashes[i % kAhead];
-    fetch(i + kAhead);
-    apply(batch[i], hash);
-  }
 }
 
 Persistence::~Persistence() {

@@ -51,16 +51,6 @@ class Persistence {
   bool syncs() const { return mode_ == Durability::fsync; }
 
  private:
-  // One mutation of a log record being replayed; `key` and `value` (a clear_range's end)
-  // view the record.
-  struct Replayed {
-    enum class Kind : std::uint8_t { set, clear, clear_range };
-    Kind kind;
-    std::string_view key;
-    std::string_view value;
-  };
-  void replay(const std::vector<Replayed>& batch, Version version);
-  bool appends(const std::vector<Replayed>& batch) const;
   void checkpoint_loop();
   void write_checkpoint();
 

@@ -117,6 +117,28 @@ void MvccStore::prepare_writes(std::span<const std::string_view> keys,
   }
 }
 
+void MvccStore::prepare_writes_in_order(std::span<const std::string_view> keys,
+                                        std::span<List::Path> paths,
+                                        std::span<std::uint64_t> hashes) {
+  constexpr std::size_t kGroup = 32;
+  std::vector<std::string_view>& absent = absent_keys_;
+  std::vector<List::Path*>& absent_paths = absent_paths_;
+  absent.clear();
+  absent_paths.clear();
+  for (std::size_t first = 0; first < keys.size(); first += kGroup) {
+    const std::span<const std::string_view> group =
+        keys.subspan(first, std::min(kGroup, keys.size() - first));
+    for (std::size_t i = 0; i < group.size(); ++i) hashes[first + i] = prefetch(group[i]);
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      paths[first + i].height = 0;
+      if (index_.find(group[i], hashes[first + i]) != nullptr) continue;
+      absent_paths.push_back(&paths[first + i]);
+      absent.push_back(group[i]);
+    }
+  }
+  list_.find_paths_in_order(absent, absent_paths);
+}
+
 void MvccStore::clear(std::string_view key, Version version) {
   Node* n = index_.find(key);
   if (n == nullptr) return;

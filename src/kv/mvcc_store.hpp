@@ -131,6 +131,11 @@ class MvccStore {
   // (height 0 for a key in the store). A path stays usable through sets, clears and
   // clear_range, not through collect_garbage.
   void prepare_writes(std::span<const std::string_view> keys, std::span<List::Path> paths = {});
+  // The same for `keys` in ascending order, with `paths` required: the paths are found
+  // by finger searches (List::find_paths_in_order), each from the one before. hashes[i]
+  // gets keys[i]'s hash, for set.
+  void prepare_writes_in_order(std::span<const std::string_view> keys, std::span<List::Path> paths,
+                               std::span<std::uint64_t> hashes);
   void clear(std::string_view key, Version version);
   void clear_range(std::string_view begin, std::string_view end, Version version);
   // The newest value of `key`, published or not (for atomic operations at apply time).
@@ -212,6 +217,9 @@ class MvccStore {
   SizeClassPool record_pool_;
   List list_;
   Index index_;  // every linked node by key, for point lookups
+  // prepare_writes_in_order's scratch: the keys not in the store, and their paths.
+  std::vector<std::string_view> absent_keys_;
+  std::vector<List::Path*> absent_paths_;
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
   base::AdaptiveMutex horizon_mu_;

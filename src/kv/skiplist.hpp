@@ -190,6 +190,41 @@ class SkipList {
       }
     }
   }
+  // Writer: the path of each of `keys`, which ascend, into *paths[i] (as prefetch_paths).
+  // Each walk starts from the path before it (a finger search): it climbs while the
+  // previous key's predecessor is followed by a node before its key, then descends from
+  // there, so neighbouring keys cost a few steps each rather than a seek apiece.
+  void find_paths_in_order(std::span<const std::string_view> keys,
+                           std::span<Path* const> paths) const {
+    const int height = max_height();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      Path& p = *paths[i];
+      p.height = height;
+      if (i == 0) {
+        descend(keys[0], p.prev);
+        continue;
+      }
+      const Path& q = *paths[i - 1];
+      const std::string_view key = keys[i];
+      // From `level` up, q's predecessors are key's: a node on level l + 1 is on level l,
+      // so q.prev[l + 1]'s successor is at or after q.prev[l]'s.
+      int level = 0;
+      while (level < height) {
+        const Node* n = q.prev[level]->next(level);
+        if (n == nullptr || !key_less(n->key(), key)) break;
+        ++level;
+      }
+      std::copy(q.prev + level, q.prev + height, p.prev + level);
+      // Below, each level walks on from the later of q's predecessor there and the node
+      // found one level up.
+      for (int l = level - 1; l >= 0; --l) {
+        const bool moved = l + 1 < height && p.prev[l + 1] != q.prev[l + 1];
+        Node* x = moved ? p.prev[l + 1] : q.prev[l];
+        for (Node* n = x->next(l); n != nullptr && key_less(n->key(), key); n = x->next(l)) x = n;
+        p.prev[l] = x;
+      }
+    }
+  }
   // The head node: the predecessor of keys that have none (Path::prev[0] for them).
   const Node* head() const { return head_; }
 

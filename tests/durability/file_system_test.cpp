@@ -41,6 +41,12 @@ TEST(PosixFileSystem, WriteReadRenameRemoveAndList) {
   EXPECT_EQ(reader->read_all(), "hello world!");
   EXPECT_EQ(reader->read(6, 100), "world!");
   EXPECT_EQ(reader->read(50, 1), "");
+  char buffer[8] = {'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x'};
+  EXPECT_EQ(reader->read_into(6, buffer), 6u);  // to the end of the file only
+  EXPECT_EQ(std::string_view(buffer, 8), "world!xx");
+  EXPECT_EQ(reader->read_into(0, {buffer, 5}), 5u);
+  EXPECT_EQ(std::string_view(buffer, 8), "hello!xx");
+  EXPECT_EQ(reader->read_into(12, buffer), 0u);
   fs.truncate(a, 5);
   EXPECT_EQ(fs.file_size(a), 5u);
   fs.rename(a, dir.path() / "b");

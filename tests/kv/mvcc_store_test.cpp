@@ -2,6 +2,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,7 @@ TEST(MvccStore, PreparedBatchesOfWritesLandAsUnpreparedOnes) {
   MvccStore prepared;
   MvccStore along;  // sets take their paths from prepare_writes
   MvccStore plain;
+  MvccStore in_order;  // each batch sorted, its paths from prepare_writes_in_order
   std::map<std::string, std::string> model;
   std::mt19937_64 rng(7);
   for (Version v = 1; v <= 40; ++v) {
@@ -86,13 +88,25 @@ TEST(MvccStore, PreparedBatchesOfWritesLandAsUnpreparedOnes) {
       plain.set(k, value, v);
       model[k] = value;
     }
+    const std::set<std::string> sorted(keys.begin(), keys.end());
+    std::vector<std::string_view> ascending(sorted.begin(), sorted.end());
+    std::vector<MvccStore::List::Path> in_order_paths(ascending.size());
+    std::vector<std::uint64_t> hashes(ascending.size());
+    in_order.prepare_writes_in_order(ascending, in_order_paths, hashes);
+    for (std::size_t i = 0; i < ascending.size(); ++i) {
+      const std::string k(ascending[i]);
+      EXPECT_EQ(hashes[i], MvccStore::hash(k));
+      EXPECT_EQ(in_order_paths[i].height == 0, read(in_order, k, v - 1).has_value()) << k;
+      in_order.set(k, k + "@" + std::to_string(v), v, hashes[i], &in_order_paths[i]);
+    }
     prepared.publish(v);
     along.publish(v);
     plain.publish(v);
+    in_order.publish(v);
   }
   std::vector<std::string> expect;
   for (const auto& entry : model) expect.push_back(entry.first);
-  for (const MvccStore* s : {&prepared, &along, &plain}) {
+  for (const MvccStore* s : {&prepared, &along, &plain, &in_order}) {
     std::vector<std::string> listed;
     for (auto* n = s->seek_ge(""); n != nullptr; n = MvccStore::next(n)) {
       listed.emplace_back(n->key());

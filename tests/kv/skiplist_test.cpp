@@ -164,6 +164,32 @@ void expect_levels_consistent(const List& list) {
 // empty list, before the first key, after the last, at present keys, between keys, with
 // repeats, and with more keys than one group of walks (32) holds. On every level the
 // path's node comes before the key and the next one does not. The list is unchanged.
+// Each path holds its key's predecessor on every level, as a seek finds them.
+void expect_seek_paths(const List& list, const std::vector<std::string>& keys,
+                       const std::vector<List::Path>& paths) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const List::Node* before = list.find_less_than(keys[i]);
+    EXPECT_EQ(paths[i].prev[0], before != nullptr ? before : list.head()) << keys[i];
+    EXPECT_EQ(paths[i].height, list.height());
+    for (int level = 0; level < paths[i].height; ++level) {
+      const List::Node* at = paths[i].prev[level];
+      EXPECT_TRUE(at == list.head() || at->key() < keys[i]) << keys[i] << " " << level;
+      const List::Node* next = at->next(level);
+      EXPECT_TRUE(next == nullptr || next->key() >= keys[i]) << keys[i] << " " << level;
+    }
+  }
+}
+
+// Up to 5,000 random even-numbered keys, inserted; returns them.
+std::set<std::string> insert_even_keys(List& list, std::mt19937_64& rng) {
+  std::set<std::string> keys;
+  for (int i = 0; i < 5000; ++i) {
+    std::string k = key_of(static_cast<int>(rng() % 100000) * 2);
+    if (keys.insert(k).second) list.insert(k, rng());
+  }
+  return keys;
+}
+
 TEST(SkipList, PrefetchPathsEndWhereSeeksEnd) {
   SizeClassPool pool;
   List list(pool);
@@ -172,27 +198,13 @@ TEST(SkipList, PrefetchPathsEndWhereSeeksEnd) {
     std::vector<std::string_view> views(keys.begin(), keys.end());
     std::vector<List::Path> paths(keys.size());
     list.prefetch_paths(views, pointers_to(paths));
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      const List::Node* before = list.find_less_than(keys[i]);
-      EXPECT_EQ(paths[i].prev[0], before != nullptr ? before : list.head()) << keys[i];
-      EXPECT_EQ(paths[i].height, list.height());
-      for (int level = 0; level < paths[i].height; ++level) {
-        const List::Node* at = paths[i].prev[level];
-        EXPECT_TRUE(at == list.head() || at->key() < keys[i]) << keys[i] << " " << level;
-        const List::Node* next = at->next(level);
-        EXPECT_TRUE(next == nullptr || next->key() >= keys[i]) << keys[i] << " " << level;
-      }
-    }
+    expect_seek_paths(list, keys, paths);
     list.prefetch_paths(views);  // no output wanted: only fetches
   };
   std::vector<std::string> probes = {"", "a", "k", key_of(0), key_of(500), "z"};
   check(probes);  // empty list: every walk ends at the head
 
-  std::set<std::string> model;
-  for (int i = 0; i < 5000; ++i) {
-    std::string k = key_of(static_cast<int>(rng() % 100000) * 2);  // even numbers only
-    if (model.insert(k).second) list.insert(k, rng());
-  }
+  const std::set<std::string> model = insert_even_keys(list, rng);
   for (int round = 0; round < 20; ++round) {
     std::vector<std::string> keys = probes;
     for (int i = 0; i < 70; ++i) {
@@ -206,6 +218,33 @@ TEST(SkipList, PrefetchPathsEndWhereSeeksEnd) {
   std::size_t count = 0;
   for (const List::Node* n = list.first(); n != nullptr; n = n->next(0)) ++count;
   EXPECT_EQ(count, model.size());
+}
+
+// Finger searches for ascending keys find what seeks find: keys close together (a step
+// apart), far apart (a climb to the top), repeated, before the first and past the last.
+TEST(SkipList, FindPathsInOrderEndWhereSeeksEnd) {
+  SizeClassPool pool;
+  List list(pool);
+  std::mt19937_64 rng(12);
+  auto check = [&](std::vector<std::string> keys) {
+    std::sort(keys.begin(), keys.end());
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<List::Path> paths(keys.size());
+    list.find_paths_in_order(views, pointers_to(paths));
+    expect_seek_paths(list, keys, paths);
+  };
+  std::vector<std::string> probes = {"", "a", "k", key_of(0), key_of(500), "z"};
+  check(probes);  // empty list: every path is the head's
+  insert_even_keys(list, rng);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::string> keys = probes;
+    const int spread = round % 2 == 0 ? 200002 : 300;  // sparse, or dense in a corner
+    for (int i = 0; i < 70; ++i) keys.push_back(key_of(static_cast<int>(rng() % spread)));
+    keys.push_back(keys[7]);  // a repeat
+    check(keys);
+  }
+  check({key_of(1)});  // one key: a plain descent
+  check({});
 }
 
 // Keys inserted along paths walked before any of them went in land where plain inserts

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stress {
@@ -19,7 +20,11 @@ class Latencies {
   void add(Clock::duration d) {
     ns_.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
   }
-  void merge(const Latencies& other) { ns_.insert(ns_.end(), other.ns_.begin(), other.ns_.end()); }
+  // Takes other's samples and frees its memory.
+  void merge(Latencies&& other) {
+    ns_.insert(ns_.end(), other.ns_.begin(), other.ns_.end());
+    std::vector<std::int64_t>().swap(other.ns_);
+  }
   // The q-quantile in microseconds (0 when empty).
   double quantile_us(double q) {
     if (ns_.empty()) return 0;
@@ -56,7 +61,7 @@ struct RunResult {
 
 inline void summarise(std::vector<Latencies>& per_client, RunResult& r) {
   Latencies merged;
-  for (auto& l : per_client) merged.merge(l);
+  for (auto& l : per_client) merged.merge(std::move(l));
   r.p50_us = merged.quantile_us(0.50);
   r.p99_us = merged.quantile_us(0.99);
   r.p999_us = merged.quantile_us(0.999);

@@ -16,5 +16,8 @@ std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOpt
 
 // A "Name:" field of /proc/self/status in KiB (VmRSS:, VmHWM:), 0 if absent.
 long rss_kib(const char* field);
+// Starts the VmHWM: field over from the current RSS, so that it reads the peak of what
+// runs next. False when the kernel refuses (VmHWM: is then the process's peak so far).
+bool reset_peak_rss();
 
 }  // namespace stress

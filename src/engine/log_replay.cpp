@@ -87,7 +87,10 @@ void LogReplay::add(Version version, std::string_view payload) {
 
 void LogReplay::finish() {
   apply_run();
-  blocks_.clear();
+  std::vector<Block>().swap(blocks_);
+  std::vector<Mutation>().swap(run_);
+  std::vector<SortKey>().swap(order_);
+  std::vector<Mutation>().swap(last_);
 }
 
 std::string_view LogReplay::copy(std::string_view bytes) {

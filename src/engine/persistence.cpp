@@ -100,6 +100,10 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
   if (replay) replay->finish();
   store_.expect_key_order(false);
   store_.publish(recovered);
+  // Below the recovered version nothing reads exactly: a checkpoint holds one version of
+  // each key and the replay each key's last (docs/decisions/0014). set_read_version
+  // refuses those versions as too old.
+  store_.advance_horizon();
   last_checkpoint_ = plan.checkpoint_version;
   checkpoint_floor_ = last_checkpoint_;
   if (mode_ != Durability::none) {

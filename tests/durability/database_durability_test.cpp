@@ -62,6 +62,26 @@ TEST_P(DurableModes, CommittedDataSurvivesReopen) {
   EXPECT_GT(again.committed_version(), before);
 }
 
+// A reopened database holds one version of each key (the checkpoint's, or the replay's
+// last): a read version from before the open is refused as too old, not answered with
+// the wrong state.
+TEST_P(DurableModes, ReadVersionsFromBeforeTheOpenAreTooOld) {
+  TempDir dir;
+  Version early = 0;
+  {
+    Database db = Database::open(on_disk(dir.path(), GetParam()));
+    db.run([](Transaction& tr) { tr.set("a", "1"); });
+    early = db.committed_version();
+    db.run([](Transaction& tr) { tr.set("a", "2"); });
+  }
+  Database again = Database::open(on_disk(dir.path(), GetParam()));
+  Transaction old = again.create_transaction();
+  EXPECT_THAT([&] { old.set_read_version(early); }, ThrowsCode(ErrorCode::transaction_too_old));
+  Transaction now = again.create_transaction();
+  now.set_read_version(again.committed_version());
+  EXPECT_EQ(now.get("a"), "2");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllModes, DurableModes,
                          ::testing::Values(Durability::none, Durability::buffered,
                                            Durability::fsync));

@@ -22,6 +22,11 @@ constexpr int kSpins = 512;
 // The smallest batch whose writes are fetched together before they are applied (see
 // prepare_writes): a lone commit has no other misses to overlap with its own.
 constexpr std::size_t kPrepareBatch = 4;
+// A transaction of a smaller batch that writes this many keys is prepared alone. Its keys
+// ascend: when no stored key lies between its first and last (a bulk load in key order),
+// each new key links from the insert before without a seek (MvccStore::expect_key_order),
+// as in a log replay; otherwise its writes are fetched together (prepare_writes).
+constexpr std::size_t kPrepareWrites = 16;
 
 }  // namespace
 
@@ -156,7 +161,15 @@ std::size_t CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept
   std::size_t point = 0;  // the first of the request's paths in write_paths_
   for (CommitRequest* r : batch) {
     if (r->error != ErrorCode::success) continue;
-    apply(*r, version, stamped, prepared ? write_paths_.data() + point : nullptr);
+    const kv::MvccStore::List::Path* paths = prepared ? write_paths_.data() + point : nullptr;
+    bool in_order = false;
+    if (!prepared && r->writes->points().size() >= kPrepareWrites) {
+      in_order = appends(*r);
+      if (!in_order) paths = prepare_writes(*r);
+    }
+    if (in_order) store_.expect_key_order(true);
+    apply(*r, version, stamped, paths);
+    if (in_order) store_.expect_key_order(false);
     point += r->writes->points().size();
     writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
               r->writes->stamped_keys().size();
@@ -191,6 +204,20 @@ void CommitPipeline::prepare_writes(const std::vector<CommitRequest*>& batch) {
   }
   write_paths_.resize(write_keys_.size());
   store_.prepare_writes(write_keys_, write_paths_);
+}
+
+bool CommitPipeline::appends(const CommitRequest& r) const {
+  const auto& points = r.writes->points();
+  const kv::MvccStore::Node* stored = store_.seek_ge(points.begin()->first);
+  return stored == nullptr || stored->key() > std::prev(points.end())->first;
+}
+
+const kv::MvccStore::List::Path* CommitPipeline::prepare_writes(const CommitRequest& r) {
+  write_keys_.clear();
+  for (const auto& point : r.writes->points()) write_keys_.push_back(point.first);
+  write_paths_.resize(write_keys_.size());
+  store_.prepare_writes(write_keys_, write_paths_);
+  return write_paths_.data();
 }
 
 void CommitPipeline::collect(std::size_t budget) noexcept {

@@ -106,6 +106,11 @@ class CommitPipeline {
   // most of its apply waiting on the skiplist's nodes one after another), and finds the
   // new keys' paths into write_paths_, one per point write of each request to apply.
   void prepare_writes(const std::vector<CommitRequest*>& batch);
+  // The same for one request of a smaller batch: returns its paths, one per point write.
+  const kv::MvccStore::List::Path* prepare_writes(const CommitRequest& request);
+  // Whether no stored key lies from the request's first point write to its last.
+  // REQUIRES: the request writes a point.
+  bool appends(const CommitRequest& request) const;
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.

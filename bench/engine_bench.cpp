@@ -68,6 +68,32 @@ void bm_strata_point_set(benchmark::State& state) {
 }
 BENCHMARK(bm_strata_point_set)->Name("BM_StrataPointSet")->Apply(point_set_shapes);
 
+// A bulk load: each iteration commits one transaction of 1,000 new keys into a store that
+// grows to 1 M, in key order (order:1, appending) or scattered over the key space
+// (order:0). Items are keys.
+void bm_strata_bulk_load(benchmark::State& state) {
+  const bool in_order = state.range(0) != 0;
+  strata::Database db = strata::Database::open();
+  const std::string value(kValueSize, 'v');
+  std::uint64_t next = 0;
+  for (auto _ : state) {
+    db.run([&](strata::Transaction& tr) {
+      for (std::uint64_t j = next; j < next + 1000; ++j) {
+        tr.set(key_of(in_order ? j : (j * 2654435761ULL) % 1000000007ULL), value);
+      }
+    });
+    next += 1000;
+  }
+  state.SetItemsProcessed(state.iterations() * 1000);
+}
+BENCHMARK(bm_strata_bulk_load)
+    ->Name("BM_StrataBulkLoad")
+    ->ArgName("order")
+    ->Arg(1)
+    ->Arg(0)
+    ->Iterations(1000)
+    ->Unit(benchmark::kMillisecond);
+
 // The fixed cost of a transaction: create, one point read of a key that is absent (a
 // read version, a conflict key), a read-only commit, destroy. What every queue operation
 // pays before its own work.

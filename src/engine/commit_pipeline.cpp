@@ -164,7 +164,8 @@ std::size_t CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept
     const kv::MvccStore::List::Path* paths = prepared ? write_paths_.data() + point : nullptr;
     bool in_order = false;
     if (!prepared && r->writes->points().size() >= kPrepareWrites) {
-      in_order = appends(*r);
+      const auto& points = r->writes->points();
+      in_order = store_.none_between(points.begin()->first, std::prev(points.end())->first);
       if (!in_order) paths = prepare_writes(*r);
     }
     if (in_order) store_.expect_key_order(true);
@@ -196,7 +197,7 @@ std::size_t CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept
   return 2 * writes + 16;
 }
 
-void CommitPipeline::prepare_writes(const std::vector<CommitRequest*>& batch) {
+void CommitPipeline::prepare_writes(std::span<CommitRequest* const> batch) {
   write_keys_.clear();
   for (const CommitRequest* r : batch) {
     if (r->error != ErrorCode::success) continue;
@@ -206,17 +207,9 @@ void CommitPipeline::prepare_writes(const std::vector<CommitRequest*>& batch) {
   store_.prepare_writes(write_keys_, write_paths_);
 }
 
-bool CommitPipeline::appends(const CommitRequest& r) const {
-  const auto& points = r.writes->points();
-  const kv::MvccStore::Node* stored = store_.seek_ge(points.begin()->first);
-  return stored == nullptr || stored->key() > std::prev(points.end())->first;
-}
-
-const kv::MvccStore::List::Path* CommitPipeline::prepare_writes(const CommitRequest& r) {
-  write_keys_.clear();
-  for (const auto& point : r.writes->points()) write_keys_.push_back(point.first);
-  write_paths_.resize(write_keys_.size());
-  store_.prepare_writes(write_keys_, write_paths_);
+const kv::MvccStore::List::Path* CommitPipeline::prepare_writes(CommitRequest& r) {
+  CommitRequest* const one = &r;
+  prepare_writes(std::span(&one, 1));
   return write_paths_.data();
 }
 

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory_resource>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "strata/database.hpp"
@@ -105,12 +106,9 @@ class CommitPipeline {
   // together, so that their cache misses overlap (a batch of 50 random new keys spent
   // most of its apply waiting on the skiplist's nodes one after another), and finds the
   // new keys' paths into write_paths_, one per point write of each request to apply.
-  void prepare_writes(const std::vector<CommitRequest*>& batch);
+  void prepare_writes(std::span<CommitRequest* const> batch);
   // The same for one request of a smaller batch: returns its paths, one per point write.
-  const kv::MvccStore::List::Path* prepare_writes(const CommitRequest& request);
-  // Whether no stored key lies from the request's first point write to its last.
-  // REQUIRES: the request writes a point.
-  bool appends(const CommitRequest& request) const;
+  const kv::MvccStore::List::Path* prepare_writes(CommitRequest& request);
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.

@@ -166,8 +166,7 @@ void LogReplay::apply_sorted(const std::vector<Mutation>& ms) {
   for (std::size_t first = 0; first < ms.size(); first += kWindow) {
     const std::size_t end = std::min(ms.size(), first + kWindow);
     fetch(end, std::min(ms.size(), end + kWindow));
-    const kv::MvccStore::Node* stored = store_.seek_ge(ms[first].key);
-    if (stored == nullptr || stored->key() > ms[end - 1].key) {
+    if (store_.none_between(ms[first].key, ms[end - 1].key)) {
       for (std::size_t i = first; i < end; ++i) hashes[i - first] = store_.prefetch(ms[i].key);
       for (std::size_t i = first; i < end; ++i) {
         const Mutation& m = ms[i];

@@ -72,6 +72,12 @@ class MvccStore {
 
   // --- Readers (pinned) -------------------------------------------------------------
   Node* seek_ge(std::string_view key) const { return list_.find_greater_or_equal(key); }
+  // Whether no key in [first, last] is linked (one seek): new keys from first to last,
+  // in order, then each link right behind the one before (expect_key_order).
+  bool none_between(std::string_view first, std::string_view last) const {
+    const Node* n = seek_ge(first);
+    return n == nullptr || last < n->key();
+  }
   // The last node with floor <= key < `key` that has a value visible at `version`, or
   // nullptr; a run of invisible nodes (a drained queue's tail) costs no seek per node.
   Node* seek_visible_lt(std::string_view key, std::string_view floor, Version version) const {

@@ -287,14 +287,28 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
     keep->cut_older();
     retire_chain(older);  // reclaimed below, once readers are past
   }
-  // Only the entry of the newest write may unlink: earlier entries of the same node are
-  // still queued ahead of it, and must find the node alive.
-  if (keep == head && head->is_tombstone() && head->version() == entry.version) {
+  // Only the entry of the newest write may unlink or compact: earlier entries of the same
+  // node are still queued ahead of it, and must find the node and its head as they were.
+  if (keep != head || head->version() != entry.version) return;
+  if (head->is_tombstone()) {
     unlink(node);
     Version tag = committed();
     retired_.push_back({tag, head, Retired::Kind::record});
     retired_.push_back({tag, node, Retired::Kind::node});
+  } else if (head->chained()) {
+    compact_head(node, head);
   }
+}
+
+// A key left with one record, made with room for an older link, gets an unlinked copy of
+// it. Otherwise an overwritten key's first record (a block of the linkless size) is freed
+// into a size that overwrites never ask for again, and a store of keys that are each
+// overwritten once grows by a record per key. Readers standing on the old head keep it
+// until they are past.
+void MvccStore::compact_head(Node* node, VersionRecord* head) {
+  VersionRecord* copy = VersionRecord::make(record_pool_, head->version(), head->value(), nullptr);
+  node->payload().store(copy, std::memory_order_release);
+  retired_.push_back({committed(), head, Retired::Kind::record});
 }
 
 // A key deleted by the newest published batch waits for a later collection: its deleter

@@ -15,8 +15,10 @@
 // Garbage collection (the reason queue heads do not rot): every write schedules its key;
 // once the write's version is at or below the oldest version any live reader holds
 // (ReaderRegistry::oldest), records older than the newest visible one are cut, and a
-// key whose only remaining record is a tombstone is unlinked. Cut and unlinked memory is
-// freed once no reader that might hold it remains.
+// key whose only remaining record is a tombstone is unlinked. A lone value record made
+// with room for an older link is replaced by a linkless copy, so that overwrites reuse
+// the blocks of the records they replace. Cut, replaced and unlinked memory is freed once
+// no reader that might hold it remains.
 //
 // One old reader would hold all of that back, so a key that lived a short while (written
 // once at `born`, deleted at `died`, like a queue item) is also unlinked as soon as no live
@@ -166,6 +168,8 @@ class MvccStore {
   // Statistics (writer, or quiescent).
   std::size_t pending_gc() const { return gc_queue_.size() + retired_.size(); }
   std::uint64_t early_unlinks() const { return early_unlinks_; }
+  // Bytes taken from the system for records and for the list's height-1 nodes.
+  std::size_t pool_bytes() const { return node_pool_.slab_bytes() + record_pool_.slab_bytes(); }
 
  private:
   struct GcEntry {
@@ -197,6 +201,8 @@ class MvccStore {
   // when given, else in record_pool_. REQUIRES: memory is null unless `node` has no record.
   void push(Node* node, std::optional<std::string_view> value, Version version,
             void* memory = nullptr);
+  // Replaces `head`, the only record of `node` and a live value, by a linkless copy.
+  void compact_head(Node* node, VersionRecord* head);
   // A new key's node, linked (along `path` when given and filled).
   Node* insert(std::string_view key, std::uint64_t hash, const List::Path* path);
   void collect_below(std::size_t budget, Version oldest);  // the FIFO, then reclaim

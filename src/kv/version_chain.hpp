@@ -64,6 +64,8 @@ class VersionRecord {
   VersionRecord* older() const {
     return chained() ? older_slot().load(std::memory_order_acquire) : nullptr;
   }
+  // Whether the record was made with room for an older link (it may have been cut since).
+  bool chained() const { return (word_ & kChainedBit) != 0; }
   // Writer only. Release is enough: a reader that loads nullptr simply stops.
   void cut_older() {
     if (chained()) older_slot().store(nullptr, std::memory_order_release);
@@ -89,7 +91,6 @@ class VersionRecord {
     assert(v >= 0);  // commit versions count up from 0: the top bit is free
   }
 
-  bool chained() const { return (word_ & kChainedBit) != 0; }
   // Without a branch: the older link, when there is one, adds its 8 bytes.
   std::size_t link_bytes() const { return static_cast<std::size_t>(word_ >> 63) * 8; }
   std::size_t size_at() const { return kOlderAt + link_bytes(); }

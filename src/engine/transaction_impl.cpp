@@ -172,11 +172,24 @@ void TransactionImpl::throw_visiting() {
 Version TransactionImpl::ensure_read_version() {
   if (read_version_ < 0) {
     kv::MvccStore& store = db_->store();
-    read_version_ =
-        kv::ReaderRegistry::announce(reader_slot(store.registry()), store.committed_atomic());
-    read_version_time_ = base::CoarseClock::now();
+    const base::CoarseClock::time_point now = base::CoarseClock::now();
+    read_version_ = kv::ReaderRegistry::announce(reader_slot(store.registry()),
+                                                 store.committed_atomic(), revoke_deadline(now));
+    read_version_time_ = now;
   }
   return read_version_;
+}
+
+std::int64_t TransactionImpl::revoke_deadline(base::CoarseClock::time_point now) const {
+  return (now + db_->options().mvcc_window).time_since_epoch().count();
+}
+
+TransactionImpl::StoreRead::StoreRead(const TransactionImpl& t) : slot_(t.slot_) {
+  if (kv::ReaderRegistry::begin_read(slot_)) return;
+  throw Error(ErrorCode::transaction_too_old,
+              "read version " + std::to_string(t.read_version_) +
+                  " was released: the transaction sat idle past its mvcc_window of " +
+                  std::to_string(t.db_->options().mvcc_window.count()) + " ms");
 }
 
 Version TransactionImpl::read_version_for_read() {
@@ -218,13 +231,14 @@ void TransactionImpl::set_read_version(Version version) {
                                                " is newer than the newest commit, " +
                                                std::to_string(store.committed()));
   }
-  if (version < 0 || !store.pin_at(reader_slot(store.registry()), version)) {
+  const base::CoarseClock::time_point now = base::CoarseClock::now();
+  if (version < 0 || !store.pin_at(reader_slot(store.registry()), version, revoke_deadline(now))) {
     throw Error(ErrorCode::transaction_too_old,
                 "version " + std::to_string(version) +
                     " is older than the oldest version strata still keeps");
   }
   read_version_ = version;
-  read_version_time_ = base::CoarseClock::now();
+  read_version_time_ = now;
 }
 
 void TransactionImpl::set_read_your_writes(bool enabled) {
@@ -289,14 +303,15 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
   // The stored value at the read version, with the point's read conflict when serializable.
   // (When this transaction's writes are seen, keys it set or cleared never get here, so there
   // is nothing to subtract from the conflict.) The record stays valid while the read
-  // version is pinned, which it is until the transaction ends.
+  // version is pinned and the StoreRead the caller holds lives.
   auto read_store = [&]() -> const kv::VersionRecord* {
-    Version rv = read_version_for_read();
-    const kv::VersionRecord* r = db_->store().get(key, rv);
+    const kv::VersionRecord* r = db_->store().get(key, read_version_);
     if (mode == ReadMode::serializable) add_point_read(key);
     return r;
   };
   if (!sees_own_writes(mode)) {
+    read_version_for_read();
+    const StoreRead reading(*this);
     const kv::VersionRecord* r = read_store();
     return r != nullptr ? found(r->value()) : absent();
   }
@@ -311,6 +326,8 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
   }
   if (w == nullptr && writes_.cleared(key)) return absent();
   check_readable(key);
+  read_version_for_read();
+  const StoreRead reading(*this);
   const kv::VersionRecord* r = read_store();
   if (w == nullptr) return r != nullptr ? found(r->value()) : absent();
   std::optional<std::string> resolved = resolve_dependent(
@@ -388,6 +405,8 @@ std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
   const bool own = sees_own_writes(mode);
   const WriteMap& writes = own ? writes_ : kNoWrites;
   RowOutput<std::remove_reference_t<Sink>> out(options, sink);
+  // The rows, and the last key the conflict span ends at, point into the store.
+  const StoreRead reading(*this);
   if (options.reverse) {
     read_reverse(writes, begin, end, out);
   } else {

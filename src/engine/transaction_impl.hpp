@@ -143,6 +143,21 @@ class TransactionImpl {
     return slot_;
   }
   void give_back_slot() noexcept;
+  // The deadline to announce a read version taken at `now` with: past the MVCC window,
+  // collection may revoke it (kv::ReaderRegistry).
+  std::int64_t revoke_deadline(base::CoarseClock::time_point now) const;
+  // Keeps the read version from being revoked while a read walks the store; throws
+  // transaction_too_old when it already was (the transaction sat idle past its window).
+  class StoreRead {
+   public:
+    explicit StoreRead(const TransactionImpl& t);
+    ~StoreRead() { kv::ReaderRegistry::end_read(slot_); }
+    StoreRead(const StoreRead&) = delete;
+    StoreRead& operator=(const StoreRead&) = delete;
+
+   private:
+    kv::ReaderRegistry::Slot* slot_;
+  };
   void detach() noexcept;  // recycle()'s part: end() but for the slot, reset, no db_
   // Arms this transaction's watches (committed) or fails them with `error`.
   void finish_watches(bool committed, ErrorCode error) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/coarse_clock.hpp"
+
 namespace strata::kv {
 
 MvccStore::~MvccStore() {
@@ -197,14 +199,24 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
   gc_queue_.push_back({node, version});
 }
 
+void MvccStore::revoke_expired_readers() {
+  const std::int64_t now = base::CoarseClock::now().time_since_epoch().count();
+  if (now < next_revoke_) return;
+  next_revoke_ = now + kRevokeEveryNs;
+  registry_.revoke_expired(now);
+}
+
 Version MvccStore::advance_horizon() {
+  revoke_expired_readers();
   std::lock_guard lock(horizon_mu_);
   Version oldest = registry_.oldest(committed_);
   horizon_ = std::max(horizon_, oldest);
   return oldest;
 }
 
-bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version) {
+bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version, std::int64_t deadline) {
+  // Relaxed: the seq_cst store of the version below publishes it.
+  slot->deadline.store(deadline, std::memory_order_relaxed);
   std::lock_guard lock(horizon_mu_);
   if (version < horizon_) return false;
   for (const Span& span : early_spans_) {
@@ -223,6 +235,7 @@ bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version) {
 }
 
 Version MvccStore::collect_garbage(std::size_t budget) {
+  revoke_expired_readers();
   Version oldest;
   {
     // advance_horizon() and the first step of collection under one lock.

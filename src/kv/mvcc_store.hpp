@@ -162,8 +162,12 @@ class MvccStore {
   // takes oldest() and raises the horizon to it; pin_at() (any thread) announces an older
   // read version in `slot` only if the horizon is not past it. The two serialize on one
   // mutex, so collection either sees the pinned slot or the pin sees the new horizon.
+  // advance_horizon() and collect_garbage() first revoke the versions of readers past
+  // their deadline (ReaderRegistry::revoke_expired), at most every kRevokeEveryNs. pin_at
+  // announces with `deadline`.
   Version advance_horizon();
-  bool pin_at(ReaderRegistry::Slot* slot, Version version);
+  bool pin_at(ReaderRegistry::Slot* slot, Version version,
+              std::int64_t deadline = ReaderRegistry::kNever);
 
   // Statistics (writer, or quiescent).
   std::size_t pending_gc() const { return gc_queue_.size() + retired_.size(); }
@@ -234,6 +238,10 @@ class MvccStore {
   std::vector<List::Path*> absent_paths_;
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
+  static constexpr std::int64_t kRevokeEveryNs = 10'000'000;
+  void revoke_expired_readers();
+  std::int64_t next_revoke_ = 0;  // writer only
+
   base::AdaptiveMutex horizon_mu_;
   Version horizon_ = 0;  // guarded by horizon_mu_ (the writer may read it without)
   // Spans covering [born, died) of every key unlinked early whose died is above horizon_

@@ -4,10 +4,24 @@
 #include <span>
 #include <unordered_set>
 
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 namespace strata::kv {
 namespace {
 
 std::atomic<std::uint64_t> next_registry_id{1};
+
+// membarrier(2) makes every running thread of the process execute a full memory barrier
+// before it returns; the process registers once for the cheap "private expedited" form.
+bool process_barrier_available() {
+  static const bool kAvailable =
+      ::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  return kAvailable;
+}
+
+void process_barrier() { ::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0); }
 
 // Registries that still exist, so a thread that exits returns its cached slots only to
 // live ones. Touched only when a registry is made or destroyed and when a thread exits.
@@ -53,6 +67,7 @@ thread_local ReaderRegistry::ThreadCache* tls_cache = nullptr;
 
 ReaderRegistry::ReaderRegistry()
     : id_(next_registry_id.fetch_add(1)), chunks_(new std::atomic<Slot*>[kMaxChunks]) {
+  process_barrier_available();  // registers the process before any revocation needs it
   for (std::size_t i = 0; i < kMaxChunks; ++i) chunks_[i].store(nullptr);
   std::lock_guard lock(live_mu);
   live_ids().insert(id_);
@@ -121,13 +136,48 @@ ReaderRegistry::Slot* ReaderRegistry::allocate_slot() {
   return s;
 }
 
+namespace {
+
+// The version a slot holds for collection: kIdle when none, or when it was revoked and
+// no read at it is under way (then none can start).
+Version held_version(const ReaderRegistry::Slot& slot) {
+  Version v = slot.version.load(std::memory_order_seq_cst);
+  if (v == ReaderRegistry::kIdle || (v & ReaderRegistry::kRevoked) == 0) return v;
+  // Acquire: a read seen over happened before what collection then frees.
+  if (slot.reading.load(std::memory_order_acquire) == 0) return ReaderRegistry::kIdle;
+  return v & ~ReaderRegistry::kRevoked;
+}
+
+}  // namespace
+
+std::size_t ReaderRegistry::revoke_expired(std::int64_t now) {
+  if (!process_barrier_available()) return 0;
+  std::size_t revoked = 0;
+  std::size_t n = slot_count_.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < n; ++i) {
+    Slot& slot = chunks_[i / kChunkSlots].load(std::memory_order_acquire)[i % kChunkSlots];
+    Version v = slot.version.load(std::memory_order_acquire);
+    // Only exact versions: an announcing reader is about to take a fresh one.
+    if (v == kIdle || (v & (kTentative | kRevoked)) != 0) continue;
+    // Acquire above: the deadline read is the one announced with v (or a later one).
+    if (slot.deadline.load(std::memory_order_relaxed) >= now) continue;
+    if (slot.version.compare_exchange_strong(v, v | kRevoked, std::memory_order_seq_cst)) {
+      ++revoked;
+    }
+  }
+  // Every reader that had not seen a revocation by now had its `reading` flag visible: a
+  // begin_read before the barrier is seen under way, one after it sees the revocation.
+  if (revoked != 0) process_barrier();
+  return revoked;
+}
+
 Version ReaderRegistry::oldest(const std::atomic<Version>& committed) const {
   // Load the committed version before scanning (both seq_cst), pairing with announce().
   Version result = committed.load(std::memory_order_seq_cst);
   std::size_t n = slot_count_.load(std::memory_order_seq_cst);
   for (std::size_t i = 0; i < n; ++i) {
     const Slot* chunk = chunks_[i / kChunkSlots].load(std::memory_order_acquire);
-    Version v = chunk[i % kChunkSlots].version.load(std::memory_order_seq_cst);
+    Version v = held_version(chunk[i % kChunkSlots]);
     if (v != kIdle) result = std::min(result, v & ~kTentative);
   }
   return result;
@@ -139,7 +189,7 @@ void ReaderRegistry::snapshot(std::vector<Version>& exact, Version& tentative) c
   std::size_t n = slot_count_.load(std::memory_order_seq_cst);
   for (std::size_t i = 0; i < n; ++i) {
     const Slot* chunk = chunks_[i / kChunkSlots].load(std::memory_order_acquire);
-    Version v = chunk[i % kChunkSlots].version.load(std::memory_order_seq_cst);
+    Version v = held_version(chunk[i % kChunkSlots]);
     if (v == kIdle) continue;
     if ((v & kTentative) != 0) {
       tentative = std::min(tentative, v & ~kTentative);

@@ -185,6 +185,54 @@ TEST(Limits, ReadAfterTheMvccWindowIsTransactionTooOld) {
   EXPECT_THAT([&] { tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::transaction_too_old));
 }
 
+// A transaction left open past its window no longer keeps the versions it read at: the
+// next commits collect them (before, memory grew without bound while it lived).
+TEST(Limits, AnIdleTransactionPastTheWindowNoLongerHoldsItsVersion) {
+  Database db = Database::open(short_window());
+  apitest::put(db, "k", "v1");
+  Transaction idle = db.create_transaction();
+  EXPECT_EQ(idle.get("k"), "v1");
+  const Version held = idle.read_version();
+  apitest::put(db, "k", "v2");
+  {  // within the window the version is kept: another transaction can still read at it
+    Transaction t = db.create_transaction();
+    t.set_read_version(held);
+    EXPECT_EQ(t.get("k"), "v1");
+  }
+  spin_for(kAged);
+  apitest::put(db, "k", "v3");  // its collection revokes the idle reader's version
+  Transaction late = db.create_transaction();
+  EXPECT_THAT([&] { late.set_read_version(held); }, ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_THAT([&] { idle.get("k"); }, ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_EQ(read_key(db, "k"), "v3");
+}
+
+// A read under way when the window ends keeps its version until it is over: the rows a
+// visitor sees stay valid and consistent while other transactions overwrite them (under
+// AddressSanitizer a freed record would be reported).
+TEST(Limits, AReadUnderWayKeepsItsVersionPastTheWindow) {
+  Database db = Database::open(short_window());
+  db.run([](Transaction& tr) {
+    for (int i = 0; i < 50; ++i) tr.set("k" + std::to_string(100 + i), "old");
+  });
+  Transaction tr = db.create_transaction();
+  int rows = 0;
+  tr.visit_range("k", "l", {}, [&](std::string_view, std::string_view value) {
+    EXPECT_EQ(value, "old");
+    if (rows++ == 0) {
+      spin_for(kAged);
+      for (int round = 0; round < 3; ++round) {
+        db.run([&](Transaction& w) {
+          for (int i = 0; i < 50; ++i) w.set("k" + std::to_string(100 + i), std::string(90, 'n'));
+        });
+      }
+    }
+  });
+  EXPECT_EQ(rows, 50);
+  EXPECT_THAT([&] { tr.get("k100"); }, ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_EQ(read_key(db, "k100"), std::string(90, 'n'));
+}
+
 TEST(Limits, CommitOfAnAgedReaderIsTransactionTooOld) {
   Database db = Database::open(short_window());
   Transaction tr = db.create_transaction();

@@ -29,6 +29,51 @@ TEST(ReaderRegistry, OldestIsTheOldestAnnouncedVersion) {
   EXPECT_EQ(r.oldest(committed), 20);
 }
 
+// A reader past its deadline stops holding collection back once no read of it is under
+// way; one without a deadline (a checkpoint's) never does.
+TEST(ReaderRegistry, ExpiredVersionsAreRevokedAndNoLongerHeld) {
+  ReaderRegistry r;
+  std::atomic<Version> committed{10};
+  auto* idle = r.acquire();
+  auto* busy = r.acquire();
+  auto* endless = r.acquire();
+  auto* young = r.acquire();
+  ReaderRegistry::announce(idle, committed, /*deadline=*/100);
+  ReaderRegistry::announce(busy, committed, /*deadline=*/100);
+  committed = 20;
+  ReaderRegistry::announce(endless, committed);
+  ReaderRegistry::announce(young, committed, /*deadline=*/1000);
+  committed = 30;
+  ASSERT_TRUE(ReaderRegistry::begin_read(busy));
+  EXPECT_EQ(r.revoke_expired(/*now=*/99), 0u);
+  EXPECT_EQ(r.oldest(committed), 10);
+
+  EXPECT_EQ(r.revoke_expired(/*now=*/500), 2u);  // idle and busy
+  EXPECT_EQ(r.oldest(committed), 10);            // busy's read holds 10 until it ends
+  std::vector<Version> exact;
+  Version tentative;
+  r.snapshot(exact, tentative);
+  EXPECT_EQ(exact, (std::vector<Version>{10, 20, 20}));
+  ReaderRegistry::end_read(busy);
+  EXPECT_EQ(r.oldest(committed), 20);
+  r.snapshot(exact, tentative);
+  EXPECT_EQ(exact, (std::vector<Version>{20, 20}));
+  EXPECT_FALSE(ReaderRegistry::begin_read(idle));  // refused: it reports too old
+  EXPECT_FALSE(ReaderRegistry::begin_read(busy));
+  EXPECT_EQ(r.oldest(committed), 20);
+  EXPECT_TRUE(ReaderRegistry::begin_read(young));
+  ReaderRegistry::end_read(young);
+
+  EXPECT_EQ(r.revoke_expired(/*now=*/2000), 1u);  // young; endless has no deadline
+  EXPECT_EQ(r.oldest(committed), 20);
+  // A revoked slot that announces again holds its new version.
+  ReaderRegistry::announce(idle, committed, /*deadline=*/3000);
+  EXPECT_TRUE(ReaderRegistry::begin_read(idle));
+  ReaderRegistry::end_read(idle);
+  for (auto* s : {idle, busy, endless, young}) r.release(s);
+  EXPECT_EQ(r.oldest(committed), 30);
+}
+
 TEST(ReaderRegistry, SlotsAreReusedWithinAThread) {
   ReaderRegistry r;
   auto* a = r.acquire();

@@ -68,7 +68,8 @@ class Transaction;
 // makes to the key fires it at once, as FoundationDB's does. Only "some change happened"
 // is promised: a change and change back may be missed.
 // Thread safety: a Watch is a handle; copies share one watch; any thread may wait or
-// cancel. It outlives its transaction.
+// cancel. It outlives its transaction. Destroying its last copy cancels it (as destroying
+// a FoundationDB watch future does): keep one while you wait for it or its callback.
 class Watch {
  public:
   explicit Watch(std::shared_ptr<engine::WatchState> state);

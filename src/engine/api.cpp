@@ -32,7 +32,26 @@ DatabaseStats Database::stats() const { return impl_->pipeline().stats(); }
 
 // ---- Watch ------------------------------------------------------------------------
 
-Watch::Watch(std::shared_ptr<engine::WatchState> state) : state_(std::move(state)) {}
+namespace {
+
+// What the copies of one Watch share. When the last copy goes, the watch is cancelled, as
+// destroying a FoundationDB watch future cancels it: a watch nobody can wait for would
+// otherwise stay armed, and 10,000 of them would refuse every later watch (1032).
+struct WatchHandle {
+  explicit WatchHandle(std::shared_ptr<engine::WatchState> s) : state(std::move(s)) {}
+  ~WatchHandle() { state->finish(engine::WatchState::Status::cancelled); }
+  WatchHandle(const WatchHandle&) = delete;
+  WatchHandle& operator=(const WatchHandle&) = delete;
+  std::shared_ptr<engine::WatchState> state;
+};
+
+}  // namespace
+
+Watch::Watch(std::shared_ptr<engine::WatchState> state) {
+  auto handle = std::make_shared<WatchHandle>(std::move(state));
+  engine::WatchState* raw = handle->state.get();
+  state_ = std::shared_ptr<engine::WatchState>(std::move(handle), raw);  // shares the handle
+}
 
 void Watch::wait() { state_->wait_until(std::nullopt); }
 

@@ -146,6 +146,33 @@ TEST(Watch, AddsAReadConflictOnItsKey) {
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::not_committed));
 }
 
+// Past 10,000 armed watches a database refuses more (1032), as FoundationDB does.
+TEST(Watch, MoreThanTenThousandArmedWatchesAreRefused) {
+  Database db = Database::open();
+  std::vector<Watch> kept;
+  for (int i = 0; i < 10'000; ++i) kept.push_back(watch_committed(db, "k" + std::to_string(i % 7)));
+  Watch over = watch_committed(db, "k");
+  EXPECT_THAT([&] { over.wait(); }, ThrowsCode(ErrorCode::too_many_watches));
+}
+
+// A watch whose every handle is gone is cancelled (as destroying a FoundationDB watch
+// future is), so it neither stays armed nor counts against the 10,000.
+TEST(Watch, DroppingTheLastHandleCancelsIt) {
+  Database db = Database::open();
+  for (int i = 0; i < 12'000; ++i) watch_committed(db, "k" + std::to_string(i % 7));
+  Watch w = watch_committed(db, "k1");
+  bool ran = false;
+  {
+    Watch copy = w;  // a copy going does not cancel the watch
+    Watch dropped = watch_committed(db, "k2");
+    dropped.on_ready([&] { ran = true; });
+    EXPECT_FALSE(ran);
+  }
+  EXPECT_TRUE(ran);  // cancelled, on this thread, when its handle went
+  db.run([](Transaction& tr) { tr.set("k1", "changed"); });
+  EXPECT_TRUE(w.wait_for(10s));
+}
+
 TEST(Watch, OutlivesItsDatabaseAndEndsCancelled) {
   std::optional<Watch> w;
   {

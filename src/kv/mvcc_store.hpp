@@ -163,7 +163,7 @@ class MvccStore {
   // read version in `slot` only if the horizon is not past it. The two serialize on one
   // mutex, so collection either sees the pinned slot or the pin sees the new horizon.
   // advance_horizon() and collect_garbage() first revoke the versions of readers past
-  // their deadline (ReaderRegistry::revoke_expired), at most every kRevokeEveryNs. pin_at
+  // their deadline (ReaderRegistry::revoke_expired), every kRevokeEvery calls. pin_at
   // announces with `deadline`.
   Version advance_horizon();
   bool pin_at(ReaderRegistry::Slot* slot, Version version,
@@ -238,9 +238,9 @@ class MvccStore {
   std::vector<List::Path*> absent_paths_;
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
-  static constexpr std::int64_t kRevokeEveryNs = 10'000'000;
+  static constexpr std::uint32_t kRevokeEvery = 64;  // collections
   void revoke_expired_readers();
-  std::int64_t next_revoke_ = 0;  // writer only
+  std::uint32_t collections_since_revoke_ = 0;  // writer only
 
   base::AdaptiveMutex horizon_mu_;
   Version horizon_ = 0;  // guarded by horizon_mu_ (the writer may read it without)

@@ -184,7 +184,8 @@ std::int64_t TransactionImpl::revoke_deadline(base::CoarseClock::time_point now)
   return (now + db_->options().mvcc_window).time_since_epoch().count();
 }
 
-TransactionImpl::StoreRead::StoreRead(const TransactionImpl& t) : slot_(t.slot_) {
+TransactionImpl::StoreRead::StoreRead(TransactionImpl& t)
+    : slot_((t.read_version_for_read(), t.slot_)) {
   if (kv::ReaderRegistry::begin_read(slot_)) return;
   throw Error(ErrorCode::transaction_too_old,
               "read version " + std::to_string(t.read_version_) +
@@ -310,7 +311,6 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
     return r;
   };
   if (!sees_own_writes(mode)) {
-    read_version_for_read();
     const StoreRead reading(*this);
     const kv::VersionRecord* r = read_store();
     return r != nullptr ? found(r->value()) : absent();
@@ -326,7 +326,6 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
   }
   if (w == nullptr && writes_.cleared(key)) return absent();
   check_readable(key);
-  read_version_for_read();
   const StoreRead reading(*this);
   const kv::VersionRecord* r = read_store();
   if (w == nullptr) return r != nullptr ? found(r->value()) : absent();
@@ -400,13 +399,12 @@ std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
                     std::to_string(options.target_bytes) + " is negative");
   }
   if (begin >= end) return 0;
-  read_version_for_read();
+  // The rows, and the last key the conflict span ends at, point into the store.
+  const StoreRead reading(*this);
   static const WriteMap kNoWrites;
   const bool own = sees_own_writes(mode);
   const WriteMap& writes = own ? writes_ : kNoWrites;
   RowOutput<std::remove_reference_t<Sink>> out(options, sink);
-  // The rows, and the last key the conflict span ends at, point into the store.
-  const StoreRead reading(*this);
   if (options.reverse) {
     read_reverse(writes, begin, end, out);
   } else {

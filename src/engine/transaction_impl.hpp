@@ -146,11 +146,12 @@ class TransactionImpl {
   // The deadline to announce a read version taken at `now` with: past the MVCC window,
   // collection may revoke it (kv::ReaderRegistry).
   std::int64_t revoke_deadline(base::CoarseClock::time_point now) const;
-  // Keeps the read version from being revoked while a read walks the store; throws
-  // transaction_too_old when it already was (the transaction sat idle past its window).
+  // Takes or checks the read version (read_version_for_read) and keeps it from being
+  // revoked while a read walks the store; throws transaction_too_old when it is past its
+  // window or already revoked (the transaction sat idle).
   class StoreRead {
    public:
-    explicit StoreRead(const TransactionImpl& t);
+    explicit StoreRead(TransactionImpl& t);
     ~StoreRead() { kv::ReaderRegistry::end_read(slot_); }
     StoreRead(const StoreRead&) = delete;
     StoreRead& operator=(const StoreRead&) = delete;

@@ -186,6 +186,23 @@ class Transaction {
   // Whether snapshot() reads see this transaction's writes (default true). Cleared by
   // reset().
   void set_snapshot_read_your_writes(bool enabled);
+  // FoundationDB's REPORT_CONFLICTING_KEYS. When on, a commit that fails with
+  // not_committed checks every read rather than stopping at the first conflict, names the
+  // conflicting ranges in its error message, and conflicting_ranges() returns them. Off by
+  // default. Kept across on_error(); cleared by reset().
+  void set_report_conflicting_keys(bool enabled);
+  // After a commit that failed with not_committed while reporting was on: the read
+  // conflict ranges a newer commit wrote into, each whole as it was read (not narrowed to
+  // the write), merged and sorted, as FoundationDB's \xff\xff/transaction/conflicting_keys/.
+  // Empty otherwise. Readable after the failed commit, until on_error() or reset().
+  std::vector<KeyRange> conflicting_ranges() const;
+  // The conflict sets so far, merged and sorted: the ranges commit checks (reads; snapshot
+  // reads add none) and the ranges it publishes (writes, clears, atomic operations and
+  // explicit ones), as FoundationDB's \xff\xff/transaction/read_conflict_range/ and
+  // write_conflict_range/. Until commit, a versionstamped key counts as every key its
+  // stamp may make. Readable in any state, until on_error() or reset().
+  std::vector<KeyRange> read_conflict_ranges() const;
+  std::vector<KeyRange> write_conflict_ranges() const;
   // The bytes this transaction counts against the 10,000,000-byte limit so far.
   std::size_t approximate_size() const;
   // Commits. Throws not_committed (1020) on conflict, transaction_too_old (1007) when

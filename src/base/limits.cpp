@@ -5,7 +5,11 @@
 namespace strata::base {
 
 std::string describe_key(std::string_view key) {
-  std::string out = "key of " + std::to_string(key.size()) + " bytes '";
+  return "key of " + std::to_string(key.size()) + " bytes " + quote_key(key);
+}
+
+std::string quote_key(std::string_view key) {
+  std::string out = "'";
   std::size_t shown = key.size() < 40 ? key.size() : 40;
   for (std::size_t i = 0; i < shown; ++i) {
     auto c = static_cast<unsigned char>(key[i]);

@@ -27,6 +27,8 @@ inline std::string key_after(std::string_view key) {
 // "key of 12 bytes 'abc...'" for error messages: printable bytes as is, others as \xNN,
 // at most 40 bytes shown.
 std::string describe_key(std::string_view key);
+// The same without the size: "'abc\x00'".
+std::string quote_key(std::string_view key);
 
 // Throws key_outside_legal_range (2004) for a key at or above "\xff".
 void check_readable_key(std::string_view key);

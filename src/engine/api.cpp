@@ -167,6 +167,18 @@ void Transaction::set_read_your_writes(bool enabled) { impl_->set_read_your_writ
 void Transaction::set_snapshot_read_your_writes(bool enabled) {
   impl_->set_snapshot_read_your_writes(enabled);
 }
+void Transaction::set_report_conflicting_keys(bool enabled) {
+  impl_->set_report_conflicting_keys(enabled);
+}
+std::vector<KeyRange> Transaction::conflicting_ranges() const {
+  return impl_->conflicting_ranges();
+}
+std::vector<KeyRange> Transaction::read_conflict_ranges() const {
+  return impl_->read_conflict_ranges();
+}
+std::vector<KeyRange> Transaction::write_conflict_ranges() const {
+  return impl_->write_conflict_ranges();
+}
 std::size_t Transaction::approximate_size() const { return impl_->size_bytes(); }
 void Transaction::commit() { impl_->commit(); }
 Version Transaction::committed_version() const { return impl_->committed_version(); }

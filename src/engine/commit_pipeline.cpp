@@ -241,6 +241,7 @@ bool CommitPipeline::resolve(const CommitRequest& r) {
   const std::size_t queries = (r.read_ranges != nullptr ? r.read_ranges->size() : 0) +
                               (r.read_keys != nullptr ? r.read_keys->size() : 0);
   resolver_.prepare(r.read_version, queries);
+  if (r.conflicting != nullptr) return resolve_reporting(r);
   if (r.read_ranges != nullptr) {
     for (const ArenaRange& range : *r.read_ranges) {
       if (resolver_.written_after(range.begin, range.end, r.read_version)) return false;
@@ -252,6 +253,25 @@ bool CommitPipeline::resolve(const CommitRequest& r) {
     }
   }
   return true;
+}
+
+bool CommitPipeline::resolve_reporting(const CommitRequest& r) {
+  std::uint32_t index = 0;
+  if (r.read_ranges != nullptr) {
+    for (const ArenaRange& range : *r.read_ranges) {
+      if (resolver_.written_after(range.begin, range.end, r.read_version)) {
+        r.conflicting->push_back(index);
+      }
+      ++index;
+    }
+  }
+  if (r.read_keys != nullptr) {
+    for (std::string_view key : *r.read_keys) {
+      if (resolver_.written_after_at(key, r.read_version)) r.conflicting->push_back(index);
+      ++index;
+    }
+  }
+  return r.conflicting->empty();
 }
 
 void CommitPipeline::record_writes(CommitRequest& r, Version version) {

@@ -57,6 +57,10 @@ struct CommitRequest {
   // Coalesced; the pipeline adds the write map's point keys and its stamped keys.
   std::vector<KeyRange> write_ranges;
   const WriteMap* writes = nullptr;
+  // FoundationDB's REPORT_CONFLICTING_KEYS: when set, a conflict does not stop the check,
+  // and the index of every read that conflicts is appended (read_ranges first, then
+  // read_keys). Its capacity must already hold them all: the leader does not allocate.
+  std::vector<std::uint32_t>* conflicting = nullptr;
   // Output.
   ErrorCode error = ErrorCode::success;
   Version version = -1;
@@ -110,6 +114,8 @@ class CommitPipeline {
   // The same for one request of a smaller batch: returns its paths, one per point write.
   const kv::MvccStore::List::Path* prepare_writes(CommitRequest& request);
   bool resolve(const CommitRequest& request);
+  // resolve() for a request that reports its conflicts: checks every read.
+  bool resolve_reporting(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
   // `paths`, when given, holds one path per point write (from prepare_writes).

@@ -253,6 +253,11 @@ void TransactionImpl::set_read_your_writes(bool enabled) {
 
 void TransactionImpl::set_snapshot_read_your_writes(bool enabled) { snapshot_ryw_ = enabled; }
 
+void TransactionImpl::set_report_conflicting_keys(bool enabled) {
+  check_usable();
+  report_conflicts_ = enabled;
+}
+
 // ---- Reads ------------------------------------------------------------------------
 
 void TransactionImpl::check_readable(std::string_view key) const {
@@ -699,19 +704,25 @@ void TransactionImpl::commit() {
   for (const auto& [b, e] : writes_.cleared_ranges()) request.write_ranges.push_back({b, e});
   coalesce(request.write_ranges);
   request.writes = &writes_;
+  if (report_conflicts_) {
+    conflicting_.clear();
+    conflicting_.reserve(read_conflicts_.size() + point_reads_.size());
+    request.conflicting = &conflicting_;
+  }
 
   state_ = State::committing;
   db_->pipeline().commit(request);
   state_ = State::committed;
+  // Kept (with the cleared ranges, merged) for write_conflict_ranges(); soft_reset()
+  // empties it and its room serves the next transaction.
+  write_conflicts_ = std::move(request.write_ranges);
   release_read_version();
   finish_watches(request.error == ErrorCode::success, request.error);
   switch (request.error) {
     case ErrorCode::success:
       break;
     case ErrorCode::not_committed:
-      throw Error(request.error, "a transaction committed after read version " +
-                                     std::to_string(request.read_version) +
-                                     " wrote a range this one read");
+      throw conflict_error(request.read_version);
     case ErrorCode::commit_unknown_result:
       throw Error(request.error,
                   "writing the commit to the log failed; it may or may not be durable");
@@ -723,6 +734,74 @@ void TransactionImpl::commit() {
   commit_succeeded_ = true;
   committed_version_ = request.version;
   batch_index_ = request.batch_index;
+}
+
+Error TransactionImpl::conflict_error(Version read_version) const {
+  std::string message = "a transaction committed after read version " +
+                        std::to_string(read_version) + " wrote a range this one read";
+  if (!conflicting_.empty()) {
+    const std::vector<KeyRange> ranges = conflicting_ranges();
+    constexpr std::size_t kShown = 3;
+    message += ": ";
+    for (std::size_t i = 0; i < ranges.size() && i < kShown; ++i) {
+      if (i > 0) message += ", ";
+      message +=
+          "[" + base::quote_key(ranges[i].begin) + ", " + base::quote_key(ranges[i].end) + ")";
+    }
+    if (ranges.size() > kShown) {
+      message += " and " + std::to_string(ranges.size() - kShown) + " more";
+    }
+  }
+  return Error(ErrorCode::not_committed, message);
+}
+
+std::vector<KeyRange> TransactionImpl::conflicting_ranges() const {
+  std::vector<KeyRange> out;
+  out.reserve(conflicting_.size());
+  for (std::uint32_t i : conflicting_) {
+    if (i < read_conflicts_.size()) {
+      const ArenaRange& r = read_conflicts_[i];
+      out.push_back({std::string(r.begin), std::string(r.end)});
+    } else {
+      std::string_view key = point_reads_[i - read_conflicts_.size()];
+      out.push_back({std::string(key), base::key_after(key)});
+    }
+  }
+  coalesce(out);
+  return out;
+}
+
+std::vector<KeyRange> TransactionImpl::read_conflict_ranges() const {
+  std::vector<KeyRange> out;
+  out.reserve(read_conflicts_.size() + point_reads_.size());
+  for (const ArenaRange& r : read_conflicts_)
+    out.push_back({std::string(r.begin), std::string(r.end)});
+  for (std::string_view key : point_reads_) out.push_back({std::string(key), base::key_after(key)});
+  coalesce(out);
+  return out;
+}
+
+std::vector<KeyRange> TransactionImpl::write_conflict_ranges() const {
+  std::vector<KeyRange> out = write_conflicts_;
+  for (const auto& [b, e] : writes_.cleared_ranges())
+    out.push_back({std::string(b), std::string(e)});
+  for (const auto& point : writes_.points()) {
+    out.push_back({std::string(point.first), base::key_after(point.first)});
+  }
+  if (commit_succeeded_) {
+    // The stamp is known: each versionstamped key's own key.
+    const std::string stamp = make_versionstamp(committed_version_, batch_index_);
+    for (const StampedKeyWrite& w : writes_.stamped_keys()) {
+      std::string key = apply_stamp(w.key, w.offset, stamp);
+      std::string end = base::key_after(key);
+      out.push_back({std::move(key), std::move(end)});
+    }
+  } else {
+    // Every key a stamp may make (FoundationDB's approximate range until commit).
+    for (const auto& [b, e] : unreadable_) out.push_back({std::string(b), std::string(e)});
+  }
+  coalesce(out);
+  return out;
 }
 
 Version TransactionImpl::committed_version() const {
@@ -776,6 +855,7 @@ void TransactionImpl::soft_reset() {
   point_reads_.forget();
   arena_.release();
   write_conflicts_.clear();
+  conflicting_.clear();
   conflict_bytes_ = 0;
   state_ = State::active;
   committed_version_ = -1;
@@ -799,6 +879,7 @@ void TransactionImpl::reset_to_defaults() {
   retries_ = 0;
   ryw_ = true;
   snapshot_ryw_ = true;
+  report_conflicts_ = false;
 }
 
 void TransactionImpl::cancel() {

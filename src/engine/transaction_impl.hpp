@@ -80,6 +80,10 @@ class TransactionImpl {
   void set_read_version(Version version);
   void set_read_your_writes(bool enabled);
   void set_snapshot_read_your_writes(bool enabled);
+  void set_report_conflicting_keys(bool enabled);
+  std::vector<KeyRange> conflicting_ranges() const;
+  std::vector<KeyRange> read_conflict_ranges() const;
+  std::vector<KeyRange> write_conflict_ranges() const;
   void commit();
   Version committed_version() const;
   std::string versionstamp() const;
@@ -130,6 +134,9 @@ class TransactionImpl {
     return mode == ReadMode::serializable ? ryw_ : ryw_ && snapshot_ryw_;
   }
   void release_read_version();
+  // The not_committed error of a failed commit, naming the conflicting ranges when they
+  // were reported.
+  Error conflict_error(Version read_version) const;
   void soft_reset();
   void reset_to_defaults();  // reset() without restarting the clock
   void end() noexcept;       // what destruction does: pending watches fail, the slot goes back
@@ -217,12 +224,16 @@ class TransactionImpl {
   // Keys read with get(), each a [k, k+00) conflict range; kept as keys (their bytes in
   // the arena) and turned into ranges only by a commit that needs them.
   base::ArenaVector<std::string_view> point_reads_{&arena_};
-  std::vector<KeyRange> write_conflicts_;  // explicit ones only
+  std::vector<KeyRange> write_conflicts_;  // explicit ones only (all of them after commit)
+  // set_report_conflicting_keys: after a conflict, the reads that conflicted, as indices
+  // into read_conflicts_ and then point_reads_ (CommitRequest::conflicting).
+  std::vector<std::uint32_t> conflicting_;
   std::size_t conflict_bytes_ = 0;
   std::vector<std::shared_ptr<WatchState>> watches_;  // armed at commit
 
   bool ryw_ = true;           // reads see this transaction's writes
   bool snapshot_ryw_ = true;  // snapshot reads too (when ryw_)
+  bool report_conflicts_ = false;
   State state_ = State::active;
   Version committed_version_ = -1;
   std::uint16_t batch_index_ = 0;

@@ -17,6 +17,8 @@ inline constexpr fdb_error_t kRangeLimitsInvalid = 2012;
 inline constexpr fdb_error_t kFutureNotSet = 2015;
 inline constexpr fdb_error_t kNetworkCannotBeRestarted = 2025;
 inline constexpr fdb_error_t kBlockedFromNetworkThread = 2026;
+inline constexpr fdb_error_t kSpecialKeysCrossModuleRead = 2112;
+inline constexpr fdb_error_t kSpecialKeysNoModuleFound = 2113;
 inline constexpr fdb_error_t kApiVersionUnset = 2200;
 inline constexpr fdb_error_t kApiVersionAlreadySet = 2201;
 inline constexpr fdb_error_t kApiVersionInvalid = 2202;
@@ -24,6 +26,13 @@ inline constexpr fdb_error_t kApiVersionNotSupported = 2203;
 inline constexpr fdb_error_t kExactModeWithoutLimits = 2210;
 inline constexpr fdb_error_t kUnknownError = 4000;
 inline constexpr fdb_error_t kInternalError = 4100;
+
+// Thrown inside the C API for a FoundationDB error with no strata::ErrorCode; the entry
+// point returns `code`.
+struct CApiError {
+  fdb_error_t code;
+  const char* what;
+};
 
 }  // namespace strata::fdb_c
 

@@ -48,6 +48,12 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
     case FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE:
       --options.snapshot_ryw_count;
       return 0;
+    case FDB_TR_OPTION_REPORT_CONFLICTING_KEYS:
+      options.report_conflicting_keys = true;
+      return 0;
+    case FDB_TR_OPTION_SPECIAL_KEY_SPACE_RELAXED:
+      options.special_key_space_relaxed = true;
+      return 0;
     default:
       return 0;  // priorities, tracing, causal-read risk, ...: nothing to do in-process
   }
@@ -64,6 +70,9 @@ fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const 
       return apply_transaction_option(defaults, FDB_TR_OPTION_MAX_RETRY_DELAY, value, length);
     case FDB_DB_OPTION_TRANSACTION_SIZE_LIMIT:
       return apply_transaction_option(defaults, FDB_TR_OPTION_SIZE_LIMIT, value, length);
+    case FDB_DB_OPTION_TRANSACTION_REPORT_CONFLICTING_KEYS:
+      defaults.report_conflicting_keys = true;
+      return 0;
     case FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE:
       ++defaults.snapshot_ryw_count;
       return 0;

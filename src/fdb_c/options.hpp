@@ -19,6 +19,8 @@ struct TransactionOptions {
   // As FoundationDB, a count: SNAPSHOT_RYW_ENABLE adds one, DISABLE takes one away, and
   // snapshot reads see the transaction's writes while it is positive.
   int snapshot_ryw_count = 1;
+  bool report_conflicting_keys = false;
+  bool special_key_space_relaxed = false;  // special-key reads outside a module read empty
   bool snapshot_read_your_writes() const { return snapshot_ryw_count > 0; }
 };
 

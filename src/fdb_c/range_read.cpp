@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "fdb_c/bytes.hpp"
+#include "fdb_c/special_keys.hpp"
 #include "fdb_c/transaction.hpp"
 
 namespace fc = strata::fdb_c;
@@ -106,6 +107,35 @@ bool reached(std::size_t rows, std::size_t bytes, const Batch& batch) {
   return batch.target_bytes > 0 && bytes >= static_cast<std::size_t>(batch.target_bytes);
 }
 
+// A get_range whose begin selector's key is a special key: over the rows the special key
+// space materializes (fdb_c/special_keys.hpp), with the same batch rules.
+void read_special_range(const FDB_transaction& tr, const Selector& first, const Selector& last,
+                        const Batch& batch, bool reverse, FDB_future::Result& r) {
+  const fc::SpecialRows rows = tr.special_rows(first.key, last.key);
+  const std::string begin = fc::resolve_special(rows, first.key, first.or_equal, first.offset);
+  const std::string end = fc::resolve_special(rows, last.key, last.or_equal, last.offset);
+  if (begin >= end) return;
+  auto lo = std::lower_bound(rows.rows.begin(), rows.rows.end(), begin,
+                             [](const auto& row, const std::string& k) { return row.first < k; });
+  auto hi = std::lower_bound(lo, rows.rows.end(), end,
+                             [](const auto& row, const std::string& k) { return row.first < k; });
+  std::size_t count = 0;
+  auto keep = [&](const std::pair<std::string, std::string>& row) {
+    r.row_bytes.append(row.first).append(row.second);
+    r.row_sizes.emplace_back(static_cast<std::uint32_t>(row.first.size()),
+                             static_cast<std::uint32_t>(row.second.size()));
+    ++count;
+    return reached(count, r.row_bytes.size(), batch);
+  };
+  bool stopped = false;
+  if (reverse) {
+    for (auto it = hi; it != lo && !stopped;) stopped = keep(*--it);
+  } else {
+    for (auto it = lo; it != hi && !stopped; ++it) stopped = keep(*it);
+  }
+  r.more = reached(count, r.row_bytes.size(), batch);
+}
+
 }  // namespace
 
 extern "C" {
@@ -115,6 +145,11 @@ FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, const uint8_t* key_name, 
   Selector selector{bytes(key_name, key_name_length), or_equal != 0, offset};
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::key;
+    if (fc::is_special_key(selector.key)) {
+      const fc::SpecialRows rows = tr->special_rows(selector.key, key_after(selector.key));
+      r.bytes = fc::resolve_special(rows, selector.key, selector.or_equal, selector.offset);
+      return;
+    }
     r.bytes = resolve(tr->tr, selector, snapshot != 0);
   });
 }
@@ -132,6 +167,10 @@ FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_ke
   Selector last{bytes(end_key_name, end_key_name_length), end_or_equal != 0, end_offset};
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::key_values;
+    if (fc::is_special_key(first.key)) {
+      read_special_range(*tr, first, last, batch, reverse != 0, r);
+      return;
+    }
     // Plain keys (first_greater_or_equal) are used in place; other selectors resolve.
     std::string resolved_begin, resolved_end;
     std::string_view begin = first.key, end = last.key;

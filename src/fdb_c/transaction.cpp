@@ -9,6 +9,7 @@
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
 #include "fdb_c/network.hpp"
+#include "fdb_c/special_keys.hpp"
 
 namespace fc = strata::fdb_c;
 using fc::bytes;
@@ -41,6 +42,7 @@ fdb_error_t FDB_transaction::check() const {
 void FDB_transaction::apply_read_options() {
   if (!options_.read_your_writes) tr.set_read_your_writes(false);
   tr.set_snapshot_read_your_writes(options_.snapshot_read_your_writes());
+  if (options_.report_conflicting_keys) tr.set_report_conflicting_keys(true);
 }
 
 // Completes the versionstamp futures asked for before the commit: with the stamp after a
@@ -181,6 +183,9 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
     if (updated.snapshot_read_your_writes() != options_.snapshot_read_your_writes()) {
       tr.set_snapshot_read_your_writes(updated.snapshot_read_your_writes());
     }
+    if (updated.report_conflicting_keys != options_.report_conflicting_keys) {
+      tr.set_report_conflicting_keys(updated.report_conflicting_keys);
+    }
   } catch (const strata::Error& e) {
     return fc::to_fdb_error(e);
   }
@@ -199,6 +204,21 @@ void FDB_transaction::reset() {
   backoff_.reset();
   deferred_ = 0;
   commit_started_ = false;
+}
+
+bool FDB_transaction::get_special(std::string_view key, std::string& value) const {
+  const std::string after = fc::key_after(key);
+  const fc::SpecialRows rows = fc::special_rows(tr, key, after, options_.special_key_space_relaxed);
+  auto row = std::lower_bound(rows.rows.begin(), rows.rows.end(), key,
+                              [](const auto& r, std::string_view k) { return r.first < k; });
+  if (row == rows.rows.end() || row->first != key) return false;
+  value = row->second;
+  return true;
+}
+
+fc::SpecialRows FDB_transaction::special_rows(std::string_view begin_key,
+                                              std::string_view end_key) const {
+  return fc::special_rows(tr, begin_key, end_key, options_.special_key_space_relaxed);
 }
 
 void FDB_transaction::cancel() {
@@ -286,6 +306,10 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
   std::string_view key = bytes(key_name, key_name_length);
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::value;
+    if (fc::is_special_key(key)) {
+      r.present = tr->get_special(key, r.bytes);
+      return;
+    }
     r.present = snapshot ? tr->tr.snapshot().get(key, r.bytes) : tr->tr.get(key, r.bytes);
   });
 }

@@ -20,6 +20,7 @@
 #include "fdb_c/fdb_c.h"
 #include "fdb_c/future.hpp"
 #include "fdb_c/options.hpp"
+#include "fdb_c/special_keys.hpp"
 
 struct FDB_transaction {
   using Clock = std::chrono::steady_clock;
@@ -42,6 +43,8 @@ struct FDB_transaction {
         body(result);
       } catch (const strata::Error& e) {
         return FDB_future::failed(strata::fdb_c::to_fdb_error(e));
+      } catch (const strata::fdb_c::CApiError& e) {
+        return FDB_future::failed(e.code);
       } catch (...) {
         return FDB_future::failed(strata::fdb_c::kInternalError);
       }
@@ -69,6 +72,10 @@ struct FDB_transaction {
   fdb_error_t set_option(int code, const uint8_t* value, int length);
   void reset();
   void cancel();
+  // Special keys (fdb_c/special_keys.hpp). REQUIRES: mu held.
+  bool get_special(std::string_view key, std::string& value) const;
+  strata::fdb_c::SpecialRows special_rows(std::string_view begin_key,
+                                          std::string_view end_key) const;
 
   // REQUIRES: mu held.
   fdb_error_t check() const;  // the deferred error, or transaction_timed_out

@@ -1,0 +1,47 @@
+// fdb_c/special_keys.hpp: FoundationDB's special key space, keys from \xff\xff up to
+// \xff\xff\xff, as far as one process has it: the transaction module, \xff\xff/transaction/
+// to \xff\xff/transaction0. Its three namespaces encode the transaction's conflict sets
+// (FoundationDB's encoding: each merged range [b, e) is the rows <ns>b = "1", <ns>e = "0"):
+//   conflicting_keys/      the read ranges that conflicted (REPORT_CONFLICTING_KEYS)
+//   read_conflict_range/   what commit will check
+//   write_conflict_range/  what commit will publish
+// Reads of the rest of the space fail as FoundationDB's do without a module there:
+// special_keys_no_module_found (2113), or special_keys_cross_module_read (2112) for a range
+// that leaves its module; under SPECIAL_KEY_SPACE_RELAXED they read as empty instead.
+// Writes stay key_outside_legal_range (2004). docs/fdb_c.md, "Special keys".
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "strata/transaction.hpp"
+
+namespace strata::fdb_c {
+
+inline constexpr std::string_view kSpecialSpaceBegin("\xff\xff", 2);
+inline constexpr std::string_view kSpecialSpaceEnd("\xff\xff\xff", 3);
+
+inline bool is_special_key(std::string_view key) {
+  return key >= kSpecialSpaceBegin && key < kSpecialSpaceEnd;
+}
+
+// The rows a special-key read may return, in key order, and the bounds its key selectors
+// resolve within (the module, or the whole space when relaxed).
+struct SpecialRows {
+  std::string_view begin, end;
+  std::vector<std::pair<std::string, std::string>> rows;
+};
+
+// The rows for a read of [begin_key, end_key) (the selectors' keys; a point read passes
+// key and key+00). Throws CApiError 2113 or 2112 as above.
+SpecialRows special_rows(const Transaction& tr, std::string_view begin_key,
+                         std::string_view end_key, bool relaxed);
+
+// FDB-SEMANTICS 3.11 over `rows`: the last row < key (<= with or_equal), then `offset` rows
+// on, clamped to the bounds.
+std::string resolve_special(const SpecialRows& rows, std::string_view key, bool or_equal,
+                            int offset);
+
+}  // namespace strata::fdb_c

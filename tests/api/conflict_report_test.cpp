@@ -1,0 +1,221 @@
+// Conflict reporting (FoundationDB's REPORT_CONFLICTING_KEYS) and the conflict sets a
+// transaction exposes (its \xff\xff/transaction/read_conflict_range/ and
+// write_conflict_range/ modules): set_report_conflicting_keys, conflicting_ranges,
+// read_conflict_ranges, write_conflict_ranges.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "strata/database.hpp"
+#include "strata/error.hpp"
+#include "strata/transaction.hpp"
+
+#include "api/api_test_util.hpp"
+
+namespace strata {
+namespace {
+
+using apitest::put_all;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::string with_nul(const std::string& key) { return key + std::string(1, '\0'); }
+
+KeyRange range(std::string begin, std::string end) { return {std::move(begin), std::move(end)}; }
+KeyRange point(const std::string& key) { return {key, with_nul(key)}; }
+
+class ConflictReport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    put_all(db_, {{"a1", "1"}, {"a2", "2"}, {"b1", "3"}, {"x", "4"}, {"y", "5"}});
+  }
+
+  // tr reads [a, b) and the keys x and y; then another transaction writes `written`.
+  void read_then_overwrite(Transaction& tr, const std::vector<std::string>& written) {
+    tr.get_range("a", "b");
+    tr.get("x");
+    tr.get("y");
+    Transaction other = db_.create_transaction();
+    for (const std::string& key : written) other.set(key, "w");
+    other.commit();
+    tr.set("~dummy", "d");
+  }
+
+  // The error of tr's commit; fails the test if it commits.
+  static Error commit_error(Transaction& tr) {
+    try {
+      tr.commit();
+    } catch (const Error& e) {
+      return e;
+    }
+    ADD_FAILURE() << "the commit did not conflict";
+    return Error(ErrorCode::success, "");
+  }
+
+  Database db_ = Database::open();
+};
+
+TEST_F(ConflictReport, NothingIsReportedUnlessAsked) {
+  Transaction tr = db_.create_transaction();
+  read_then_overwrite(tr, {"a2", "y"});
+  EXPECT_EQ(commit_error(tr).error_code(), ErrorCode::not_committed);
+  EXPECT_THAT(tr.conflicting_ranges(), IsEmpty());
+}
+
+TEST_F(ConflictReport, EveryConflictingReadIsReportedWholeAndNoOther) {
+  Transaction tr = db_.create_transaction();
+  tr.set_report_conflicting_keys(true);
+  read_then_overwrite(tr, {"a2", "y"});
+  const Error e = commit_error(tr);
+  EXPECT_EQ(e.error_code(), ErrorCode::not_committed);
+  // The range read is reported as read, [a, b), not narrowed to the write at a2; x, read
+  // but not written, is not reported.
+  EXPECT_THAT(tr.conflicting_ranges(), ElementsAre(range("a", "b"), point("y")));
+  EXPECT_THAT(e.what(), HasSubstr("['a', 'b'), ['y', 'y\\x00')"));
+}
+
+TEST_F(ConflictReport, ARangeWriteIntoAPointReadIsReported) {
+  Transaction tr = db_.create_transaction();
+  tr.set_report_conflicting_keys(true);
+  tr.get("x");
+  tr.get("y");
+  Transaction other = db_.create_transaction();
+  other.clear_range("w", "xa");
+  other.commit();
+  tr.set("~dummy", "d");
+  EXPECT_EQ(commit_error(tr).error_code(), ErrorCode::not_committed);
+  EXPECT_THAT(tr.conflicting_ranges(), ElementsAre(point("x")));
+}
+
+TEST_F(ConflictReport, AdjacentConflictingReadsAreMerged) {
+  Transaction tr = db_.create_transaction();
+  tr.set_report_conflicting_keys(true);
+  tr.add_read_conflict_range("a", "a5");
+  tr.add_read_conflict_range("a5", "b");  // touching: one range [a, b) to the resolver
+  tr.add_read_conflict_key("b1");
+  tr.get(with_nul("b1"));  // [b1\0, b1\0\0): touches b1's
+  Transaction other = db_.create_transaction();
+  other.set("a3", "w");
+  other.set("b1", "w");
+  other.set(with_nul("b1"), "w");
+  other.commit();
+  tr.set("~dummy", "d");
+  EXPECT_EQ(commit_error(tr).error_code(), ErrorCode::not_committed);
+  EXPECT_THAT(tr.conflicting_ranges(),
+              ElementsAre(range("a", "b"), range("b1", with_nul(with_nul("b1")))));
+}
+
+TEST_F(ConflictReport, TheReportLastsUntilOnErrorAndTheOptionAcrossIt) {
+  Transaction tr = db_.create_transaction();
+  tr.set_report_conflicting_keys(true);
+  read_then_overwrite(tr, {"x"});
+  const Error first = commit_error(tr);
+  EXPECT_THAT(tr.conflicting_ranges(), ElementsAre(point("x")));
+  EXPECT_THAT(tr.conflicting_ranges(), ElementsAre(point("x")));  // reading it changes nothing
+  tr.on_error(first);
+  EXPECT_THAT(tr.conflicting_ranges(), IsEmpty());
+  // Still reporting after on_error.
+  read_then_overwrite(tr, {"a1"});
+  EXPECT_EQ(commit_error(tr).error_code(), ErrorCode::not_committed);
+  EXPECT_THAT(tr.conflicting_ranges(), ElementsAre(range("a", "b")));
+}
+
+TEST_F(ConflictReport, ResetTurnsReportingOff) {
+  Transaction tr = db_.create_transaction();
+  tr.set_report_conflicting_keys(true);
+  tr.reset();
+  read_then_overwrite(tr, {"x"});
+  EXPECT_EQ(commit_error(tr).error_code(), ErrorCode::not_committed);
+  EXPECT_THAT(tr.conflicting_ranges(), IsEmpty());
+}
+
+TEST_F(ConflictReport, ACommitThatSucceedsReportsNothing) {
+  Transaction tr = db_.create_transaction();
+  tr.set_report_conflicting_keys(true);
+  read_then_overwrite(tr, {"z"});
+  tr.commit();
+  EXPECT_THAT(tr.conflicting_ranges(), IsEmpty());
+}
+
+TEST_F(ConflictReport, ManyReadsOneConflictIsNamedAmongTheRest) {
+  Transaction tr = db_.create_transaction();
+  tr.set_report_conflicting_keys(true);
+  for (int i = 0; i < 100; ++i) tr.get("k" + std::to_string(i));
+  Transaction other = db_.create_transaction();
+  for (int i = 0; i < 100; i += 10) other.set("k" + std::to_string(i), "w");
+  other.commit();
+  tr.set("~dummy", "d");
+  const Error e = commit_error(tr);
+  std::vector<KeyRange> expected;
+  for (int i = 0; i < 100; i += 10) expected.push_back(point("k" + std::to_string(i)));
+  std::sort(expected.begin(), expected.end(),
+            [](const KeyRange& a, const KeyRange& b) { return a.begin < b.begin; });
+  EXPECT_EQ(tr.conflicting_ranges(), expected);
+  EXPECT_THAT(e.what(), HasSubstr(" and 7 more"));
+}
+
+// ---- The conflict sets ------------------------------------------------------------------
+
+TEST(ConflictSets, ReadConflictRangesAreMergedAndSortedAsFoundationDBsExample) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.add_read_conflict_key("foo");
+  tr.add_read_conflict_range("bar/", "bar0");
+  EXPECT_THAT(tr.read_conflict_ranges(), ElementsAre(range("bar/", "bar0"), point("foo")));
+  EXPECT_THAT(tr.write_conflict_ranges(), IsEmpty());
+}
+
+TEST(ConflictSets, ReadsAddWhatTheyConflictOnAndSnapshotReadsNothing) {
+  Database db = Database::open();
+  put_all(db, {{"a", "1"}, {"b", "2"}, {"c", "3"}});
+  Transaction tr = db.create_transaction();
+  tr.snapshot().get("q");
+  tr.snapshot().get_range("", "\xff");
+  EXPECT_THAT(tr.read_conflict_ranges(), IsEmpty());
+  tr.get_range("a", "z", {.limit = 2});  // stops at b: conflicts on [a, b\0)
+  tr.get("m");
+  EXPECT_THAT(tr.read_conflict_ranges(), ElementsAre(range("a", with_nul("b")), point("m")));
+}
+
+TEST(ConflictSets, WriteConflictRangesCoverEveryKindOfWrite) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set("s", "v");
+  tr.clear("c");
+  tr.clear_range("r1", "r5");
+  tr.atomic_op(MutationType::add, "n", std::string("\x01\x00\x00\x00", 4));
+  tr.add_write_conflict_key("w");
+  tr.add_write_conflict_range("r4", "r9");  // overlaps the clear
+  EXPECT_THAT(tr.write_conflict_ranges(),
+              ElementsAre(point("c"), point("n"), range("r1", "r9"), point("s"), point("w")));
+  tr.commit();
+  // Still readable after the commit, unchanged.
+  EXPECT_THAT(tr.write_conflict_ranges(),
+              ElementsAre(point("c"), point("n"), range("r1", "r9"), point("s"), point("w")));
+  tr.reset();
+  EXPECT_THAT(tr.write_conflict_ranges(), IsEmpty());
+}
+
+TEST(ConflictSets, AVersionstampedKeyCoversEveryStampUntilCommitThenItsOwnKey) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  const std::string offset("\x01\x00\x00\x00", 4);  // the stamp at byte 1
+  tr.atomic_op(MutationType::set_versionstamped_key, "p" + std::string(10, '\0') + "s" + offset,
+               "v");
+  const std::vector<KeyRange> before = tr.write_conflict_ranges();
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].end, with_nul("p" + std::string(10, '\xff') + "s"));
+  EXPECT_LT(before[0].begin, before[0].end);
+  tr.commit();
+  const std::string key = "p" + tr.versionstamp() + "s";
+  EXPECT_THAT(tr.write_conflict_ranges(), ElementsAre(point(key)));
+  EXPECT_GE(key, before[0].begin);
+  EXPECT_LT(key, before[0].end);
+}
+
+}  // namespace
+}  // namespace strata

@@ -241,37 +241,32 @@ bool CommitPipeline::resolve(const CommitRequest& r) {
   const std::size_t queries = (r.read_ranges != nullptr ? r.read_ranges->size() : 0) +
                               (r.read_keys != nullptr ? r.read_keys->size() : 0);
   resolver_.prepare(r.read_version, queries);
-  if (r.conflicting != nullptr) return resolve_reporting(r);
-  if (r.read_ranges != nullptr) {
-    for (const ArenaRange& range : *r.read_ranges) {
-      if (resolver_.written_after(range.begin, range.end, r.read_version)) return false;
-    }
-  }
-  if (r.read_keys != nullptr) {
-    for (std::string_view key : *r.read_keys) {
-      if (resolver_.written_after_at(key, r.read_version)) return false;
-    }
-  }
-  return true;
-}
-
-bool CommitPipeline::resolve_reporting(const CommitRequest& r) {
+  // One loop for both modes: a request that reports its conflicts goes on past the first.
+  // (A second loop for reporting would call the resolver's checks from two places, and
+  // the compiler then stops inlining them into this, every commit's, path.)
+  bool clean = true;
   std::uint32_t index = 0;
+  auto conflict = [&] {
+    clean = false;
+    if (r.conflicting == nullptr) return true;
+    r.conflicting->push_back(index);
+    return false;
+  };
   if (r.read_ranges != nullptr) {
     for (const ArenaRange& range : *r.read_ranges) {
-      if (resolver_.written_after(range.begin, range.end, r.read_version)) {
-        r.conflicting->push_back(index);
+      if (resolver_.written_after(range.begin, range.end, r.read_version) && conflict()) {
+        return false;
       }
       ++index;
     }
   }
   if (r.read_keys != nullptr) {
     for (std::string_view key : *r.read_keys) {
-      if (resolver_.written_after_at(key, r.read_version)) r.conflicting->push_back(index);
+      if (resolver_.written_after_at(key, r.read_version) && conflict()) return false;
       ++index;
     }
   }
-  return r.conflicting->empty();
+  return clean;
 }
 
 void CommitPipeline::record_writes(CommitRequest& r, Version version) {

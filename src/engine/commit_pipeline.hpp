@@ -114,8 +114,6 @@ class CommitPipeline {
   // The same for one request of a smaller batch: returns its paths, one per point write.
   const kv::MvccStore::List::Path* prepare_writes(CommitRequest& request);
   bool resolve(const CommitRequest& request);
-  // resolve() for a request that reports its conflicts: checks every read.
-  bool resolve_reporting(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
   // `paths`, when given, holds one path per point write (from prepare_writes).

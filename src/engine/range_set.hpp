@@ -82,10 +82,10 @@ inline void append_range(ArenaRanges& out, std::string_view b, std::string_view 
 }
 
 // Sorts and merges overlapping or touching ranges in place (a std::vector of KeyRange or
-// ArenaRanges).
+// ArenaRanges). The size check stays inline at every call (most commits have at most one
+// range); the merge is out of line.
 template <class Ranges>
-void coalesce(Ranges& ranges) {
-  if (ranges.size() <= 1) return;
+[[gnu::noinline]] void merge_ranges(Ranges& ranges) {
   std::sort(ranges.begin(), ranges.end(),
             [](const auto& a, const auto& b) { return a.begin < b.begin; });
   std::size_t out = 0;
@@ -98,6 +98,11 @@ void coalesce(Ranges& ranges) {
     }
   }
   ranges.erase(ranges.begin() + static_cast<std::ptrdiff_t>(out + 1), ranges.end());
+}
+
+template <class Ranges>
+void coalesce(Ranges& ranges) {
+  if (ranges.size() > 1) merge_ranges(ranges);
 }
 
 }  // namespace strata::engine

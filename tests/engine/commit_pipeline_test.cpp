@@ -162,6 +162,61 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   store.registry().release(reader);
 }
 
+// A request that reports its conflicts (CommitRequest::conflicting) names every read that
+// met a newer write and only those, from whichever thread leads its batch, and also when
+// the write is an earlier request's of the same batch. Every request reads at version 0
+// (held by a reader, so no history is pruned): a private range, the key "hot" that every
+// request writes, and a private key. So the first request to commit succeeds and every
+// other one conflicts on "hot" alone: read index 1 (the range is index 0).
+TEST_P(CommitPipelineModes, AReportingRequestNamesEveryConflictingReadAndNoOther) {
+  kv::MvccStore store;
+  CommitPipeline pipeline(store);
+  pipeline.set_mode(GetParam());
+  kv::ReaderRegistry::Slot* reader = store.registry().acquire();
+  ASSERT_EQ(kv::ReaderRegistry::announce(reader, store.committed_atomic()), 0);
+  constexpr int kThreads = 4;
+  constexpr int kCommits = 200;
+  std::atomic<int> succeeded{0};
+  std::atomic<int> misreported{0};
+  std::vector<std::thread> running;
+  running.reserve(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    running.emplace_back([&, t] {
+      const std::string own = "p" + std::to_string(t);
+      base::Arena arena(nullptr, 0);
+      ArenaRanges ranges(&arena);
+      append_range(ranges, own + "/", own + "0");
+      base::ArenaVector<std::string_view> keys(&arena);
+      keys.push_back("hot");
+      keys.push_back(own);
+      std::vector<std::uint32_t> conflicting;
+      for (int i = 0; i < kCommits; ++i) {
+        BlindWrite w("hot", own);
+        w.request.read_version = 0;
+        w.request.read_ranges = &ranges;
+        w.request.read_keys = &keys;
+        conflicting.clear();
+        conflicting.reserve(3);
+        w.request.conflicting = &conflicting;
+        pipeline.commit(w.request);
+        if (w.request.error == ErrorCode::success) {
+          succeeded.fetch_add(1);
+          if (!conflicting.empty()) misreported.fetch_add(1);
+        } else if (w.request.error != ErrorCode::not_committed ||
+                   conflicting != std::vector<std::uint32_t>{1}) {
+          misreported.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (std::thread& t : running) t.join();
+  EXPECT_EQ(succeeded.load(), 1);
+  EXPECT_EQ(misreported.load(), 0);
+  EXPECT_EQ(pipeline.stats().conflicts, std::uint64_t{kThreads} * kCommits - 1);
+  kv::ReaderRegistry::withdraw(reader);
+  store.registry().release(reader);
+}
+
 // A grouped pipeline logging to `fs` under Durability::fsync, as a durable database has.
 // Built again over the same files, it recovers what the first one logged.
 struct SyncedPipeline {

@@ -93,6 +93,11 @@ class Database {
 
   // The newest committed (and visible) version.
   Version committed_version() const;
+  // The newest version recovered when this database was opened: 0 for an in-memory or a
+  // new database. Every commit made through this opening is newer. Work recorded at or
+  // below it was left by an earlier opening, whose threads are gone (the high-contention
+  // recipes withdraw such pop requests rather than serve them).
+  Version opened_version() const;
   DatabaseStats stats() const;
 
   // For the engine's own use.

@@ -28,6 +28,8 @@ Transaction Database::borrowing_transaction() {
 
 Version Database::committed_version() const { return impl_->store().committed(); }
 
+Version Database::opened_version() const { return impl_->opened_version(); }
+
 DatabaseStats Database::stats() const { return impl_->pipeline().stats(); }
 
 // ---- Watch ------------------------------------------------------------------------

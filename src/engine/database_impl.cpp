@@ -28,6 +28,7 @@ DatabaseImpl::DatabaseImpl(Options options) : options_(std::move(options)) {
     persistence_ = std::make_unique<Persistence>(options_, store_);
     pipeline_.set_persistence(persistence_.get());
   }
+  opened_version_ = store_.committed();
 }
 
 }  // namespace strata::engine

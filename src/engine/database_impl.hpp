@@ -23,12 +23,14 @@ class DatabaseImpl : public std::enable_shared_from_this<DatabaseImpl> {
   kv::MvccStore& store() { return store_; }
   CommitPipeline& pipeline() { return pipeline_; }
   const Options& options() const { return options_; }
+  Version opened_version() const { return opened_version_; }
 
  private:
   Options options_;
   kv::MvccStore store_;
   std::unique_ptr<Persistence> persistence_;  // null in memory; closed before store_ goes
   CommitPipeline pipeline_{store_};
+  Version opened_version_ = 0;  // what recovery left published
 };
 
 }  // namespace strata::engine

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "strata/error.hpp"
+#include "strata/tuple.hpp"
 
 #include "recipes/contention.hpp"
 #include "recipes/random_id.hpp"
@@ -47,19 +48,58 @@ class Request {
                  "");
   }
   // REQUIRES: the registering transaction committed.
-  std::string key() const {
+  std::string key() const { return layout_->requests.pack(Tuple{stamp(), id_}); }
+  // Where a pass that serves the request leaves the item: (versionstamp, id) as in key().
+  std::string result_key() const { return layout_->results.pack(Tuple{stamp(), id_}); }
+
+ private:
+  Versionstamp stamp() const {
     Versionstamp stamp;
     std::string committed = tr_->versionstamp();
     std::copy(committed.begin(), committed.end(), stamp.tr.begin());
-    return layout_->requests.pack(Tuple{stamp, id_});
+    return stamp;
   }
-  std::string result_key() const { return layout_->results.pack(Tuple{id_}); }
 
- private:
   const StagedLayout* layout_;
   Bytes id_;
   Transaction* tr_;
 };
+
+// Whether the pop request at `key` was registered at or below `opened`, the version the
+// database was opened at (Database::opened_version): its popper went with the process (or
+// the opening) that made it. Serving it would hand an item to a result slot nobody
+// collects: the item would be lost.
+bool registered_before(const Subspace& requests, std::string_view key, Version opened) {
+  if (opened <= 0) return false;  // in memory, or a new database: nothing is that old
+  const Tuple request = requests.unpack(key);
+  const auto& stamp = request[0].get<Versionstamp>();
+  Version version = 0;
+  for (std::size_t i = 0; i < 8; ++i) version = (version << 8) | stamp.tr[i];
+  return version <= opened;
+}
+
+// The result slot of the request at `request_key`: the same (versionstamp, id) tuple under
+// the results subspace.
+std::string result_key_of(const StagedLayout& layout, std::string_view request_key) {
+  return layout.results.key() + std::string(request_key.substr(layout.requests.key().size()));
+}
+
+// Up to `limit` result slots of requests registered at or below `opened`: items a pass
+// served to a popper that went with an earlier opening before it collected them. They are
+// out of the queue and in nobody's hands, so passes deliver them again, before any item.
+// (Result slots keyed by the id alone, from before slots carried the versionstamp, sort
+// first and are as abandoned.)
+std::vector<KeyValue> abandoned_results(ReadView snap, const StagedLayout& layout, Version opened,
+                                        int limit) {
+  if (opened <= 0 || limit <= 0) return {};
+  Versionstamp newer;  // the first stamp of the opening: (opened + 1, 0)
+  newer.tr.fill(0);
+  for (std::size_t i = 0; i < 8; ++i) {
+    newer.tr[7 - i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(opened + 1) >> (8 * i));
+  }
+  return snap.get_range(layout.results.range().begin, layout.results.pack(Tuple{newer}),
+                        {.limit = limit});
+}
 
 // What one fulfilment pass did for the popper that ran it.
 struct Pass {
@@ -71,16 +111,32 @@ struct Pass {
 
 // One fulfilment pass, up to its commit: pairs up to kFulfilBatch requests with items in
 // order. The popper's own request, when paired, keeps its item instead of writing it to the
-// result slot, which saves the transaction that would collect it.
-Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own_request) {
+// result slot, which saves the transaction that would collect it. Requests registered
+// before the database's opening (registered_before) are withdrawn unserved, taking no item.
+Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own_request,
+               Version opened) {
   ReadView snap = tr.snapshot();
   auto requests = snap.get_range(layout.requests.range(), {.limit = kFulfilBatch});
   Pass pass;
   if (requests.empty()) return pass;
-  auto items = snap.get_range(layout.items, {.limit = static_cast<int>(requests.size()),
-                                             .reverse = layout.end == End::last});
   pass.any = true;
   pass.more = requests.size() == static_cast<std::size_t>(kFulfilBatch);
+  std::erase_if(requests, [&](const KeyValue& request) {
+    if (!registered_before(layout.requests, request.key, opened)) return false;
+    tr.get(request.key);  // a conflict with any other pass that consumes it
+    tr.clear(request.key);
+    return true;
+  });
+  if (requests.empty()) return pass;
+  // What the pass hands out, in order: abandoned results, then items from the queue's end.
+  auto items = abandoned_results(snap, layout, opened, static_cast<int>(requests.size()));
+  if (items.size() < requests.size()) {
+    auto queued =
+        snap.get_range(layout.items, {.limit = static_cast<int>(requests.size() - items.size()),
+                                      .reverse = layout.end == End::last});
+    items.insert(items.end(), std::make_move_iterator(queued.begin()),
+                 std::make_move_iterator(queued.end()));
+  }
   std::size_t i = 0;
   for (; i < requests.size() && i < items.size(); ++i) {
     // Serializable point reads of exactly the keys consumed, before clearing them.
@@ -93,8 +149,7 @@ Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own
       pass.served_own = true;
       pass.own = std::move(items[i].value);
     } else {
-      Tuple request = layout.requests.unpack(requests[i].key);
-      tr.set(layout.results.pack(Tuple{request[1]}), items[i].value);
+      tr.set(result_key_of(layout, requests[i].key), items[i].value);
     }
     tr.clear(items[i].key);
     tr.clear(requests[i].key);
@@ -110,7 +165,7 @@ Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own
 // Fulfils until a pass serves the popper's own request, sees a short batch, or loses a race
 // (1020: someone else served those requests; go check). Returns the own outcome if served.
 std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const StagedLayout& layout,
-                                                     std::string_view own_request,
+                                                     std::string_view own_request, Version opened,
                                                      ContentionHints& hints,
                                                      std::chrono::microseconds bound,
                                                      PopCounters& counters) {
@@ -118,7 +173,7 @@ std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const Stag
     tr.reset();
     Pass pass;
     try {
-      pass = plan_pass(tr, layout, own_request);
+      pass = plan_pass(tr, layout, own_request, opened);
       if (!pass.any) return std::nullopt;
       client_round_trip();
       tr.commit();
@@ -221,6 +276,7 @@ std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End e
 std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) {
   PopCounters& counters = pop_counters();
   Transaction tr = db.create_transaction();
+  const Version opened = db.opened_version();
   std::string request_key, result_key;
   const auto started = std::chrono::steady_clock::now();
 
@@ -230,7 +286,8 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
   if (hints.fast_path_open()) {
     bool fast = false;
     try {
-      if (!requests_waiting(tr, layout.requests)) {
+      if (!requests_waiting(tr, layout.requests) &&
+          abandoned_results(tr.snapshot(), layout, opened, 1).empty()) {
         fast = true;
         auto value = pop_simple(tr, layout.items, layout.end, true);
         client_round_trip();
@@ -296,10 +353,13 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
         return value;
       }
       auto head = tr.snapshot().get_range(layout.requests.range(), {.limit = 1});
-      if (help || head.empty() || head[0].key == request_key) {
+      // The oldest popper runs the passes; a request left by an earlier opening has no
+      // popper to run one, so whoever finds it at the head does.
+      if (help || head.empty() || head[0].key == request_key ||
+          registered_before(layout.requests, head[0].key, opened)) {
         counters.helps += help;
         help = false;
-        if (auto own = fulfil_all(tr, layout, request_key, hints, backoff, counters)) {
+        if (auto own = fulfil_all(tr, layout, request_key, opened, hints, backoff, counters)) {
           ++counters.pops;
           return std::move(*own);
         }

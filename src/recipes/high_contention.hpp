@@ -34,8 +34,8 @@ enum class End { first, last };
 
 struct StagedLayout {
   KeyRange items;     // the items: every key in it is an item
-  Subspace requests;  // (index, Bytes id) -> ""
-  Subspace results;   // (Bytes id,) -> the delivered value
+  Subspace requests;  // (Versionstamp, Bytes id) -> ""
+  Subspace results;   // (Versionstamp, Bytes id) of the request served -> the value
   End end = End::first;
 };
 

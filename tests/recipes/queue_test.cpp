@@ -214,19 +214,24 @@ TEST(QueueHighContention, ServesWaitingRequestsInCommitOrder) {
   Subspace results(Tuple{"result"}, q.subspace().key() + "\xff");
   Bytes earlier{std::string(20, '\x09')};
   Bytes later{std::string(20, '\x01')};  // a smaller id, registered second
+  std::vector<std::string> result_keys;  // (versionstamp, id), as the request's key
   for (const Bytes& id : {earlier, later}) {
-    db.run([&](Transaction& tr) {
-      tr.atomic_op(MutationType::set_versionstamped_key,
-                   requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), id}), "");
-    });
+    Transaction tr = db.create_transaction();
+    tr.atomic_op(MutationType::set_versionstamped_key,
+                 requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), id}), "");
+    tr.commit();
+    Versionstamp stamp;
+    const std::string committed = tr.versionstamp();
+    std::copy(committed.begin(), committed.end(), stamp.tr.begin());
+    result_keys.push_back(results.pack(Tuple{stamp, id}));
   }
   q.enqueue(db, "first");
   q.enqueue(db, "second");
 
   EXPECT_EQ(q.dequeue(db), std::nullopt);
   Transaction tr = db.create_transaction();
-  EXPECT_EQ(tr.get(results.pack(Tuple{earlier})), "first");
-  EXPECT_EQ(tr.get(results.pack(Tuple{later})), "second");
+  EXPECT_EQ(tr.get(result_keys[0]), "first");
+  EXPECT_EQ(tr.get(result_keys[1]), "second");
   EXPECT_TRUE(tr.get_range(requests.range()).empty());
   EXPECT_TRUE(tr.get_range(q.subspace().range()).empty());
 }

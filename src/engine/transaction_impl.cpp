@@ -253,10 +253,9 @@ void TransactionImpl::set_read_your_writes(bool enabled) {
 
 void TransactionImpl::set_snapshot_read_your_writes(bool enabled) { snapshot_ryw_ = enabled; }
 
-void TransactionImpl::set_report_conflicting_keys(bool enabled) {
-  check_usable();
-  report_conflicts_ = enabled;
-}
+// An option, as set_snapshot_read_your_writes: it may be set in any state (the C API sets
+// options after a failed commit too) and takes effect at the next commit.
+void TransactionImpl::set_report_conflicting_keys(bool enabled) { report_conflicts_ = enabled; }
 
 // ---- Reads ------------------------------------------------------------------------
 

@@ -67,6 +67,15 @@ TEST_F(SpecialKeys, WithoutTheOptionNothingIsReported) {
   EXPECT_TRUE(r.rows.empty());
 }
 
+TEST_F(SpecialKeys, TheOptionSetAfterAFailedCommitHoldsForTheRetry) {
+  Tr tr = make_tr();
+  ASSERT_EQ(conflict(tr), 1020);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_REPORT_CONFLICTING_KEYS), 0);
+  ASSERT_EQ(on_error(tr, 1020), 0);
+  ASSERT_EQ(conflict(tr), 1020);
+  EXPECT_EQ(all_of(tr, kConflicting).rows.size(), 4u);
+}
+
 TEST_F(SpecialKeys, TheDatabaseOptionReportsForEveryTransactionAndAfterReset) {
   Db d = open_db();
   ASSERT_EQ(fdb_database_set_option(d.get(), FDB_DB_OPTION_TRANSACTION_REPORT_CONFLICTING_KEYS,

@@ -216,10 +216,25 @@ bool wait_for_progress(Transaction& tr, const std::string& own_request,
       signal->cv.notify_all();
     });
   }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   bool fired;
   {
     std::unique_lock lock(signal->mu);
-    fired = signal->cv.wait_for(lock, timeout, [&] { return signal->fired; });
+    fired = signal->cv.wait_until(lock, deadline, [&] { return signal->fired; });
+  }
+  // A watch that failed (too_many_watches: the database's 10,000 are in use) is ready at
+  // once without any change. That is no progress: wait out the bound as a popper without
+  // watches would, or the popper would spin behind a stalled oldest request forever.
+  auto changed = [](Watch& w) {
+    try {
+      return w.wait_for(std::chrono::milliseconds(0));
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  if (fired && !changed(own) && !changed(head)) {
+    std::this_thread::sleep_until(deadline);
+    fired = false;
   }
   own.cancel();
   head.cancel();

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <map>
 #include <set>
 #include <thread>
@@ -234,6 +235,44 @@ TEST(QueueHighContention, ServesWaitingRequestsInCommitOrder) {
   EXPECT_EQ(tr.get(result_keys[1]), "second");
   EXPECT_TRUE(tr.get_range(requests.range()).empty());
   EXPECT_TRUE(tr.get_range(q.subspace().range()).empty());
+}
+
+// With the database's 10,000 watches all in use, a waiting popper's two watches fail the
+// moment they are armed. That is no sign of progress: the popper must still wait out its
+// bound and then run the pass for a stalled oldest request itself. (It took a failed watch
+// for a fired one and spun behind the stalled request for good.)
+TEST(QueueHighContention, WithNoWatchesLeftAWaiterStillServesAStalledOldestRequest) {
+  Database db = Database::open();
+  Queue q(Subspace(Tuple{"Q"}), true);
+  Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
+  Subspace results(Tuple{"result"}, q.subspace().key() + "\xff");
+  std::vector<Watch> held;
+  held.reserve(10'000);
+  for (int t = 0; t < 100; ++t) {
+    Transaction tr = db.create_transaction();
+    for (int w = 0; w < 100; ++w) held.push_back(tr.watch("w" + std::to_string(t * 100 + w)));
+    tr.commit();
+  }
+  // The oldest request, whose popper stalls: registered and never served by it.
+  const Bytes stalled{std::string(20, '\x05')};
+  Transaction reg = db.create_transaction();
+  reg.atomic_op(MutationType::set_versionstamped_key,
+                requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), stalled}), "");
+  reg.commit();
+  Versionstamp stamp;
+  const std::string committed = reg.versionstamp();
+  std::copy(committed.begin(), committed.end(), stamp.tr.begin());
+  q.enqueue(db, "item");
+
+  auto popping = std::async(std::launch::async, [&] { return q.dequeue(db); });
+  const bool finished = popping.wait_for(20s) == std::future_status::ready;
+  if (!finished) db.run([&](Transaction& tr) { tr.clear_range(requests.range()); });  // free it
+  ASSERT_TRUE(finished) << "the popper never served the stalled request";
+  EXPECT_EQ(popping.get(), std::nullopt);  // the item went to the older request
+  EXPECT_EQ(db.run([&](Transaction& tr) {
+    return tr.get(results.pack(Tuple{stamp, stalled}));
+  }),
+            "item");
 }
 
 // Pop counters summed over consumer threads: count() runs a consumer's loop on the calling

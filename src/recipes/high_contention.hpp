@@ -7,12 +7,15 @@
 // exactly the item key and request key it consumes, so two fulfillers that consume the same
 // item or request conflict (1020) instead of losing or duplicating it. Requests left over
 // when items run out are cleared without a result, which their owners read as "empty".
-// Changes from the layer, all scheduling (docs/recipes.md, docs/decisions/0004):
+// Changes from the layer (docs/recipes.md, docs/decisions/0004 and 0017):
 //   - the popper holding the oldest request runs the passes while the others wait on
 //     watches, instead of every waiter racing the same batch;
 //   - a pass keeps the item it pairs with its own popper's request;
 //   - requests are keyed (versionstamp, id), so they sort in the order they committed;
-//   - the fast path and the wait bound adapt to the contention seen (ContentionHints).
+//   - the fast path and the wait bound adapt to the contention seen (ContentionHints);
+//   - requests older than the database's opening (Database::opened_version), whose poppers
+//     are gone, are withdrawn unserved, and the items served to such poppers but never
+//     collected (result slots keyed like the request) are delivered again first.
 //
 // Thread safety: free functions; StagedLayout is an immutable value; PopCounters are
 // per thread.

@@ -21,6 +21,7 @@
 #include "strata/subspace.hpp"
 
 #include "durability/temp_dir.hpp"
+#include "recipes_test_util.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,19 +38,9 @@ Options on_disk(const TempDir& dir) {
   return o;
 }
 
-// Registers a pop request under `requests` as a popper does, for a popper that then
-// vanishes. Returns the request's (versionstamp, id) tuple: its key under `requests`, and
-// its result slot's under the results subspace.
+// A pop request of a popper that vanishes.
 Tuple register_request(Database& db, const Subspace& requests, char id) {
-  Transaction tr = db.create_transaction();
-  const Bytes bytes{std::string(20, id)};
-  tr.atomic_op(MutationType::set_versionstamped_key,
-               requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), bytes}), "");
-  tr.commit();
-  Versionstamp stamp;
-  const std::string committed = tr.versionstamp();
-  std::copy(committed.begin(), committed.end(), stamp.tr.begin());
-  return Tuple{stamp, bytes};
+  return recipestest::register_pop_request(db, requests, Bytes{std::string(20, id)});
 }
 
 // A result slot a pass filled for a popper that died before collecting it.

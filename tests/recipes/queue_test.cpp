@@ -27,6 +27,7 @@ using namespace std::chrono_literals;
 using recipestest::item_value;
 using recipestest::parse_item;
 using recipestest::read_prefix;
+using recipestest::register_pop_request;
 using recipestest::scaled;
 
 TEST(QueueLayout, ItemKeysAreIndexAndTwentyRandomBytes) {
@@ -217,14 +218,7 @@ TEST(QueueHighContention, ServesWaitingRequestsInCommitOrder) {
   Bytes later{std::string(20, '\x01')};  // a smaller id, registered second
   std::vector<std::string> result_keys;  // (versionstamp, id), as the request's key
   for (const Bytes& id : {earlier, later}) {
-    Transaction tr = db.create_transaction();
-    tr.atomic_op(MutationType::set_versionstamped_key,
-                 requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), id}), "");
-    tr.commit();
-    Versionstamp stamp;
-    const std::string committed = tr.versionstamp();
-    std::copy(committed.begin(), committed.end(), stamp.tr.begin());
-    result_keys.push_back(results.pack(Tuple{stamp, id}));
+    result_keys.push_back(results.pack(register_pop_request(db, requests, id)));
   }
   q.enqueue(db, "first");
   q.enqueue(db, "second");
@@ -254,14 +248,7 @@ TEST(QueueHighContention, WithNoWatchesLeftAWaiterStillServesAStalledOldestReque
     tr.commit();
   }
   // The oldest request, whose popper stalls: registered and never served by it.
-  const Bytes stalled{std::string(20, '\x05')};
-  Transaction reg = db.create_transaction();
-  reg.atomic_op(MutationType::set_versionstamped_key,
-                requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), stalled}), "");
-  reg.commit();
-  Versionstamp stamp;
-  const std::string committed = reg.versionstamp();
-  std::copy(committed.begin(), committed.end(), stamp.tr.begin());
+  const Tuple stalled = register_pop_request(db, requests, Bytes{std::string(20, '\x05')});
   q.enqueue(db, "item");
 
   auto popping = std::async(std::launch::async, [&] { return q.dequeue(db); });
@@ -269,10 +256,7 @@ TEST(QueueHighContention, WithNoWatchesLeftAWaiterStillServesAStalledOldestReque
   if (!finished) db.run([&](Transaction& tr) { tr.clear_range(requests.range()); });  // free it
   ASSERT_TRUE(finished) << "the popper never served the stalled request";
   EXPECT_EQ(popping.get(), std::nullopt);  // the item went to the older request
-  EXPECT_EQ(db.run([&](Transaction& tr) {
-    return tr.get(results.pack(Tuple{stamp, stalled}));
-  }),
-            "item");
+  EXPECT_EQ(db.run([&](Transaction& tr) { return tr.get(results.pack(stalled)); }), "item");
 }
 
 // Pop counters summed over consumer threads: count() runs a consumer's loop on the calling

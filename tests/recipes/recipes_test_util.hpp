@@ -2,6 +2,7 @@
 // producer/consumer tests, and raw reads of a subspace.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "strata/database.hpp"
 #include "strata/subspace.hpp"
 #include "strata/transaction.hpp"
+#include "strata/tuple.hpp"
 
 #include "support/sanitizers.hpp"
 
@@ -36,6 +38,21 @@ inline std::vector<KeyValue> read_all(Database& db, const KeyRange& range) {
 // Every row whose key starts with `prefix`.
 inline std::vector<KeyValue> read_prefix(Database& db, const std::string& prefix) {
   return read_all(db, KeyRange{prefix, strinc(prefix)});
+}
+
+// Registers a high-contention pop request under `requests` as a popper does, for a popper
+// that does not exist (stalled, or gone with its process). Returns the request's
+// (versionstamp, id) tuple: its key under `requests`, and its result slot's under the
+// results subspace.
+inline Tuple register_pop_request(Database& db, const Subspace& requests, const Bytes& id) {
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::set_versionstamped_key,
+               requests.pack_with_versionstamp(Tuple{Versionstamp::incomplete(), id}), "");
+  tr.commit();
+  Versionstamp stamp;
+  const std::string committed = tr.versionstamp();
+  std::copy(committed.begin(), committed.end(), stamp.tr.begin());
+  return Tuple{stamp, id};
 }
 
 }  // namespace strata::recipestest

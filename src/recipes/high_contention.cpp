@@ -241,6 +241,42 @@ bool wait_for_progress(Transaction& tr, const std::string& own_request,
   return fired;
 }
 
+// The popper gives up with `error` (not retryable, or past its retry limit) after its
+// request was registered. Left behind, the request would be served later and its item
+// lost, so it is settled first: if a pass served it, the pop's outcome is returned (the
+// item, or nullopt for "empty") instead of the error; otherwise the request is withdrawn
+// and `error` rethrown. If settling fails too (the database failed), `error` is rethrown
+// and the request stays, for the reopen to withdraw (registered_before).
+std::optional<std::string> settle(Database& db, const std::string& request_key,
+                                  const std::string& result_key, const Error& error) {
+  Transaction tr = db.create_transaction();
+  // The caller's limits are what gave up: settling has none.
+  tr.set_timeout(std::chrono::milliseconds(0));
+  tr.set_retry_limit(-1);
+  for (;;) {
+    bool withdrawn = false;
+    std::optional<std::string> value;
+    try {
+      if (tr.get(request_key)) {
+        tr.clear(request_key);
+        withdrawn = true;
+      } else if ((value = tr.get(result_key))) {
+        tr.clear(result_key);
+      }
+      tr.commit();
+    } catch (const Error& e) {
+      try {
+        tr.on_error(e);
+      } catch (const Error&) {
+        throw error;
+      }
+      continue;
+    }
+    if (withdrawn) throw error;
+    return value;
+  }
+}
+
 }  // namespace
 
 void set_client_latency(std::chrono::microseconds latency) {
@@ -386,8 +422,17 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
         backoff = std::min(backoff * 2, kMaxBackoff);
       }
     } catch (const Error& e) {
+      // An unknown outcome (the log failed) may hide a pop already done: a retry or a
+      // settle would read the request as served empty and lose the item. Say so instead.
+      if (e.error_code() == ErrorCode::commit_unknown_result) throw;
       ++counters.retries;
-      tr.on_error(e);
+      try {
+        tr.on_error(e);
+      } catch (const Error& given_up) {
+        auto value = settle(db, request_key, result_key, given_up);
+        ++counters.pops;
+        return value;
+      }
     }
   }
 }

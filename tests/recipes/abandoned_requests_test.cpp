@@ -3,6 +3,7 @@
 // request is served, so a pass withdraws it unserved and the items go to live poppers.
 // Requests of the current opening are served as always (QueueHighContention tests).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -16,11 +17,13 @@
 #include <gtest/gtest.h>
 
 #include "strata/database.hpp"
+#include "strata/error.hpp"
 #include "strata/priority_queue.hpp"
 #include "strata/queue.hpp"
 #include "strata/subspace.hpp"
 
 #include "durability/temp_dir.hpp"
+#include "recipes/high_contention.hpp"
 #include "recipes_test_util.hpp"
 #include <signal.h>
 #include <sys/wait.h>
@@ -133,6 +136,37 @@ TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
   EXPECT_EQ(pq.pop_min(db), "low");
   EXPECT_EQ(pq.pop_min(db), "high");
   EXPECT_TRUE(range_empty(db, min_requests.range()));
+}
+
+// A popper that gives up after registering (here its pass, behind a slow client, is too
+// old for a 20 ms MVCC window, and the retry limit is 0) settles its request before it
+// throws: left behind, the request took the next item into a result slot nobody collects.
+// (A stalled request ahead makes the popper register rather than take the fast path.)
+TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
+  Options o;
+  o.mvcc_window = std::chrono::milliseconds(20);
+  o.transaction_retry_limit = 0;
+  Database db = Database::open(o);
+  Queue q(Subspace(Tuple{"Q"}), true);
+  Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
+  struct SlowClient {
+    SlowClient() { recipes_detail::set_client_latency(std::chrono::milliseconds(40)); }
+    ~SlowClient() { recipes_detail::set_client_latency(std::chrono::microseconds(0)); }
+  };
+  const Tuple stalled = register_request(db, requests, '\x07');
+  {
+    const SlowClient slow;
+    try {
+      (void)q.dequeue(db);
+      ADD_FAILURE() << "the pop did not give up";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.error_code(), ErrorCode::transaction_too_old);
+    }
+  }
+  db.run([&](Transaction& tr) { tr.clear(requests.pack(stalled)); });
+  EXPECT_TRUE(range_empty(db, requests.range()));
+  q.enqueue(db, "item");
+  EXPECT_EQ(q.dequeue(db), "item");
 }
 
 #if !defined(__SANITIZE_THREAD__)

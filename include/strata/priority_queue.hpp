@@ -52,9 +52,10 @@ class PriorityQueue {
   Subspace subspace_;
   KeyRange items_;  // subspace_.range(), built once
   bool high_contention_;
-  Subspace min_requests_;  // pop_min requests: (index, Bytes id) -> ""
+  Subspace min_requests_;  // pop_min requests: (Versionstamp, Bytes id) -> ""
   Subspace max_requests_;  // pop_max requests
-  Subspace results_;       // delivered items: (Bytes id,) -> value
+  Subspace min_results_;   // items served to pop_min requests: (Versionstamp, Bytes id) -> item
+  Subspace max_results_;   // and to pop_max requests
 };
 
 }  // namespace strata

@@ -18,7 +18,10 @@ PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
   if (high_contention_) {
     min_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "min"});
     max_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "max"});
-    results_ = recipes_detail::bookkeeping(subspace_, Tuple{"result"});
+    // Each kind has its own result slots: an item served to a popper that died goes again
+    // to a pop of the same kind (docs/decisions/0017).
+    min_results_ = recipes_detail::bookkeeping(subspace_, Tuple{"result", "min"});
+    max_results_ = recipes_detail::bookkeeping(subspace_, Tuple{"result", "max"});
   }
 }
 
@@ -55,13 +58,13 @@ void PriorityQueue::push(Database& db, std::string_view value, const Element& pr
 std::optional<std::string> PriorityQueue::pop_min(Database& db) const {
   if (!high_contention_) return recipes_detail::pop_simple(db, items_, End::first);
   return recipes_detail::pop_staged(
-      db, recipes_detail::StagedLayout{items_, min_requests_, results_, End::first});
+      db, recipes_detail::StagedLayout{items_, min_requests_, min_results_, End::first});
 }
 
 std::optional<std::string> PriorityQueue::pop_max(Database& db) const {
   if (!high_contention_) return recipes_detail::pop_simple(db, items_, End::last);
   return recipes_detail::pop_staged(
-      db, recipes_detail::StagedLayout{items_, max_requests_, results_, End::last});
+      db, recipes_detail::StagedLayout{items_, max_requests_, max_results_, End::last});
 }
 
 std::optional<std::string> PriorityQueue::peek_min(Database& db) const {

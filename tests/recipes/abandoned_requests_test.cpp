@@ -138,6 +138,28 @@ TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
   EXPECT_TRUE(range_empty(db, min_requests.range()));
 }
 
+// An item served to a dead pop_max goes again to a pop_max, not to a pop_min: each kind
+// has its own result slots.
+TEST(AbandonedPopRequests, APriorityQueueDeliversAgainToAPopOfTheSameKind) {
+  TempDir dir;
+  PriorityQueue pq(Subspace(Tuple{"P"}), true);
+  Subspace max_requests(Tuple{"pop", "max"}, pq.subspace().key() + "\xff");
+  Subspace max_results(Tuple{"result", "max"}, pq.subspace().key() + "\xff");
+  {
+    Database db = Database::open(on_disk(dir));
+    leave_result(db, max_results, register_request(db, max_requests, '\x01'), "served to max");
+    db.run([&](Transaction& tr) { tr.clear_range(max_requests.range()); });  // as the pass did
+    pq.push(db, "low", 1);
+    pq.push(db, "high", 9);
+  }
+  Database db = Database::open(on_disk(dir));
+  EXPECT_EQ(pq.pop_min(db), "low");
+  EXPECT_EQ(pq.pop_max(db), "served to max");
+  EXPECT_EQ(pq.pop_max(db), "high");
+  EXPECT_EQ(pq.pop_max(db), std::nullopt);
+  EXPECT_TRUE(range_empty(db, max_results.range()));
+}
+
 // A popper that gives up after registering (here its pass, behind a slow client, is too
 // old for a 20 ms MVCC window, and the retry limit is 0) settles its request before it
 // throws: left behind, the request took the next item into a result slot nobody collects.

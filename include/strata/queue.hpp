@@ -62,8 +62,8 @@ class Queue {
   KeyRange items_;  // subspace_.range(), built once
   bool high_contention_;
   std::string waiters_key_;  // key() + "\xff" + ("waiting",); empty for an empty prefix
-  Subspace requests_;        // pop requests: (index, Bytes id) -> ""
-  Subspace results_;         // delivered items: (Bytes id,) -> value
+  Subspace requests_;        // pop requests: (Versionstamp, Bytes id) -> ""
+  Subspace results_;         // items served to requests: (Versionstamp, Bytes id) -> item
 };
 
 }  // namespace strata

@@ -754,28 +754,28 @@ Error TransactionImpl::conflict_error(Version read_version) const {
   return Error(ErrorCode::not_committed, message);
 }
 
+KeyRange TransactionImpl::read_range(std::size_t i) const {
+  if (i < read_conflicts_.size()) {
+    const ArenaRange& r = read_conflicts_[i];
+    return {std::string(r.begin), std::string(r.end)};
+  }
+  const std::string_view key = point_reads_[i - read_conflicts_.size()];
+  return {std::string(key), base::key_after(key)};
+}
+
 std::vector<KeyRange> TransactionImpl::conflicting_ranges() const {
   std::vector<KeyRange> out;
   out.reserve(conflicting_.size());
-  for (std::uint32_t i : conflicting_) {
-    if (i < read_conflicts_.size()) {
-      const ArenaRange& r = read_conflicts_[i];
-      out.push_back({std::string(r.begin), std::string(r.end)});
-    } else {
-      std::string_view key = point_reads_[i - read_conflicts_.size()];
-      out.push_back({std::string(key), base::key_after(key)});
-    }
-  }
+  for (std::uint32_t i : conflicting_) out.push_back(read_range(i));
   coalesce(out);
   return out;
 }
 
 std::vector<KeyRange> TransactionImpl::read_conflict_ranges() const {
+  const std::size_t reads = read_conflicts_.size() + point_reads_.size();
   std::vector<KeyRange> out;
-  out.reserve(read_conflicts_.size() + point_reads_.size());
-  for (const ArenaRange& r : read_conflicts_)
-    out.push_back({std::string(r.begin), std::string(r.end)});
-  for (std::string_view key : point_reads_) out.push_back({std::string(key), base::key_after(key)});
+  out.reserve(reads);
+  for (std::size_t i = 0; i < reads; ++i) out.push_back(read_range(i));
   coalesce(out);
   return out;
 }

@@ -137,6 +137,9 @@ class TransactionImpl {
   // The not_committed error of a failed commit, naming the conflicting ranges when they
   // were reported.
   Error conflict_error(Version read_version) const;
+  // Read `i` as a range, numbered as CommitRequest::conflicting numbers reads: the ranges of
+  // read_conflicts_, then the keys of point_reads_.
+  KeyRange read_range(std::size_t i) const;
   void soft_reset();
   void reset_to_defaults();  // reset() without restarting the clock
   void end() noexcept;       // what destruction does: pending watches fail, the slot goes back

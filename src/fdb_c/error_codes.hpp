@@ -31,7 +31,6 @@ inline constexpr fdb_error_t kInternalError = 4100;
 // point returns `code`.
 struct CApiError {
   fdb_error_t code;
-  const char* what;
 };
 
 }  // namespace strata::fdb_c

@@ -115,10 +115,8 @@ void read_special_range(const FDB_transaction& tr, const Selector& first, const 
   const std::string begin = fc::resolve_special(rows, first.key, first.or_equal, first.offset);
   const std::string end = fc::resolve_special(rows, last.key, last.or_equal, last.offset);
   if (begin >= end) return;
-  auto lo = std::lower_bound(rows.rows.begin(), rows.rows.end(), begin,
-                             [](const auto& row, const std::string& k) { return row.first < k; });
-  auto hi = std::lower_bound(lo, rows.rows.end(), end,
-                             [](const auto& row, const std::string& k) { return row.first < k; });
+  const auto lo = rows.lower_bound(begin);
+  const auto hi = rows.lower_bound(end);
   std::size_t count = 0;
   auto keep = [&](const std::pair<std::string, std::string>& row) {
     r.row_bytes.append(row.first).append(row.second);

@@ -45,13 +45,8 @@ SpecialRows special_rows(const Transaction& tr, std::string_view begin_key,
     // As FoundationDB: the stretch holding the begin key must hold the end key too, and
     // be a module.
     const Stretch s = stretch_of(begin_key);
-    if (end_key > s.end) {
-      throw CApiError{kSpecialKeysCrossModuleRead, "special key range read crosses modules"};
-    }
-    if (!s.module) {
-      throw CApiError{kSpecialKeysNoModuleFound,
-                      "special key read outside \\xff\\xff/transaction/, the one module"};
-    }
+    if (end_key > s.end) throw CApiError{kSpecialKeysCrossModuleRead};
+    if (!s.module) throw CApiError{kSpecialKeysNoModuleFound};  // outside the one module
     out.begin = s.begin;
     out.end = s.end;
   }
@@ -64,11 +59,9 @@ SpecialRows special_rows(const Transaction& tr, std::string_view begin_key,
 
 std::string resolve_special(const SpecialRows& rows, std::string_view key, bool or_equal,
                             int offset) {
-  auto before = [](const auto& row, std::string_view k) { return row.first < k; };
-  auto after = [](std::string_view k, const auto& row) { return k < row.first; };
-  // The index of the first row past the base (the last row < key, or <= key).
-  auto past_base = or_equal ? std::upper_bound(rows.rows.begin(), rows.rows.end(), key, after)
-                            : std::lower_bound(rows.rows.begin(), rows.rows.end(), key, before);
+  // The first row past the base (the last row < key, or <= key).
+  auto past_base = rows.lower_bound(key);
+  if (or_equal && past_base != rows.rows.end() && past_base->first == key) ++past_base;
   const std::ptrdiff_t i = std::distance(rows.rows.begin(), past_base) - 1 + offset;
   if (i < 0) return std::string(rows.begin);
   if (i >= static_cast<std::ptrdiff_t>(rows.rows.size())) return std::string(rows.end);

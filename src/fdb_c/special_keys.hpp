@@ -11,6 +11,7 @@
 // Writes stay key_outside_legal_range (2004). docs/fdb_c.md, "Special keys".
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,8 +31,15 @@ inline bool is_special_key(std::string_view key) {
 // The rows a special-key read may return, in key order, and the bounds its key selectors
 // resolve within (the module, or the whole space when relaxed).
 struct SpecialRows {
+  using Row = std::pair<std::string, std::string>;
+  // The first row at or after `key`.
+  std::vector<Row>::const_iterator lower_bound(std::string_view key) const {
+    return std::lower_bound(rows.begin(), rows.end(), key,
+                            [](const Row& row, std::string_view k) { return row.first < k; });
+  }
+
   std::string_view begin, end;
-  std::vector<std::pair<std::string, std::string>> rows;
+  std::vector<Row> rows;
 };
 
 // The rows for a read of [begin_key, end_key) (the selectors' keys; a point read passes

@@ -207,10 +207,8 @@ void FDB_transaction::reset() {
 }
 
 bool FDB_transaction::get_special(std::string_view key, std::string& value) const {
-  const std::string after = fc::key_after(key);
-  const fc::SpecialRows rows = fc::special_rows(tr, key, after, options_.special_key_space_relaxed);
-  auto row = std::lower_bound(rows.rows.begin(), rows.rows.end(), key,
-                              [](const auto& r, std::string_view k) { return r.first < k; });
+  const fc::SpecialRows rows = special_rows(key, fc::key_after(key));
+  const auto row = rows.lower_bound(key);
   if (row == rows.rows.end() || row->first != key) return false;
   value = row->second;
   return true;

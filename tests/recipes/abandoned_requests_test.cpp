@@ -46,10 +46,15 @@ Tuple register_request(Database& db, const Subspace& requests, char id) {
   return recipestest::register_pop_request(db, requests, Bytes{std::string(20, id)});
 }
 
-// A result slot a pass filled for a popper that died before collecting it.
-void leave_result(Database& db, const Subspace& results, const Tuple& request,
+// A popper that a pass served and that died before collecting: its request cleared, as
+// the pass did, and its result slot holding `value`.
+void leave_served(Database& db, const Subspace& requests, const Subspace& results, char id,
                   std::string_view value) {
-  db.run([&](Transaction& tr) { tr.set(results.pack(request), value); });
+  const Tuple request = register_request(db, requests, id);
+  db.run([&](Transaction& tr) {
+    tr.clear(requests.pack(request));
+    tr.set(results.pack(request), value);
+  });
 }
 
 bool range_empty(Database& db, const KeyRange& range) {
@@ -110,9 +115,8 @@ TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
     Database db = Database::open(on_disk(dir));
     q.enqueue(db, "queued");
     // Two poppers were served and died before collecting.
-    leave_result(db, results, register_request(db, requests, '\x01'), "served to a");
-    leave_result(db, results, register_request(db, requests, '\x02'), "served to b");
-    db.run([&](Transaction& tr) { tr.clear_range(requests.range()); });  // as the pass did
+    leave_served(db, requests, results, '\x01', "served to a");
+    leave_served(db, requests, results, '\x02', "served to b");
   }
   Database db = Database::open(on_disk(dir));
   EXPECT_EQ(q.dequeue(db), "served to a");
@@ -147,8 +151,7 @@ TEST(AbandonedPopRequests, APriorityQueueDeliversAgainToAPopOfTheSameKind) {
   Subspace max_results(Tuple{"result", "max"}, pq.subspace().key() + "\xff");
   {
     Database db = Database::open(on_disk(dir));
-    leave_result(db, max_results, register_request(db, max_requests, '\x01'), "served to max");
-    db.run([&](Transaction& tr) { tr.clear_range(max_requests.range()); });  // as the pass did
+    leave_served(db, max_requests, max_results, '\x01', "served to max");
     pq.push(db, "low", 1);
     pq.push(db, "high", 9);
   }

@@ -7,8 +7,10 @@
 #include <string>
 
 #include "fdb_c/api_version.hpp"
+#include "fdb_c/bytes.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
+#include "fdb_c/future.hpp"
 #include "fdb_c/transaction.hpp"
 
 namespace strata::fdb_c {
@@ -54,7 +56,7 @@ Database open_target(const std::string& target) {
   return db;
 }
 
-fdb_error_t create(const std::string& target, FDBDatabase** out) {
+fdb_error_t create_database(const std::string& target, FDBDatabase** out) {
   if (api_version() == 0) return kApiVersionUnset;
   if (out == nullptr) return kClientInvalidOperation;
   try {
@@ -68,6 +70,18 @@ fdb_error_t create(const std::string& target, FDBDatabase** out) {
 }
 
 }  // namespace
+
+fdb_error_t create_transaction(const DatabaseState& state, fdb_error_t unavailable,
+                               FDBTransaction** out) {
+  if (out == nullptr) return kClientInvalidOperation;
+  try {
+    *out = new FDB_transaction(state.database(), state.defaults(), unavailable);
+    return 0;
+  } catch (...) {
+    return kInternalError;
+  }
+}
+
 }  // namespace strata::fdb_c
 
 namespace fc = strata::fdb_c;
@@ -75,38 +89,74 @@ namespace fc = strata::fdb_c;
 extern "C" {
 
 fdb_error_t fdb_create_database(const char* cluster_file_path, FDBDatabase** out_database) {
-  return fc::create(fc::target_of_cluster_file(cluster_file_path), out_database);
+  return fc::create_database(fc::target_of_cluster_file(cluster_file_path), out_database);
 }
 
 fdb_error_t fdb_create_database_from_connection_string(const char* connection_string,
                                                        FDBDatabase** out_database) {
   if (connection_string == nullptr) return fc::kClientInvalidOperation;
-  return fc::create(fc::target_of(connection_string), out_database);
+  return fc::create_database(fc::target_of(connection_string), out_database);
 }
 
 void fdb_database_destroy(FDBDatabase* d) { delete d; }
 
 fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption option, const uint8_t* value,
                                     int value_length) {
-  std::lock_guard lock(d->mu);
-  return fc::apply_database_option(d->defaults, option, value, value_length);
+  return d->state->set_option(option, value, value_length);
 }
 
 fdb_error_t fdb_database_create_transaction(FDBDatabase* d, FDBTransaction** out_transaction) {
-  if (out_transaction == nullptr) return fc::kClientInvalidOperation;
-  fc::TransactionOptions defaults;
-  {
-    std::lock_guard lock(d->mu);
-    defaults = d->defaults;
-  }
+  return fc::create_transaction(*d->state, 0, out_transaction);
+}
+
+double fdb_database_get_main_thread_busyness(FDBDatabase* /*d*/) { return 0.0; }
+
+fdb_error_t fdb_database_open_tenant(FDBDatabase* d, const uint8_t* tenant_name,
+                                     int tenant_name_length, FDBTenant** out_tenant) {
+  if (out_tenant == nullptr || tenant_name_length < 0) return fc::kClientInvalidOperation;
   try {
-    *out_transaction = new FDB_transaction(d->database, defaults);
+    *out_tenant = new FDB_tenant(d->state, std::string(fc::bytes(tenant_name, tenant_name_length)));
     return 0;
   } catch (...) {
     return fc::kInternalError;
   }
 }
 
-double fdb_database_get_main_thread_busyness(FDBDatabase* /*d*/) { return 0.0; }
+fdb_error_t fdb_tenant_create_transaction(FDBTenant* tenant, FDBTransaction** out_transaction) {
+  return fc::create_transaction(*tenant->state, fc::kTenantsDisabled, out_transaction);
+}
+
+void fdb_tenant_destroy(FDBTenant* tenant) { delete tenant; }
+
+// Administration of a cluster's processes: one process, no workers, no recovery to force.
+
+FDBFuture* fdb_database_reboot_worker(FDBDatabase* /*d*/, const uint8_t* /*address*/,
+                                      int /*address_length*/, fdb_bool_t /*check*/,
+                                      int /*duration*/) {
+  // As FoundationDB for an address that is no worker's: 0, nothing rebooted.
+  FDB_future::Result none{FDB_future::Kind::int64};
+  return FDB_future::ready(std::move(none));
+}
+
+FDBFuture* fdb_database_force_recovery_with_data_loss(FDBDatabase* /*d*/, const uint8_t* /*dcid*/,
+                                                      int /*dcid_length*/) {
+  return FDB_future::failed(fc::kUnsupportedOperation);
+}
+
+FDBFuture* fdb_database_create_snapshot(FDBDatabase* /*d*/, const uint8_t* /*uid*/,
+                                        int /*uid_length*/, const uint8_t* /*snap_command*/,
+                                        int /*snap_command_length*/) {
+  return FDB_future::failed(fc::kUnsupportedOperation);
+}
+
+FDBFuture* fdb_database_get_server_protocol(FDBDatabase* /*d*/, uint64_t expected_version) {
+  // As FoundationDB: with an expected version, ready only once the protocol differs from
+  // it. The in-process "server" never changes its protocol: that future stays pending
+  // until cancelled or destroyed.
+  if (expected_version == fc::kServerProtocol) return FDB_future::pending(FDB_future::Kind::int64);
+  FDB_future::Result protocol{FDB_future::Kind::int64};
+  protocol.int64 = static_cast<std::int64_t>(fc::kServerProtocol);
+  return FDB_future::ready(std::move(protocol));
+}
 
 }  // extern "C"

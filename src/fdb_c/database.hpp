@@ -1,21 +1,69 @@
-// fdb_c/database.hpp: FDBDatabase, a handle on one of the process's strata databases.
+// fdb_c/database.hpp: FDBDatabase, a handle on one of the process's strata databases, and
+// FDBTenant, a handle on a named tenant of it.
 //
 // Which database a handle opens is in docs/fdb_c.md ("Which database"). Databases are
-// opened once per target and kept for the life of the process.
+// opened once per target and kept for the life of the process. A tenant shares its
+// database handle's options, and keeps them after the handle is destroyed (FoundationDB's
+// bindings may destroy a database before the tenants opened from it).
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
 
+#include <memory>
 #include <mutex>
+#include <string>
 
 #include "strata/database.hpp"
 
+#include "fdb_c/fdb_c.h"
 #include "fdb_c/options.hpp"
 
-struct FDB_database {
-  explicit FDB_database(strata::Database db) : database(std::move(db)) {}
+namespace strata::fdb_c {
 
-  strata::Database database;
-  std::mutex mu;
-  strata::fdb_c::TransactionOptions defaults;  // guarded by mu
+// What a database handle and its tenants share.
+class DatabaseState {
+ public:
+  explicit DatabaseState(Database db) : database_(std::move(db)) {}
+
+  const Database& database() const { return database_; }
+  // The transaction options a new transaction starts from (the TRANSACTION_* database
+  // options), and a database option applied to them.
+  TransactionOptions defaults() const {
+    std::lock_guard lock(mu_);
+    return defaults_;
+  }
+  fdb_error_t set_option(FDBDatabaseOption option, const uint8_t* value, int value_length) {
+    std::lock_guard lock(mu_);
+    return apply_database_option(defaults_, option, value, value_length);
+  }
+
+ private:
+  Database database_;
+  mutable std::mutex mu_;
+  TransactionOptions defaults_;  // guarded by mu_
+};
+
+// A new FDBTransaction in *out on `state`'s database, from its current defaults;
+// `unavailable` as FDB_transaction's. Returns 0 or the error.
+fdb_error_t create_transaction(const DatabaseState& state, fdb_error_t unavailable,
+                               FDBTransaction** out);
+
+}  // namespace strata::fdb_c
+
+struct FDB_database {
+  explicit FDB_database(strata::Database db)
+      : state(std::make_shared<strata::fdb_c::DatabaseState>(std::move(db))) {}
+
+  std::shared_ptr<strata::fdb_c::DatabaseState> state;
+};
+
+// strata answers as a cluster whose tenant mode is disabled (FoundationDB's default):
+// a tenant opens, and its transactions fail every read, watch and commit with
+// tenants_disabled (docs/decisions/0018).
+struct FDB_tenant {
+  FDB_tenant(std::shared_ptr<strata::fdb_c::DatabaseState> s, std::string tenant_name)
+      : state(std::move(s)), name(std::move(tenant_name)) {}
+
+  std::shared_ptr<strata::fdb_c::DatabaseState> state;
+  std::string name;
 };

@@ -95,12 +95,16 @@ const char* message(fdb_error_t code) {
       return "Key length exceeds limit";
     case 2103:
       return "Value length exceeds limit";
+    case 2108:
+      return "Operation is not supported";
     case 2112:
       return "Special key space range read crosses modules. Refer to the "
              "`special_key_space_relaxed' transaction option for more details.";
     case 2113:
       return "Special key space range read does not intersect a module. Refer to the "
              "`special_key_space_relaxed' transaction option for more details.";
+    case 2136:
+      return "Tenants have been disabled in the cluster";
     case 2200:
       return "API version is not set";
     case 2201:

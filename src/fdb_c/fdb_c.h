@@ -35,6 +35,8 @@ typedef int fdb_bool_t;
 typedef struct FDB_future FDBFuture;
 typedef struct FDB_database FDBDatabase;
 typedef struct FDB_transaction FDBTransaction;
+typedef struct FDB_tenant FDBTenant;
+typedef struct FDB_result FDBResult;
 
 typedef int FDBNetworkOption;
 typedef int FDBDatabaseOption;
@@ -58,6 +60,56 @@ typedef struct keyvalue {
   int value_length;
 } FDBKeyValue;
 #pragma pack(pop)
+
+/* The shapes of FoundationDB's later additions (mapped ranges, blob granules). strata
+   produces none of them (docs/fdb_c.md, "Tenants, blob granules, administration"), but
+   their getters and entry points take them, so their layouts are FoundationDB's. */
+typedef struct keyselector {
+  FDBKey key;
+  fdb_bool_t orEqual;
+  int offset;
+} FDBKeySelector;
+
+typedef struct getrangereqandresult {
+  FDBKeySelector begin;
+  FDBKeySelector end;
+  FDBKeyValue* data;
+  int m_size, m_capacity;
+} FDBGetRangeReqAndResult;
+
+typedef struct mappedkeyvalue {
+  FDBKey key;
+  FDBKey value;
+  FDBGetRangeReqAndResult getRange;
+  unsigned char buffer[32];
+} FDBMappedKeyValue;
+
+#pragma pack(push, 4)
+typedef struct keyrange {
+  const uint8_t* begin_key;
+  int begin_key_length;
+  const uint8_t* end_key;
+  int end_key_length;
+} FDBKeyRange;
+
+typedef struct granulesummary {
+  FDBKeyRange key_range;
+  int64_t snapshot_version;
+  int64_t snapshot_size;
+  int64_t delta_version;
+  int64_t delta_size;
+} FDBGranuleSummary;
+#pragma pack(pop)
+
+typedef struct readgranulecontext {
+  void* userContext;
+  int64_t (*start_load_f)(const char* filename, int filenameLength, int64_t offset, int64_t length,
+                          int64_t fullFileLength, void* context);
+  uint8_t* (*get_load_f)(int64_t loadId, void* context);
+  void (*free_load_f)(int64_t loadId, void* context);
+  fdb_bool_t debugNoMaterialize;
+  int granuleParallelism;
+} FDBReadBlobGranuleContext;
 
 /* Streaming modes for fdb_transaction_get_range. */
 enum {
@@ -159,6 +211,18 @@ fdb_error_t fdb_future_get_keyvalue_array(FDBFuture* f, const FDBKeyValue** out_
                                           fdb_bool_t* out_more);
 fdb_error_t fdb_future_get_key_array(FDBFuture* f, const FDBKey** out_key_array, int* out_count);
 fdb_error_t fdb_future_get_string_array(FDBFuture* f, const char*** out_strings, int* out_count);
+fdb_error_t fdb_future_get_keyrange_array(FDBFuture* f, const FDBKeyRange** out_ranges,
+                                          int* out_count);
+fdb_error_t fdb_future_get_granule_summary_array(FDBFuture* f,
+                                                 const FDBGranuleSummary** out_summaries,
+                                                 int* out_count);
+fdb_error_t fdb_future_get_mappedkeyvalue_array(FDBFuture* f, const FDBMappedKeyValue** out_kv,
+                                                int* out_count, fdb_bool_t* out_more);
+
+/* FDBResult: a result computed at once (fdb_transaction_read_blob_granules). */
+void fdb_result_destroy(FDBResult* r);
+fdb_error_t fdb_result_get_keyvalue_array(FDBResult* r, const FDBKeyValue** out_kv, int* out_count,
+                                          fdb_bool_t* out_more);
 
 /* ---- Databases ---------------------------------------------------------------------- */
 
@@ -170,6 +234,57 @@ fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption option, co
                                     int value_length);
 fdb_error_t fdb_database_create_transaction(FDBDatabase* d, FDBTransaction** out_transaction);
 double fdb_database_get_main_thread_busyness(FDBDatabase* d);
+fdb_error_t fdb_database_open_tenant(FDBDatabase* d, const uint8_t* tenant_name,
+                                     int tenant_name_length, FDBTenant** out_tenant);
+FDBFuture* fdb_database_reboot_worker(FDBDatabase* d, const uint8_t* address, int address_length,
+                                      fdb_bool_t check, int duration);
+FDBFuture* fdb_database_force_recovery_with_data_loss(FDBDatabase* d, const uint8_t* dcid,
+                                                      int dcid_length);
+FDBFuture* fdb_database_create_snapshot(FDBDatabase* d, const uint8_t* uid, int uid_length,
+                                        const uint8_t* snap_command, int snap_command_length);
+FDBFuture* fdb_database_get_server_protocol(FDBDatabase* d, uint64_t expected_version);
+FDBFuture* fdb_database_purge_blob_granules(FDBDatabase* d, const uint8_t* begin_key_name,
+                                            int begin_key_name_length, const uint8_t* end_key_name,
+                                            int end_key_name_length, int64_t purge_version,
+                                            fdb_bool_t force);
+FDBFuture* fdb_database_wait_purge_granules_complete(FDBDatabase* d, const uint8_t* purge_key_name,
+                                                     int purge_key_name_length);
+FDBFuture* fdb_database_blobbify_range(FDBDatabase* d, const uint8_t* begin_key_name,
+                                       int begin_key_name_length, const uint8_t* end_key_name,
+                                       int end_key_name_length);
+FDBFuture* fdb_database_unblobbify_range(FDBDatabase* d, const uint8_t* begin_key_name,
+                                         int begin_key_name_length, const uint8_t* end_key_name,
+                                         int end_key_name_length);
+FDBFuture* fdb_database_list_blobbified_ranges(FDBDatabase* d, const uint8_t* begin_key_name,
+                                               int begin_key_name_length,
+                                               const uint8_t* end_key_name, int end_key_name_length,
+                                               int range_limit);
+FDBFuture* fdb_database_verify_blob_range(FDBDatabase* d, const uint8_t* begin_key_name,
+                                          int begin_key_name_length, const uint8_t* end_key_name,
+                                          int end_key_name_length, int64_t version);
+
+/* ---- Tenants ------------------------------------------------------------------------ */
+
+fdb_error_t fdb_tenant_create_transaction(FDBTenant* tenant, FDBTransaction** out_transaction);
+void fdb_tenant_destroy(FDBTenant* tenant);
+FDBFuture* fdb_tenant_purge_blob_granules(FDBTenant* tenant, const uint8_t* begin_key_name,
+                                          int begin_key_name_length, const uint8_t* end_key_name,
+                                          int end_key_name_length, int64_t purge_version,
+                                          fdb_bool_t force);
+FDBFuture* fdb_tenant_wait_purge_granules_complete(FDBTenant* tenant, const uint8_t* purge_key_name,
+                                                   int purge_key_name_length);
+FDBFuture* fdb_tenant_blobbify_range(FDBTenant* tenant, const uint8_t* begin_key_name,
+                                     int begin_key_name_length, const uint8_t* end_key_name,
+                                     int end_key_name_length);
+FDBFuture* fdb_tenant_unblobbify_range(FDBTenant* tenant, const uint8_t* begin_key_name,
+                                       int begin_key_name_length, const uint8_t* end_key_name,
+                                       int end_key_name_length);
+FDBFuture* fdb_tenant_list_blobbified_ranges(FDBTenant* tenant, const uint8_t* begin_key_name,
+                                             int begin_key_name_length, const uint8_t* end_key_name,
+                                             int end_key_name_length, int range_limit);
+FDBFuture* fdb_tenant_verify_blob_range(FDBTenant* tenant, const uint8_t* begin_key_name,
+                                        int begin_key_name_length, const uint8_t* end_key_name,
+                                        int end_key_name_length, int64_t version);
 
 /* ---- Transactions ------------------------------------------------------------------- */
 
@@ -221,6 +336,27 @@ FDBFuture* fdb_transaction_get_range_split_points(FDBTransaction* tr, const uint
                                                   int begin_key_name_length,
                                                   const uint8_t* end_key_name,
                                                   int end_key_name_length, int64_t chunk_size);
+FDBFuture* fdb_transaction_get_mapped_range(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                            int begin_key_name_length, fdb_bool_t begin_or_equal,
+                                            int begin_offset, const uint8_t* end_key_name,
+                                            int end_key_name_length, fdb_bool_t end_or_equal,
+                                            int end_offset, const uint8_t* mapper_name,
+                                            int mapper_name_length, int limit, int target_bytes,
+                                            FDBStreamingMode mode, int iteration,
+                                            fdb_bool_t snapshot, fdb_bool_t reverse);
+FDBFuture* fdb_transaction_get_blob_granule_ranges(FDBTransaction* tr,
+                                                   const uint8_t* begin_key_name,
+                                                   int begin_key_name_length,
+                                                   const uint8_t* end_key_name,
+                                                   int end_key_name_length, int range_limit);
+FDBResult* fdb_transaction_read_blob_granules(FDBTransaction* tr, const uint8_t* begin_key_name,
+                                              int begin_key_name_length,
+                                              const uint8_t* end_key_name, int end_key_name_length,
+                                              int64_t begin_version, int64_t read_version,
+                                              FDBReadBlobGranuleContext granule_context);
+FDBFuture* fdb_transaction_summarize_blob_granules(
+    FDBTransaction* tr, const uint8_t* begin_key_name, int begin_key_name_length,
+    const uint8_t* end_key_name, int end_key_name_length, int64_t summary_version, int range_limit);
 
 #ifdef __cplusplus
 }

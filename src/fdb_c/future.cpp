@@ -215,6 +215,12 @@ fdb_error_t FDB_future::get_keys(const FDBKey** out, int* count) {
   return 0;
 }
 
+fdb_error_t FDB_future::get_empty(Kind kind, int* count) {
+  if (fdb_error_t e = readable(kind)) return e;
+  *count = 0;
+  return 0;
+}
+
 extern "C" {
 
 void fdb_future_cancel(FDBFuture* f) { f->cancel(); }
@@ -258,6 +264,28 @@ fdb_error_t fdb_future_get_key_array(FDBFuture* f, const FDBKey** out_key_array,
 }
 fdb_error_t fdb_future_get_string_array(FDBFuture* f, const char*** out_strings, int* out_count) {
   return f->get_strings(out_strings, out_count);
+}
+fdb_error_t fdb_future_get_keyrange_array(FDBFuture* f, const FDBKeyRange** out_ranges,
+                                          int* out_count) {
+  fdb_error_t e = f->get_empty(FDB_future::Kind::key_ranges, out_count);
+  if (e == 0) *out_ranges = nullptr;
+  return e;
+}
+fdb_error_t fdb_future_get_granule_summary_array(FDBFuture* f,
+                                                 const FDBGranuleSummary** out_summaries,
+                                                 int* out_count) {
+  fdb_error_t e = f->get_empty(FDB_future::Kind::granule_summaries, out_count);
+  if (e == 0) *out_summaries = nullptr;
+  return e;
+}
+fdb_error_t fdb_future_get_mappedkeyvalue_array(FDBFuture* f, const FDBMappedKeyValue** out_kv,
+                                                int* out_count, fdb_bool_t* out_more) {
+  fdb_error_t e = f->get_empty(FDB_future::Kind::mapped_key_values, out_count);
+  if (e == 0) {
+    *out_kv = nullptr;
+    *out_more = 0;
+  }
+  return e;
 }
 
 }  // extern "C"

@@ -28,7 +28,20 @@
 
 struct FDB_future {
  public:
-  enum class Kind : std::uint8_t { none, int64, key, value, key_values, strings, keys };
+  // key_ranges and granule_summaries: strata keeps no blob granules, so their lists are
+  // always empty; no call makes mapped_key_values (get_mapped_range is unsupported).
+  enum class Kind : std::uint8_t {
+    none,
+    int64,
+    key,
+    value,
+    key_values,
+    strings,
+    keys,
+    key_ranges,
+    granule_summaries,
+    mapped_key_values
+  };
 
   // The pieces of a result; fill() sets the ones of its kind.
   struct Result {
@@ -80,6 +93,9 @@ struct FDB_future {
   fdb_error_t get_key_values(const FDBKeyValue** out, int* count, fdb_bool_t* more);
   fdb_error_t get_strings(const char*** out, int* count);
   fdb_error_t get_keys(const FDBKey** out, int* count);
+  // The kinds whose results are always empty (see Kind): what readable() says, and on
+  // success an empty array.
+  fdb_error_t get_empty(Kind kind, int* count);
 
  private:
   FDB_future() = default;

@@ -16,10 +16,12 @@ using fc::bytes;
 using fc::kDefaultSizeLimit;
 using Kind = FDB_future::Kind;
 
-FDB_transaction::FDB_transaction(strata::Database db, fc::TransactionOptions defaults)
+FDB_transaction::FDB_transaction(strata::Database db, fc::TransactionOptions defaults,
+                                 fdb_error_t unavailable)
     : tr(db.create_transaction()),
       db_(std::move(db)),
       defaults_(defaults),
+      unavailable_(unavailable),
       options_(defaults),
       start_(Clock::now()) {
   apply_read_options();
@@ -73,6 +75,7 @@ FDBFuture* FDB_transaction::watch(std::string_view key) {
   {
     std::lock_guard lock(mu);
     if (fdb_error_t e = check()) return FDB_future::failed(e);
+    if (unavailable_ != 0) return FDB_future::failed(unavailable_);
     try {
       watch = std::make_shared<strata::Watch>(tr.watch(key));
     } catch (const strata::Error& e) {
@@ -100,6 +103,7 @@ FDBFuture* FDB_transaction::watch(std::string_view key) {
 FDBFuture* FDB_transaction::commit() {
   std::lock_guard lock(mu);
   fdb_error_t error = check();
+  if (error == 0) error = unavailable_;
   commit_started_ = true;
   if (error == 0) {
     try {
@@ -293,10 +297,12 @@ void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) {
 }
 
 FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
-  return tr->read([&](FDB_future::Result& r) {
-    r.kind = Kind::int64;
-    r.int64 = tr->tr.read_version();
-  });
+  return tr->read(
+      [&](FDB_future::Result& r) {
+        r.kind = Kind::int64;
+        r.int64 = tr->tr.read_version();
+      },
+      false);
 }
 
 FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
@@ -376,10 +382,12 @@ fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr, int64_t* o
 }
 
 FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
-  return tr->read([&](FDB_future::Result& r) {
-    r.kind = Kind::int64;
-    r.int64 = static_cast<std::int64_t>(tr->tr.approximate_size());
-  });
+  return tr->read(
+      [&](FDB_future::Result& r) {
+        r.kind = Kind::int64;
+        r.int64 = static_cast<std::int64_t>(tr->tr.approximate_size());
+      },
+      false);
 }
 
 FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr) { return tr->versionstamp(); }

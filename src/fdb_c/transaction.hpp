@@ -26,19 +26,25 @@ struct FDB_transaction {
   using Clock = std::chrono::steady_clock;
   using Result = FDB_future::Result;
 
-  FDB_transaction(strata::Database db, strata::fdb_c::TransactionOptions defaults);
+  // `unavailable`: 0, or the error every read, watch and commit fails with (a tenant's
+  // transaction: tenants_disabled).
+  FDB_transaction(strata::Database db, strata::fdb_c::TransactionOptions defaults,
+                  fdb_error_t unavailable = 0);
   ~FDB_transaction();
   FDB_transaction(const FDB_transaction&) = delete;
   FDB_transaction& operator=(const FDB_transaction&) = delete;
 
-  // A read-like call: under the lock, fails with the deferred error or the timeout, else
-  // runs body(Result&) and returns a ready future with its result or its error.
+  // A read: under the lock, fails with the deferred error, the timeout or the
+  // transaction's unavailability, else runs body(Result&) and returns a ready future with
+  // its result or its error. `touches_data` false: a call that reads no data of the
+  // database (the read version, the transaction's size), which a tenant's may make.
   template <class Body>
-  FDBFuture* read(Body body) {
+  FDBFuture* read(Body body, bool touches_data = true) {
     Result result;
     {
       std::lock_guard lock(mu);
       if (fdb_error_t e = check()) return FDB_future::failed(e);
+      if (touches_data && unavailable_ != 0) return FDB_future::failed(unavailable_);
       try {
         body(result);
       } catch (const strata::Error& e) {
@@ -92,6 +98,7 @@ struct FDB_transaction {
 
   strata::Database db_;
   const strata::fdb_c::TransactionOptions defaults_;
+  const fdb_error_t unavailable_;
   strata::fdb_c::TransactionOptions options_;  // guarded by mu
   Clock::time_point start_;                    // guarded by mu; the timeout counts from it
   std::int64_t retries_ = 0;                   // guarded by mu

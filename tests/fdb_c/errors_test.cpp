@@ -45,6 +45,8 @@ const std::vector<std::pair<int, std::string>>& messages() {
       {2101, "Transaction exceeds byte limit"},
       {2102, "Key length exceeds limit"},
       {2103, "Value length exceeds limit"},
+      {2108, "Operation is not supported"},
+      {2136, "Tenants have been disabled in the cluster"},
       {2200, "API version is not set"},
       {2201, "API version may be set only once"},
       {2202, "API version not valid"},

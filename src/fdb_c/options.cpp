@@ -54,6 +54,10 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
     case FDB_TR_OPTION_SPECIAL_KEY_SPACE_RELAXED:
       options.special_key_space_relaxed = true;
       return 0;
+    case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
+    case FDB_TR_OPTION_READ_SYSTEM_KEYS:
+      options.read_system_keys = true;
+      return 0;
     default:
       return 0;  // priorities, tracing, causal-read risk, ...: nothing to do in-process
   }

@@ -21,6 +21,7 @@ struct TransactionOptions {
   int snapshot_ryw_count = 1;
   bool report_conflicting_keys = false;
   bool special_key_space_relaxed = false;  // special-key reads outside a module read empty
+  bool read_system_keys = false;           // ACCESS_SYSTEM_KEYS or READ_SYSTEM_KEYS
   bool snapshot_read_your_writes() const { return snapshot_ryw_count > 0; }
 };
 

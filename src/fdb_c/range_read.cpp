@@ -107,8 +107,9 @@ bool reached(std::size_t rows, std::size_t bytes, const Batch& batch) {
   return batch.target_bytes > 0 && bytes >= static_cast<std::size_t>(batch.target_bytes);
 }
 
-// A get_range whose begin selector's key is a special key: over the rows the special key
-// space materializes (fdb_c/special_keys.hpp), with the same batch rules.
+// A get_range whose begin selector's key is materialized (a special key, or a system key
+// under ACCESS_SYSTEM_KEYS): over the rows fdb_c/special_keys.hpp makes, with the same
+// batch rules.
 void read_special_range(const FDB_transaction& tr, const Selector& first, const Selector& last,
                         const Batch& batch, bool reverse, FDB_future::Result& r) {
   const fc::SpecialRows rows = tr.special_rows(first.key, last.key);
@@ -143,7 +144,7 @@ FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, const uint8_t* key_name, 
   Selector selector{bytes(key_name, key_name_length), or_equal != 0, offset};
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::key;
-    if (fc::is_special_key(selector.key)) {
+    if (tr->materialized(selector.key)) {
       const fc::SpecialRows rows = tr->special_rows(selector.key, key_after(selector.key));
       r.bytes = fc::resolve_special(rows, selector.key, selector.or_equal, selector.offset);
       return;
@@ -165,7 +166,7 @@ FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_ke
   Selector last{bytes(end_key_name, end_key_name_length), end_or_equal != 0, end_offset};
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::key_values;
-    if (fc::is_special_key(first.key)) {
+    if (tr->materialized(first.key)) {
       read_special_range(*tr, first, last, batch, reverse != 0, r);
       return;
     }

@@ -57,6 +57,14 @@ SpecialRows special_rows(const Transaction& tr, std::string_view begin_key,
   return out;
 }
 
+SpecialRows system_rows() {
+  static constexpr std::string_view kShardMap("\xff/keyServers/", 13);
+  SpecialRows out{kSystemSpaceBegin, kSpecialSpaceBegin, {}};
+  out.rows.emplace_back(std::string(kShardMap), "");
+  out.rows.emplace_back(std::string(kShardMap) + "\xff", "");
+  return out;
+}
+
 std::string resolve_special(const SpecialRows& rows, std::string_view key, bool or_equal,
                             int offset) {
   // The first row past the base (the last row < key, or <= key).

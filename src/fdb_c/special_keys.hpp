@@ -9,6 +9,10 @@
 // special_keys_no_module_found (2113), or special_keys_cross_module_read (2112) for a range
 // that leaves its module; under SPECIAL_KEY_SPACE_RELAXED they read as empty instead.
 // Writes stay key_outside_legal_range (2004). docs/fdb_c.md, "Special keys".
+//
+// The system keyspace, \xff up to \xff\xff, is read through the same machinery: under
+// ACCESS_SYSTEM_KEYS or READ_SYSTEM_KEYS it holds FoundationDB's shard map as one process
+// has it, and nothing else (system_rows below).
 #pragma once
 
 #include <algorithm>
@@ -26,6 +30,12 @@ inline constexpr std::string_view kSpecialSpaceEnd("\xff\xff\xff", 3);
 
 inline bool is_special_key(std::string_view key) {
   return key >= kSpecialSpaceBegin && key < kSpecialSpaceEnd;
+}
+
+inline constexpr std::string_view kSystemSpaceBegin("\xff", 1);
+
+inline bool is_system_key(std::string_view key) {
+  return key >= kSystemSpaceBegin && key < kSpecialSpaceBegin;
 }
 
 // The rows a special-key read may return, in key order, and the bounds its key selectors
@@ -46,6 +56,13 @@ struct SpecialRows {
 // key and key+00). Throws CApiError 2113 or 2112 as above.
 SpecialRows special_rows(const Transaction& tr, std::string_view begin_key,
                          std::string_view end_key, bool relaxed);
+
+// The system keyspace's rows, bounded by it: \xff/keyServers/<k> at each shard boundary
+// k, which for one process are "" (its one shard of user keys) and \xff (the system keys,
+// a shard of their own on FoundationDB too). Their values, FoundationDB's encoding of the
+// shard's servers, are empty: no client reads them but fdbcli. This is what the bindings'
+// locality.get_boundary_keys reads. docs/fdb_c.md, "System keys".
+SpecialRows system_rows();
 
 // FDB-SEMANTICS 3.11 over `rows`: the last row < key (<= with or_equal), then `offset` rows
 // on, clamped to the bounds.

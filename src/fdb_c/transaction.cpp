@@ -218,8 +218,13 @@ bool FDB_transaction::get_special(std::string_view key, std::string& value) cons
   return true;
 }
 
+bool FDB_transaction::materialized(std::string_view key) const {
+  return fc::is_special_key(key) || (options_.read_system_keys && fc::is_system_key(key));
+}
+
 fc::SpecialRows FDB_transaction::special_rows(std::string_view begin_key,
                                               std::string_view end_key) const {
+  if (fc::is_system_key(begin_key)) return fc::system_rows();
   return fc::special_rows(tr, begin_key, end_key, options_.special_key_space_relaxed);
 }
 
@@ -310,7 +315,7 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
   std::string_view key = bytes(key_name, key_name_length);
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::value;
-    if (fc::is_special_key(key)) {
+    if (tr->materialized(key)) {
       r.present = tr->get_special(key, r.bytes);
       return;
     }

@@ -78,8 +78,12 @@ struct FDB_transaction {
   fdb_error_t set_option(int code, const uint8_t* value, int length);
   void reset();
   void cancel();
-  // Special keys (fdb_c/special_keys.hpp). REQUIRES: mu held.
+  // Keys this transaction reads from rows the C API materializes (fdb_c/special_keys.hpp):
+  // the special key space, and the system keyspace under ACCESS_SYSTEM_KEYS or
+  // READ_SYSTEM_KEYS. REQUIRES: mu held.
+  bool materialized(std::string_view key) const;
   bool get_special(std::string_view key, std::string& value) const;
+  // The rows for a read whose begin key is materialized.
   strata::fdb_c::SpecialRows special_rows(std::string_view begin_key,
                                           std::string_view end_key) const;
 

@@ -1,0 +1,72 @@
+// The system keyspace (\xff up to \xff\xff) under ACCESS_SYSTEM_KEYS or READ_SYSTEM_KEYS:
+// the shard map \xff/keyServers/ as one process has it, which is what FoundationDB's
+// bindings read for locality.get_boundary_keys, and nothing else.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "fdb_c/fdb_c.h"
+#include "fdb_c_test_util.hpp"
+
+namespace fdbc_test {
+namespace {
+
+constexpr fdb_error_t kKeyOutsideLegalRange = 2004;
+const std::string kShardMap("\xff/keyServers/", 13);
+const std::string kFF("\xff", 1);
+
+using SystemKeys = FdbTest;
+
+TEST_F(SystemKeys, AreOutOfReachWithoutTheOption) {
+  Tr tr = make_tr();
+  EXPECT_EQ(get(tr, kShardMap).error, kKeyOutsideLegalRange);
+  EXPECT_EQ(get_range(tr, kShardMap, kShardMap + kFF).error, kKeyOutsideLegalRange);
+}
+
+// How the bindings ask for the shard boundaries in [begin, end): a snapshot range read of
+// \xff/keyServers/<begin> .. \xff/keyServers/<end>. One process holds one shard of user
+// keys, from "", and the system keys from \xff.
+TEST_F(SystemKeys, TheShardMapHasOneBoundaryForTheUserKeysAndOneForTheSystemKeys) {
+  ASSERT_EQ(write(k("a"), "v"), 0);
+  for (FDBTransactionOption option :
+       {FDB_TR_OPTION_READ_SYSTEM_KEYS, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS}) {
+    Tr tr = make_tr();
+    ASSERT_EQ(set_option(tr, option), 0);
+    const Range user = get_range(tr, kShardMap, kShardMap + kFF, {.snapshot = true});
+    ASSERT_EQ(user.error, 0);
+    EXPECT_EQ(user.rows, (Rows{{kShardMap, ""}}));
+    const Range all = get_range(tr, kShardMap, kShardMap + kFF + kFF);
+    ASSERT_EQ(all.error, 0);
+    EXPECT_EQ(all.rows, (Rows{{kShardMap, ""}, {kShardMap + kFF, ""}}));
+    // No boundary inside the user keys.
+    EXPECT_TRUE(get_range(tr, kShardMap + "a", kShardMap + "z").rows.empty());
+    const Range reversed = get_range(tr, kShardMap, kShardMap + kFF + kFF, {.reverse = true});
+    EXPECT_EQ(reversed.rows, (Rows{{kShardMap + kFF, ""}, {kShardMap, ""}}));
+  }
+}
+
+TEST_F(SystemKeys, PointReadsAndSelectorsSeeTheShardMapAndNoOtherSystemKey) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS), 0);
+  const Value boundary = get(tr, kShardMap);
+  ASSERT_EQ(boundary.error, 0);
+  EXPECT_TRUE(boundary.present);
+  EXPECT_EQ(boundary.value, "");
+  const Value other = get(tr, kFF + "/conf/storage_engine");
+  ASSERT_EQ(other.error, 0);
+  EXPECT_FALSE(other.present);
+  EXPECT_EQ(get_key(tr, first_greater_than(kShardMap)).key, kShardMap + kFF);
+  EXPECT_EQ(get_key(tr, last_less_than(kShardMap + "m")).key, kShardMap);
+  // Past the last row: the end of the system keyspace.
+  EXPECT_EQ(get_key(tr, first_greater_than(kShardMap + kFF)).key, std::string("\xff\xff", 2));
+}
+
+TEST_F(SystemKeys, StayReadOnly) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS), 0);
+  set(tr, kShardMap + "x", "v");
+  EXPECT_EQ(commit(tr), kKeyOutsideLegalRange);
+}
+
+}  // namespace
+}  // namespace fdbc_test

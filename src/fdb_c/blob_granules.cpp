@@ -20,7 +20,7 @@ namespace {
 
 using Kind = FDB_future::Kind;
 
-FDBFuture* empty(Kind kind) { return FDB_future::ready(FDB_future::Result{kind}); }
+FDBFuture* empty(Kind kind) { return FDB_future::ready(kind); }
 
 FDBFuture* unsupported() { return FDB_future::failed(fc::kUnsupportedOperation); }
 

@@ -9,23 +9,77 @@
 using strata::fdb_c::Network;
 namespace fc = strata::fdb_c;
 
+namespace {
+
+// Futures kept per thread, and the largest buffers a kept future may hold on to (a range
+// read of megabytes should not stay resident in a pool).
+constexpr std::size_t kPoolFutures = 16;
+constexpr std::size_t kKeptBytes = std::size_t{64} << 10;
+
+// Whether this thread's pool is gone (thread exit): futures released after that are
+// deleted. Trivially destructible, so it can be read at any point of the exit.
+thread_local bool t_pool_closed = false;
+
+}  // namespace
+
+struct FDB_future::Pool {
+  Pool() = default;
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  ~Pool() {
+    t_pool_closed = true;
+    for (FDB_future* f : futures) delete f;
+  }
+
+  // This thread's pool, or nullptr once it is gone.
+  static Pool* mine() {
+    if (t_pool_closed) return nullptr;
+    thread_local Pool pool;
+    return &pool;
+  }
+
+  std::vector<FDB_future*> futures;
+};
+
+FDB_future* FDB_future::make() {
+  Pool* pool = Pool::mine();
+  if (pool == nullptr || pool->futures.empty()) return new FDB_future();
+  FDB_future* f = pool->futures.back();
+  pool->futures.pop_back();
+  return f;
+}
+
 FDB_future* FDB_future::ready(Result result) {
-  auto* f = new FDB_future();
-  f->expected_ = result.kind;
-  f->finish(&result, 0);
+  FDB_future* f = make();
+  f->result_ = std::move(result);
+  f->publish(0);
+  return f;
+}
+
+FDB_future* FDB_future::ready(Kind kind) {
+  FDB_future* f = make();
+  f->result_.kind = kind;
+  f->publish(0);
   return f;
 }
 
 FDB_future* FDB_future::failed(fdb_error_t error) {
-  auto* f = new FDB_future();
-  f->finish(nullptr, error);
+  FDB_future* f = make();
+  f->publish(error);
   return f;
 }
 
 FDB_future* FDB_future::pending(Kind kind) {
-  auto* f = new FDB_future();
-  f->expected_ = kind;
+  FDB_future* f = make();
+  f->result_.kind = kind;
   return f;
+}
+
+// Nobody else holds the future yet: no lock, and nobody to notify.
+void FDB_future::publish(fdb_error_t error) {
+  error_ = error;
+  if (error == 0) build_views();
+  ready_.store(true, std::memory_order_release);
 }
 
 void FDB_future::set_canceller(std::function<void()> canceller) {
@@ -33,40 +87,84 @@ void FDB_future::set_canceller(std::function<void()> canceller) {
   canceller_ = std::move(canceller);
 }
 
+// The last release recycles: every other holder is done with the future (acq_rel).
 void FDB_future::release() {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  Pool* pool = Pool::mine();
+  if (pool == nullptr || pool->futures.size() >= kPoolFutures) {
+    delete this;
+    return;
+  }
+  reset();
+  pool->futures.push_back(this);
 }
 
-// Stores the outcome and builds the views. Returns whether a callback set while the
-// future was pending must now run (decided under the same lock set_callback takes, so the
-// callback runs exactly once).
+void FDB_future::reset() {
+  refs_.store(1, std::memory_order_relaxed);
+  ready_.store(false, std::memory_order_relaxed);
+  destroyed_ = false;
+  released_.store(false, std::memory_order_relaxed);
+  error_ = 0;
+  callback_ = nullptr;
+  callback_parameter_ = nullptr;
+  callback_set_.store(false, std::memory_order_relaxed);
+  canceller_ = nullptr;
+  const bool large =
+      result_.row_bytes.capacity() > kKeptBytes || result_.bytes.capacity() > kKeptBytes ||
+      row_view_.capacity() * sizeof(FDBKeyValue) > kKeptBytes || result_.strings.size() > 64;
+  if (large) {
+    result_ = Result();
+    row_view_ = {};
+    string_view_ = {};
+    key_view_ = {};
+    return;
+  }
+  result_.kind = Kind::none;
+  result_.int64 = 0;
+  result_.present = false;
+  result_.bytes.clear();
+  result_.row_bytes.clear();
+  result_.row_sizes.clear();
+  result_.more = false;
+  result_.strings.clear();
+  row_view_.clear();
+  string_view_.clear();
+  key_view_.clear();
+}
+
+void FDB_future::build_views() {
+  if (result_.kind == Kind::key_values) {
+    row_view_.reserve(result_.row_sizes.size());
+    const auto* at = reinterpret_cast<const uint8_t*>(result_.row_bytes.data());
+    for (const auto& [key_size, value_size] : result_.row_sizes) {
+      row_view_.push_back(
+          {at, static_cast<int>(key_size), at + key_size, static_cast<int>(value_size)});
+      at += key_size + value_size;
+    }
+  } else if (result_.kind == Kind::strings) {
+    for (const std::string& s : result_.strings) string_view_.push_back(s.c_str());
+  } else if (result_.kind == Kind::keys) {
+    for (const std::string& s : result_.strings) {
+      key_view_.push_back({reinterpret_cast<const uint8_t*>(s.data()), static_cast<int>(s.size())});
+    }
+  }
+}
+
+// Stores the outcome of a pending future and builds the views. Returns whether a callback
+// set while the future was pending must now run (decided under the same lock
+// set_callback takes, so the callback runs exactly once).
 bool FDB_future::finish(Result* result, fdb_error_t error) {
   std::lock_guard lock(mu_);
   if (ready_.load(std::memory_order_relaxed)) return false;
   error_ = error;
   if (error == 0 && result != nullptr) {
     result_ = std::move(*result);
-    if (result_.kind == Kind::key_values) {
-      row_view_.reserve(result_.row_sizes.size());
-      const auto* at = reinterpret_cast<const uint8_t*>(result_.row_bytes.data());
-      for (const auto& [key_size, value_size] : result_.row_sizes) {
-        row_view_.push_back(
-            {at, static_cast<int>(key_size), at + key_size, static_cast<int>(value_size)});
-        at += key_size + value_size;
-      }
-    } else if (result_.kind == Kind::strings) {
-      for (const std::string& s : result_.strings) string_view_.push_back(s.c_str());
-    } else if (result_.kind == Kind::keys) {
-      for (const std::string& s : result_.strings) {
-        key_view_.push_back(
-            {reinterpret_cast<const uint8_t*>(s.data()), static_cast<int>(s.size())});
-      }
-    }
+    build_views();
   }
   ready_.store(true, std::memory_order_release);
   canceller_ = nullptr;
   cv_.notify_all();
-  return callback_set_ && !destroyed_;
+  return callback_set_.load(std::memory_order_relaxed) && !destroyed_;
 }
 
 void FDB_future::complete(Result result) {
@@ -107,6 +205,13 @@ void FDB_future::cancel() {
 }
 
 void FDB_future::destroy() {
+  // Ready, with no callback ever set: no canceller to run and no queued callback to tell.
+  // (A callback is set before destroy by the user's own sequencing, or by the network
+  // thread's run, which took mu_ after it.)
+  if (ready_.load(std::memory_order_acquire) && !callback_set_.load(std::memory_order_acquire)) {
+    release();
+    return;
+  }
   std::function<void()> canceller;
   {
     std::lock_guard lock(mu_);
@@ -147,8 +252,8 @@ fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
   if (callback == nullptr) return fc::kClientInvalidOperation;
   {
     std::lock_guard lock(mu_);
-    if (callback_set_) return fc::kClientInvalidOperation;
-    callback_set_ = true;
+    if (callback_set_.load(std::memory_order_relaxed)) return fc::kClientInvalidOperation;
+    callback_set_.store(true, std::memory_order_release);
     callback_ = callback;
     callback_parameter_ = parameter;
     if (!ready_.load(std::memory_order_relaxed)) return 0;

@@ -10,6 +10,12 @@
 // otherwise exactly once on the network thread after the future becomes ready, unless
 // the user destroyed the future first.
 //
+// Futures are recycled: the last release puts a future back in a small pool of the
+// releasing thread, keeping its buffers, and the next future that thread makes reuses it
+// (a C client makes two or three per transaction; allocating each, and its buffers, cost
+// more than the read it carried). A future that is ready when made is built in place
+// (make, result, publish) and takes no lock.
+//
 // Thread safety: every method may be called from any thread.
 #pragma once
 
@@ -58,8 +64,15 @@ struct FDB_future {
   };
 
   static FDB_future* ready(Result result);
+  static FDB_future* ready(Kind kind);  // the kind's empty result (none: "done")
   static FDB_future* failed(fdb_error_t error);
   static FDB_future* pending(Kind kind);
+
+  // A future to fill in before anyone else sees it: result() to build the outcome in
+  // place, then publish() once, which makes it ready (error 0: with the result).
+  static FDB_future* make();
+  Result& result() { return result_; }
+  void publish(fdb_error_t error);
 
   // Completes a pending future (no-op when it is already ready) and dispatches its
   // callback to the network thread.
@@ -98,8 +111,15 @@ struct FDB_future {
   fdb_error_t get_empty(Kind kind, int* count);
 
  private:
+  struct Pool;  // the releasing thread's recycled futures (future.cpp)
+  friend struct Pool;
+
   FDB_future() = default;
   ~FDB_future() = default;
+  // Back to the state make() hands out, keeping the buffers (unless they grew large).
+  void reset();
+  // Builds the getters' views of a successful result.
+  void build_views();
 
   // Shared checks of the getters: 0 to go on, or the error to return.
   fdb_error_t readable(Kind kind) const;
@@ -113,11 +133,10 @@ struct FDB_future {
   bool destroyed_ = false;             // guarded by mu_
   std::atomic<bool> released_{false};  // release_memory
   fdb_error_t error_ = 0;              // guarded by mu_
-  Kind expected_ = Kind::none;         // the kind a pending future will hold
   Result result_;                      // guarded by mu_; stable once ready
   FDBCallback callback_ = nullptr;
   void* callback_parameter_ = nullptr;
-  bool callback_set_ = false;
+  std::atomic<bool> callback_set_{false};  // set under mu_; read without it by destroy
   std::function<void()> canceller_;
   // Views handed to the user, built once at completion.
   std::vector<FDBKeyValue> row_view_;

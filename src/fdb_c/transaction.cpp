@@ -121,7 +121,7 @@ FDBFuture* FDB_transaction::commit() {
     }
   }
   finish_stamp_waiters(error);
-  return error == 0 ? FDB_future::ready(Result{Kind::none}) : FDB_future::failed(error);
+  return error == 0 ? FDB_future::ready(Kind::none) : FDB_future::failed(error);
 }
 
 FDBFuture* FDB_transaction::versionstamp() {

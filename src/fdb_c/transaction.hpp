@@ -40,22 +40,27 @@ struct FDB_transaction {
   // database (the read version, the transaction's size), which a tenant's may make.
   template <class Body>
   FDBFuture* read(Body body, bool touches_data = true) {
-    Result result;
+    // The result is built in the future itself (no copy, and a recycled future's buffers).
+    FDB_future* f = FDB_future::make();
+    fdb_error_t error = 0;
     {
       std::lock_guard lock(mu);
-      if (fdb_error_t e = check()) return FDB_future::failed(e);
-      if (touches_data && unavailable_ != 0) return FDB_future::failed(unavailable_);
-      try {
-        body(result);
-      } catch (const strata::Error& e) {
-        return FDB_future::failed(strata::fdb_c::to_fdb_error(e));
-      } catch (const strata::fdb_c::CApiError& e) {
-        return FDB_future::failed(e.code);
-      } catch (...) {
-        return FDB_future::failed(strata::fdb_c::kInternalError);
+      error = check();
+      if (error == 0 && touches_data) error = unavailable_;
+      if (error == 0) {
+        try {
+          body(f->result());
+        } catch (const strata::Error& e) {
+          error = strata::fdb_c::to_fdb_error(e);
+        } catch (const strata::fdb_c::CApiError& e) {
+          error = e.code;
+        } catch (...) {
+          error = strata::fdb_c::kInternalError;
+        }
       }
     }
-    return FDB_future::ready(std::move(result));
+    f->publish(error);
+    return f;
   }
 
   // A write-like call: errors are held back for the next read, watch or commit.

@@ -311,5 +311,45 @@ TEST_F(Futures, FuturesOutliveTheirTransaction) {
   EXPECT_EQ(v.value, "v");
 }
 
+// Futures are recycled through a pool of the releasing thread (fdb_c/future.hpp): a future
+// made after another was destroyed is likely the same object, and must carry nothing of
+// its earlier life: not its rows, its error, its callback or its released memory.
+TEST_F(Futures, AFutureReusedFromThePoolStartsClean) {
+  ASSERT_EQ(write(k("a"), "v"), 0);
+  ASSERT_EQ(write(k("b"), "w"), 0);
+  Tr tr = make_tr();
+  for (int round = 0; round < 3; ++round) {
+    // A range read with rows, a callback and released memory, then destroyed.
+    FDBFuture* rows = start_range(tr.get(), first_greater_or_equal(prefix()),
+                                  first_greater_or_equal(prefix_end()), {});
+    ASSERT_EQ(wait(rows), 0);
+    CallbackProbe probe;
+    ASSERT_EQ(fdb_future_set_callback(rows, &CallbackProbe::callback, &probe), 0);
+    EXPECT_EQ(probe.count(), 1);
+    fdb_future_release_memory(rows);
+    fdb_future_destroy(rows);
+
+    // A point read of an absent key: a value future, absent, with no rows and a callback
+    // slot of its own.
+    Future absent(fdb_transaction_get(tr.get(), u8(k("none")), len(k("none")), 0));
+    Value v = value_of(absent.get());
+    EXPECT_EQ(v.error, 0);
+    EXPECT_FALSE(v.present);
+    const FDBKeyValue* kv = nullptr;
+    int count = -1;
+    fdb_bool_t more = 0;
+    EXPECT_EQ(fdb_future_get_keyvalue_array(absent.get(), &kv, &count, &more), 2000);
+    CallbackProbe second;
+    EXPECT_EQ(fdb_future_set_callback(absent.get(), &CallbackProbe::callback, &second), 0);
+    EXPECT_EQ(second.count(), 1);
+    EXPECT_EQ(probe.count(), 1);
+  }
+  // A failed future, destroyed, then a successful read of the rows again.
+  fdb_future_destroy(fdb_transaction_get_range_split_points(tr.get(), u8("a"), 1, u8("b"), 1, 0));
+  const Range r = get_range(tr, prefix(), prefix_end());
+  EXPECT_EQ(r.error, 0);
+  EXPECT_EQ(r.rows, (Rows{{k("a"), "v"}, {k("b"), "w"}}));
+}
+
 }  // namespace
 }  // namespace fdbc_test

@@ -103,8 +103,22 @@ const char* message(fdb_error_t code) {
     case 2113:
       return "Special key space range read does not intersect a module. Refer to the "
              "`special_key_space_relaxed' transaction option for more details.";
+    // The tenant family: strata returns 2136; the bindings' tenant helpers raise 2131
+    // and 2132 themselves and look up their messages here.
+    case 2130:
+      return "Tenant name must be specified to access data in the cluster";
+    case 2131:
+      return "Tenant does not exist";
+    case 2132:
+      return "A tenant with the given name already exists";
+    case 2133:
+      return "Cannot delete a non-empty tenant";
+    case 2134:
+      return "Tenant name cannot begin with \\xff";
     case 2136:
       return "Tenants have been disabled in the cluster";
+    case 2137:
+      return "Tenant is not available from this server";
     case 2200:
       return "API version is not set";
     case 2201:

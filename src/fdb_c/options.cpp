@@ -54,6 +54,9 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
     case FDB_TR_OPTION_SPECIAL_KEY_SPACE_RELAXED:
       options.special_key_space_relaxed = true;
       return 0;
+    case FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES:
+      options.special_key_space_writes = true;
+      return 0;
     case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
     case FDB_TR_OPTION_READ_SYSTEM_KEYS:
       options.read_system_keys = true;

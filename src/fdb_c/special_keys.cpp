@@ -8,6 +8,8 @@
 namespace strata::fdb_c {
 namespace {
 
+constexpr std::string_view kManagementBegin("\xff\xff/management/", 14);
+constexpr std::string_view kManagementEnd("\xff\xff/management0", 14);
 constexpr std::string_view kModuleBegin("\xff\xff/transaction/", 15);
 constexpr std::string_view kModuleEnd("\xff\xff/transaction0", 15);
 constexpr std::string_view kConflicting = "conflicting_keys/";
@@ -21,7 +23,9 @@ struct Stretch {
 };
 
 Stretch stretch_of(std::string_view key) {
-  if (key < kModuleBegin) return {kSpecialSpaceBegin, kModuleBegin, false};
+  if (key < kManagementBegin) return {kSpecialSpaceBegin, kManagementBegin, false};
+  if (key < kManagementEnd) return {kManagementBegin, kManagementEnd, true};
+  if (key < kModuleBegin) return {kManagementEnd, kModuleBegin, false};
   if (key < kModuleEnd) return {kModuleBegin, kModuleEnd, true};
   return {kModuleEnd, kSpecialSpaceEnd, false};
 }
@@ -46,11 +50,13 @@ SpecialRows special_rows(const Transaction& tr, std::string_view begin_key,
     // be a module.
     const Stretch s = stretch_of(begin_key);
     if (end_key > s.end) throw CApiError{kSpecialKeysCrossModuleRead};
-    if (!s.module) throw CApiError{kSpecialKeysNoModuleFound};  // outside the one module
+    if (!s.module) throw CApiError{kSpecialKeysNoModuleFound};  // outside both modules
     out.begin = s.begin;
     out.end = s.end;
+    if (s.begin == kManagementBegin) return out;  // no tenant, nothing else managed
   }
-  // The namespaces in key order: conflicting_keys/ < read_conflict_range/ < write_....
+  // The transaction module's namespaces in key order: conflicting_keys/ < read_conflict_range/ <
+  // write_....
   encode(kConflicting, tr.conflicting_ranges(), out);
   encode(kReadConflicts, tr.read_conflict_ranges(), out);
   encode(kWriteConflicts, tr.write_conflict_ranges(), out);

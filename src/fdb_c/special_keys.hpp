@@ -1,6 +1,12 @@
 // fdb_c/special_keys.hpp: FoundationDB's special key space, keys from \xff\xff up to
-// \xff\xff\xff, as far as one process has it: the transaction module, \xff\xff/transaction/
-// to \xff\xff/transaction0. Its three namespaces encode the transaction's conflict sets
+// \xff\xff\xff, as far as one process has it. Two modules:
+//   - the management module, \xff\xff/management/ to \xff\xff/management0, as on a
+//     cluster whose tenant mode is disabled: it reads empty (no tenant in
+//     tenant/map/), and under SPECIAL_KEY_SPACE_ENABLE_WRITES a write to tenant/map/
+//     (creating or deleting a tenant) fails the commit with tenants_disabled
+//     (docs/decisions/0018);
+//   - the transaction module, \xff\xff/transaction/ to \xff\xff/transaction0. Its three
+//     namespaces encode the transaction's conflict sets
 // (FoundationDB's encoding: each merged range [b, e) is the rows <ns>b = "1", <ns>e = "0"):
 //   conflicting_keys/      the read ranges that conflicted (REPORT_CONFLICTING_KEYS)
 //   read_conflict_range/   what commit will check
@@ -33,6 +39,13 @@ inline bool is_special_key(std::string_view key) {
 }
 
 inline constexpr std::string_view kSystemSpaceBegin("\xff", 1);
+inline constexpr std::string_view kTenantMapBegin("\xff\xff/management/tenant/map/", 25);
+inline constexpr std::string_view kTenantMapEnd("\xff\xff/management/tenant/map0", 25);
+static_assert(kTenantMapBegin.back() == '/' && kTenantMapEnd.back() == '0');
+
+inline bool is_tenant_map_key(std::string_view key) {
+  return key >= kTenantMapBegin && key < kTenantMapEnd;
+}
 
 inline bool is_system_key(std::string_view key) {
   return key >= kSystemSpaceBegin && key < kSpecialSpaceBegin;

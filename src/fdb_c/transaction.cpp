@@ -333,7 +333,11 @@ FDBFuture* fdb_transaction_get_addresses_for_key(FDBTransaction* tr, const uint8
 
 void fdb_transaction_set(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
                          const uint8_t* value, int value_length) {
-  tr->write([&] { tr->tr.set(bytes(key_name, key_name_length), bytes(value, value_length)); });
+  tr->write([&] {
+    const std::string_view key = bytes(key_name, key_name_length);
+    if (tr->writes_tenant_map(key)) return tr->defer(fc::kTenantsDisabled);
+    tr->tr.set(key, bytes(value, value_length));
+  });
 }
 
 void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
@@ -358,15 +362,20 @@ void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int 
 }
 
 void fdb_transaction_clear(FDBTransaction* tr, const uint8_t* key_name, int key_name_length) {
-  tr->write([&] { tr->tr.clear(bytes(key_name, key_name_length)); });
+  tr->write([&] {
+    const std::string_view key = bytes(key_name, key_name_length);
+    if (tr->writes_tenant_map(key)) return tr->defer(fc::kTenantsDisabled);
+    tr->tr.clear(key);
+  });
 }
 
 void fdb_transaction_clear_range(FDBTransaction* tr, const uint8_t* begin_key_name,
                                  int begin_key_name_length, const uint8_t* end_key_name,
                                  int end_key_name_length) {
   tr->write([&] {
-    tr->tr.clear_range(bytes(begin_key_name, begin_key_name_length),
-                       bytes(end_key_name, end_key_name_length));
+    const std::string_view begin = bytes(begin_key_name, begin_key_name_length);
+    if (tr->writes_tenant_map(begin)) return tr->defer(fc::kTenantsDisabled);
+    tr->tr.clear_range(begin, bytes(end_key_name, end_key_name_length));
   });
 }
 

@@ -88,6 +88,12 @@ struct FDB_transaction {
   // READ_SYSTEM_KEYS. REQUIRES: mu held.
   bool materialized(std::string_view key) const;
   bool get_special(std::string_view key, std::string& value) const;
+  // Whether a write to `key` creates or deletes a tenant (the special key space's tenant
+  // map, writable under SPECIAL_KEY_SPACE_ENABLE_WRITES), which fails the commit with
+  // tenants_disabled.
+  bool writes_tenant_map(std::string_view key) const {
+    return options_.special_key_space_writes && strata::fdb_c::is_tenant_map_key(key);
+  }
   // The rows for a read whose begin key is materialized.
   strata::fdb_c::SpecialRows special_rows(std::string_view begin_key,
                                           std::string_view end_key) const;

@@ -202,6 +202,34 @@ TEST_F(Tenants, OpeningTakesAnyNameAndRefusesNoOutput) {
   EXPECT_EQ(tr, nullptr);
 }
 
+// Tenants are managed through the special key space's management module, as the bindings'
+// tenant_management helpers do: the map reads empty, and creating or deleting a tenant
+// fails the commit with tenants_disabled.
+TEST_F(Tenants, TheTenantMapIsEmptyAndRefusesNewTenants) {
+  const std::string map("\xff\xff/management/tenant/map/", 25);
+  Tr tr = make_tr();
+  const Range tenants = get_range(tr, map, map + "\xff");
+  ASSERT_EQ(tenants.error, 0);
+  EXPECT_TRUE(tenants.rows.empty());
+  const Value acme = get(tr, map + "acme");
+  ASSERT_EQ(acme.error, 0);
+  EXPECT_FALSE(acme.present);
+
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES), 0);
+  set(tr, map + "acme", "");
+  EXPECT_EQ(commit(tr), kTenantsDisabled);
+
+  Tr deleting = make_tr();
+  ASSERT_EQ(set_option(deleting, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES), 0);
+  clear(deleting, map + "acme");
+  EXPECT_EQ(commit(deleting), kTenantsDisabled);
+
+  // Without the option, a write to special keys is refused as before.
+  Tr plain = make_tr();
+  set(plain, map + "acme", "");
+  EXPECT_EQ(commit(plain), 2004);
+}
+
 using BlobGranules = FdbTest;
 
 // No range is blobbified: the lists are empty and unblobbifying is already done; making a

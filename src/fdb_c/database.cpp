@@ -111,11 +111,11 @@ fdb_error_t fdb_database_create_transaction(FDBDatabase* d, FDBTransaction** out
 
 double fdb_database_get_main_thread_busyness(FDBDatabase* /*d*/) { return 0.0; }
 
-fdb_error_t fdb_database_open_tenant(FDBDatabase* d, const uint8_t* tenant_name,
+fdb_error_t fdb_database_open_tenant(FDBDatabase* d, const uint8_t* /*tenant_name*/,
                                      int tenant_name_length, FDBTenant** out_tenant) {
   if (out_tenant == nullptr || tenant_name_length < 0) return fc::kClientInvalidOperation;
   try {
-    *out_tenant = new FDB_tenant(d->state, std::string(fc::bytes(tenant_name, tenant_name_length)));
+    *out_tenant = new FDB_tenant(d->state);
     return 0;
   } catch (...) {
     return fc::kInternalError;

@@ -1,5 +1,5 @@
 // fdb_c/database.hpp: FDBDatabase, a handle on one of the process's strata databases, and
-// FDBTenant, a handle on a named tenant of it.
+// FDBTenant, a handle on a tenant of it.
 //
 // Which database a handle opens is in docs/fdb_c.md ("Which database"). Databases are
 // opened once per target and kept for the life of the process. A tenant shares its
@@ -61,9 +61,8 @@ struct FDB_database {
 // a tenant opens, and its transactions fail every read, watch and commit with
 // tenants_disabled (docs/decisions/0018).
 struct FDB_tenant {
-  FDB_tenant(std::shared_ptr<strata::fdb_c::DatabaseState> s, std::string tenant_name)
-      : state(std::move(s)), name(std::move(tenant_name)) {}
+  // The name is not kept: with tenants disabled no call looks it up.
+  explicit FDB_tenant(std::shared_ptr<strata::fdb_c::DatabaseState> s) : state(std::move(s)) {}
 
   std::shared_ptr<strata::fdb_c::DatabaseState> state;
-  std::string name;
 };

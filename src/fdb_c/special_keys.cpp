@@ -8,10 +8,10 @@
 namespace strata::fdb_c {
 namespace {
 
-constexpr std::string_view kManagementBegin("\xff\xff/management/", 14);
-constexpr std::string_view kManagementEnd("\xff\xff/management0", 14);
-constexpr std::string_view kModuleBegin("\xff\xff/transaction/", 15);
-constexpr std::string_view kModuleEnd("\xff\xff/transaction0", 15);
+constexpr std::string_view kManagementBegin("\xff\xff/management/");
+constexpr std::string_view kManagementEnd("\xff\xff/management0");
+constexpr std::string_view kModuleBegin("\xff\xff/transaction/");
+constexpr std::string_view kModuleEnd("\xff\xff/transaction0");
 constexpr std::string_view kConflicting = "conflicting_keys/";
 constexpr std::string_view kReadConflicts = "read_conflict_range/";
 constexpr std::string_view kWriteConflicts = "write_conflict_range/";
@@ -64,7 +64,7 @@ SpecialRows special_rows(const Transaction& tr, std::string_view begin_key,
 }
 
 SpecialRows system_rows() {
-  static constexpr std::string_view kShardMap("\xff/keyServers/", 13);
+  static constexpr std::string_view kShardMap("\xff/keyServers/");
   SpecialRows out{kSystemSpaceBegin, kSpecialSpaceBegin, {}};
   out.rows.emplace_back(std::string(kShardMap), "");
   out.rows.emplace_back(std::string(kShardMap) + "\xff", "");

@@ -31,17 +31,17 @@
 
 namespace strata::fdb_c {
 
-inline constexpr std::string_view kSpecialSpaceBegin("\xff\xff", 2);
-inline constexpr std::string_view kSpecialSpaceEnd("\xff\xff\xff", 3);
+// (No constant here holds a NUL, so each literal's length is its own.)
+inline constexpr std::string_view kSpecialSpaceBegin("\xff\xff");
+inline constexpr std::string_view kSpecialSpaceEnd("\xff\xff\xff");
 
 inline bool is_special_key(std::string_view key) {
   return key >= kSpecialSpaceBegin && key < kSpecialSpaceEnd;
 }
 
-inline constexpr std::string_view kSystemSpaceBegin("\xff", 1);
-inline constexpr std::string_view kTenantMapBegin("\xff\xff/management/tenant/map/", 25);
-inline constexpr std::string_view kTenantMapEnd("\xff\xff/management/tenant/map0", 25);
-static_assert(kTenantMapBegin.back() == '/' && kTenantMapEnd.back() == '0');
+inline constexpr std::string_view kSystemSpaceBegin("\xff");
+inline constexpr std::string_view kTenantMapBegin("\xff\xff/management/tenant/map/");
+inline constexpr std::string_view kTenantMapEnd("\xff\xff/management/tenant/map0");
 
 inline bool is_tenant_map_key(std::string_view key) {
   return key >= kTenantMapBegin && key < kTenantMapEnd;

@@ -32,6 +32,7 @@
 namespace strata {
 namespace {
 
+using recipestest::bookkeeping;
 using testing::TempDir;
 
 Options on_disk(const TempDir& dir) {
@@ -80,8 +81,8 @@ TEST(OpenedVersion, IsWhatTheLastOpeningLeftCommitted) {
 TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePoppers) {
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
-  Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
-  Subspace results(Tuple{"result"}, q.subspace().key() + "\xff");
+  Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
+  Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   {
     Database db = Database::open(on_disk(dir));
     register_request(db, requests, '\x01');
@@ -109,8 +110,8 @@ TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePop
 TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
-  Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
-  Subspace results(Tuple{"result"}, q.subspace().key() + "\xff");
+  Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
+  Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   {
     Database db = Database::open(on_disk(dir));
     q.enqueue(db, "queued");
@@ -129,7 +130,7 @@ TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
 TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
   TempDir dir;
   PriorityQueue pq(Subspace(Tuple{"P"}), true);
-  Subspace min_requests(Tuple{"pop", "min"}, pq.subspace().key() + "\xff");
+  Subspace min_requests = bookkeeping(pq.subspace(), Tuple{"pop", "min"});
   {
     Database db = Database::open(on_disk(dir));
     register_request(db, min_requests, '\x01');
@@ -147,8 +148,8 @@ TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
 TEST(AbandonedPopRequests, APriorityQueueDeliversAgainToAPopOfTheSameKind) {
   TempDir dir;
   PriorityQueue pq(Subspace(Tuple{"P"}), true);
-  Subspace max_requests(Tuple{"pop", "max"}, pq.subspace().key() + "\xff");
-  Subspace max_results(Tuple{"result", "max"}, pq.subspace().key() + "\xff");
+  Subspace max_requests = bookkeeping(pq.subspace(), Tuple{"pop", "max"});
+  Subspace max_results = bookkeeping(pq.subspace(), Tuple{"result", "max"});
   {
     Database db = Database::open(on_disk(dir));
     leave_served(db, max_requests, max_results, '\x01', "served to max");
@@ -173,7 +174,7 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
   o.transaction_retry_limit = 0;
   Database db = Database::open(o);
   Queue q(Subspace(Tuple{"Q"}), true);
-  Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
+  Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   struct SlowClient {
     SlowClient() { recipes_detail::set_client_latency(std::chrono::milliseconds(40)); }
     ~SlowClient() { recipes_detail::set_client_latency(std::chrono::microseconds(0)); }
@@ -239,8 +240,8 @@ struct Report {
 TEST(AbandonedPopRequests, KilledConsumersLoseNoItemThatWasNotInTheirHands) {
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
-  Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
-  Subspace results(Tuple{"result"}, q.subspace().key() + "\xff");
+  Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
+  Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   std::mt19937 rng(2026);
   for (std::uint32_t round = 0; round < 12; ++round) {
     int fds[2];

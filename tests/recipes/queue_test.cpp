@@ -24,6 +24,7 @@ namespace strata {
 namespace {
 
 using namespace std::chrono_literals;
+using recipestest::bookkeeping;
 using recipestest::item_value;
 using recipestest::parse_item;
 using recipestest::read_prefix;
@@ -212,8 +213,8 @@ TEST(Queue, HighContentionNeedsAPrefix) {
 TEST(QueueHighContention, ServesWaitingRequestsInCommitOrder) {
   Database db = Database::open();
   Queue q(Subspace(Tuple{"Q"}), true);
-  Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
-  Subspace results(Tuple{"result"}, q.subspace().key() + "\xff");
+  Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
+  Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   Bytes earlier{std::string(20, '\x09')};
   Bytes later{std::string(20, '\x01')};  // a smaller id, registered second
   std::vector<std::string> result_keys;  // (versionstamp, id), as the request's key
@@ -238,8 +239,8 @@ TEST(QueueHighContention, ServesWaitingRequestsInCommitOrder) {
 TEST(QueueHighContention, WithNoWatchesLeftAWaiterStillServesAStalledOldestRequest) {
   Database db = Database::open();
   Queue q(Subspace(Tuple{"Q"}), true);
-  Subspace requests(Tuple{"pop"}, q.subspace().key() + "\xff");
-  Subspace results(Tuple{"result"}, q.subspace().key() + "\xff");
+  Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
+  Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   std::vector<Watch> held;
   held.reserve(10'000);
   for (int t = 0; t < 100; ++t) {

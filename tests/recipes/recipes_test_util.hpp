@@ -40,6 +40,13 @@ inline std::vector<KeyValue> read_prefix(Database& db, const std::string& prefix
   return read_all(db, KeyRange{prefix, strinc(prefix)});
 }
 
+// A high-contention queue's bookkeeping subspace `name` (("pop",), ("result",),
+// ("pop", "min"), ...), written out from the layout in docs/recipes.md: under the queue's
+// key + \xff, outside its items.
+inline Subspace bookkeeping(const Subspace& queue, const Tuple& name) {
+  return Subspace(name, queue.key() + "\xff");
+}
+
 // Registers a high-contention pop request under `requests` as a popper does, for a popper
 // that does not exist (stalled, or gone with its process). Returns the request's
 // (versionstamp, id) tuple: its key under `requests`, and its result slot's under the

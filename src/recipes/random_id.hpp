@@ -23,14 +23,20 @@ inline constexpr std::size_t kRandomIdSize = 20;
 Bytes random_id();
 
 // subspace.pack((position, random_id())): a queue or priority-queue item key, built in
-// one string (no Tuple, no id string in between). The string is the calling thread's
-// and the next call on the thread reuses it: the view is valid until then.
-std::string_view numbered_item_key(const Subspace& subspace, std::int64_t position);
+// one string (no Tuple, no id string in between). `prefix` is the subspace's key(). The string is
+// the calling thread's and the next call on the thread reuses it: the view is valid until then.
+std::string_view numbered_item_key(std::string_view prefix, std::int64_t position);
+inline std::string_view numbered_item_key(const Subspace& subspace, std::int64_t position) {
+  return numbered_item_key(std::string_view(subspace.key()), position);
+}
 
 // subspace.unpack(key)[0] as an integer: the position of an item key, decoded without
 // unpacking the id after it (no Tuple, no copy of the id). Throws what unpack() and
 // get<std::int64_t>() would for a key outside the subspace or a first element that is bad
 // or not an integer.
-std::int64_t item_position(const Subspace& subspace, std::string_view key);
+std::int64_t item_position(std::string_view prefix, std::string_view key);
+inline std::int64_t item_position(const Subspace& subspace, std::string_view key) {
+  return item_position(std::string_view(subspace.key()), key);
+}
 
 }  // namespace strata::recipes_detail

@@ -25,22 +25,13 @@ class StrataPeer final : public Peer {
   }
 
   void enqueue(int, std::string_view value) override { queue_.enqueue(db_, value); }
-  bool dequeue(int, std::string& out) override {
-    auto v = queue_.dequeue(db_);
-    if (!v) return false;
-    out = std::move(*v);
-    return true;
-  }
+  // Into the harness's string, as the other peers read their values: no allocation per item.
+  bool dequeue(int, std::string& out) override { return queue_.dequeue(db_, out); }
 
   void pq_push(int, int priority, std::string_view value) override {
     pqueue_.push(db_, value, strata::Element(priority));
   }
-  bool pq_pop_min(int, std::string& out) override {
-    auto v = pqueue_.pop_min(db_);
-    if (!v) return false;
-    out = std::move(*v);
-    return true;
-  }
+  bool pq_pop_min(int, std::string& out) override { return pqueue_.pop_min(db_, out); }
 
   void set(int, std::string_view key, std::string_view value) override {
     db_.run([&](strata::Transaction& tr) { tr.set(key, value); });

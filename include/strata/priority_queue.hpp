@@ -42,6 +42,11 @@ class PriorityQueue {
   void push(Database& db, std::string_view value, const Element& priority) const;
   std::optional<std::string> pop_min(Database& db) const;
   std::optional<std::string> pop_max(Database& db) const;
+  // The same pops, the value assigned into `out` (kept capacity, no allocation per item).
+  // False, with `out` empty, when there is no item; on a throw `out` is left empty too
+  // (docs/decisions/0019).
+  bool pop_min(Database& db, std::string& out) const;
+  bool pop_max(Database& db, std::string& out) const;
   std::optional<std::string> peek_min(Database& db) const;
   std::optional<std::string> peek_max(Database& db) const;
 

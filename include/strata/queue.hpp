@@ -49,6 +49,10 @@ class Queue {
   // high_contention is set.
   void enqueue(Database& db, std::string_view value) const;
   std::optional<std::string> dequeue(Database& db) const;
+  // The same dequeue, its value assigned into `out` (which keeps its capacity: no allocation
+  // per item for a caller that reuses one buffer). Returns false, with `out` empty, when the
+  // queue is empty; on a throw `out` is left empty too (docs/decisions/0019).
+  bool dequeue(Database& db, std::string& out) const;
   std::optional<std::string> peek(Database& db) const;
   // An item as soon as one is there, or nullopt once `timeout` has passed. Sleeps on a
   // watch of the signal key between attempts; never polls.

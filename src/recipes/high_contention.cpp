@@ -296,32 +296,55 @@ Subspace bookkeeping(const Subspace& items, const Tuple& name) {
   return Subspace(name, items.key() + "\xff");
 }
 
-std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, End end, bool take) {
+bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std::string& out) {
   // Visited, not copied into a vector of rows: the value is the one copy made, and the key
   // goes to the calling thread's buffer for the clear (a row vector was three allocations).
   thread_local std::string key;
-  std::optional<std::string> value;
+  bool found = false;
   tr.visit_range(items, {.limit = 1, .reverse = end == End::last},
                  [&](std::string_view k, std::string_view v) {
-                   value.emplace(v);
+                   out.assign(v);
+                   found = true;
                    if (take) key.assign(k);
                  });
-  if (value && take) tr.clear(key);
+  if (!found) {
+    out.clear();
+    return false;
+  }
+  if (take) tr.clear(key);
+  return true;
+}
+
+std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, End end, bool take) {
+  std::optional<std::string> value(std::in_place);  // empty: no allocation yet
+  if (!pop_simple(tr, items, end, take, *value)) value.reset();
   return value;
 }
 
-std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End end) {
+bool pop_simple(Database& db, const KeyRange& items, End end, std::string& out) {
   PopCounters& counters = pop_counters();
   bool first_attempt = true;
-  auto result = db.run([&](Transaction& tr) {
-    if (!first_attempt) ++counters.retries;
-    first_attempt = false;
-    auto value = pop_simple(tr, items, end, true);
-    client_round_trip();
-    return value;
-  });
+  bool found = false;
+  try {
+    found = db.run([&](Transaction& tr) {
+      if (!first_attempt) ++counters.retries;
+      first_attempt = false;
+      const bool popped = pop_simple(tr, items, end, true, out);
+      client_round_trip();
+      return popped;
+    });
+  } catch (...) {
+    out.clear();  // a value a failed attempt read was not taken
+    throw;
+  }
   ++counters.pops;
-  return result;
+  return found;
+}
+
+std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End end) {
+  std::optional<std::string> value(std::in_place);
+  if (!pop_simple(db, items, end, *value)) value.reset();
+  return value;
 }
 
 std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) {

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "strata/database.hpp"
 #include "strata/subspace.hpp"
@@ -82,11 +83,26 @@ Subspace bookkeeping(const Subspace& items, const Tuple& name);
 
 // Reads the first (or last) item serializably; when `take`, clears it. Returns its value.
 std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, End end, bool take);
+// The same, the value assigned into `out`; false, with `out` empty, when there is no item.
+bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std::string& out);
 
-// pop_simple in Database::run, counting retries in pop_counters().
+// pop_simple in Database::run, counting retries in pop_counters(). The second form leaves
+// `out` empty when there is no item or when it throws.
 std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End end);
+bool pop_simple(Database& db, const KeyRange& items, End end, std::string& out);
 
 // The staged high-contention pop.
 std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout);
+
+// A pop returning an optional, made to fill `out`: false, with `out` empty, when it found
+// no item; `out` is emptied first, so it is empty too if the pop throws.
+template <class Pop>
+bool pop_into(std::string& out, const Pop& pop) {
+  out.clear();
+  std::optional<std::string> value = pop();
+  if (!value) return false;
+  out = std::move(*value);
+  return true;
+}
 
 }  // namespace strata::recipes_detail

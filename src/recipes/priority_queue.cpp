@@ -81,6 +81,16 @@ std::optional<std::string> PriorityQueue::pop_max(Database& db) const {
       db, recipes_detail::StagedLayout{items_, max_requests_, max_results_, End::last});
 }
 
+bool PriorityQueue::pop_min(Database& db, std::string& out) const {
+  if (!high_contention_) return recipes_detail::pop_simple(db, items_, End::first, out);
+  return recipes_detail::pop_into(out, [&] { return pop_min(db); });
+}
+
+bool PriorityQueue::pop_max(Database& db, std::string& out) const {
+  if (!high_contention_) return recipes_detail::pop_simple(db, items_, End::last, out);
+  return recipes_detail::pop_into(out, [&] { return pop_max(db); });
+}
+
 std::optional<std::string> PriorityQueue::peek_min(Database& db) const {
   return db.run([&](Transaction& tr) { return peek_min(tr); });
 }

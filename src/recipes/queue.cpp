@@ -91,6 +91,11 @@ std::optional<std::string> Queue::dequeue(Database& db) const {
       db, recipes_detail::StagedLayout{items_, requests_, results_, End::first});
 }
 
+bool Queue::dequeue(Database& db, std::string& out) const {
+  if (!high_contention_) return recipes_detail::pop_simple(db, items_, End::first, out);
+  return recipes_detail::pop_into(out, [&] { return dequeue(db); });
+}
+
 std::optional<std::string> Queue::peek(Database& db) const {
   return db.run([&](Transaction& tr) { return peek(tr); });
 }

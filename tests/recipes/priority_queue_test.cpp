@@ -7,6 +7,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -88,6 +89,30 @@ TEST_P(PriorityQueueModes, OrderAndBothEnds) {
   EXPECT_EQ(pq.pop_min(db), std::nullopt);
   EXPECT_TRUE(read_all(db, pq.subspace().range()).empty());
   EXPECT_TRUE(recipestest::read_prefix(db, pq.subspace().key() + "\xff").empty());
+}
+
+TEST_P(PriorityQueueModes, PopsIntoABufferTakeBothEndsAndEmptyItWhenNothingIsTaken) {
+  Database db = Database::open();
+  PriorityQueue pq(Subspace(Tuple{"P"}), GetParam());
+  std::string out = "stale";
+  EXPECT_FALSE(pq.pop_min(db, out));
+  EXPECT_EQ(out, "");
+  out = "stale";
+  EXPECT_FALSE(pq.pop_max(db, out));
+  EXPECT_EQ(out, "");
+  const std::string big(200, 'x');
+  pq.push(db, big + "mid", 5);
+  pq.push(db, "lo", 1);
+  pq.push(db, big + "hi", 9);
+  ASSERT_TRUE(pq.pop_max(db, out));
+  EXPECT_EQ(out, big + "hi");
+  ASSERT_TRUE(pq.pop_min(db, out));
+  EXPECT_EQ(out, "lo");
+  ASSERT_TRUE(pq.pop_min(db, out));
+  EXPECT_EQ(out, big + "mid");
+  EXPECT_FALSE(pq.pop_max(db, out));
+  EXPECT_EQ(out, "");
+  EXPECT_TRUE(read_all(db, pq.subspace().range()).empty());
 }
 
 TEST(PriorityQueue, AnyElementOrdersByTupleOrder) {

@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -181,6 +182,47 @@ TEST_P(QueueModes, SingleClientFifoPeekEmpty) {
   // Nothing is left behind: no items, and no requests or results past key() + "\xff".
   EXPECT_TRUE(read_prefix(db, q.subspace().key() + "\xff").empty());
   EXPECT_TRUE(recipestest::read_all(db, q.subspace().range()).empty());
+}
+
+TEST_P(QueueModes, DequeueIntoABufferReusesItAndEmptiesItWhenNothingIsTaken) {
+  Database db = Database::open();
+  Queue q(Subspace(Tuple{"jobs"}), GetParam());
+  std::string out = "stale";
+  EXPECT_FALSE(q.dequeue(db, out));
+  EXPECT_EQ(out, "");  // not the caller's old contents
+  const std::string big(200, 'x');
+  q.enqueue(db, big + "1");
+  q.enqueue(db, "2");
+  q.enqueue(db, big + "3");
+  out.reserve(1000);
+  const char* buffer = out.data();
+  ASSERT_TRUE(q.dequeue(db, out));
+  EXPECT_EQ(out, big + "1");
+  ASSERT_TRUE(q.dequeue(db, out));
+  EXPECT_EQ(out, "2");
+  ASSERT_TRUE(q.dequeue(db, out));
+  EXPECT_EQ(out, big + "3");
+  if (!GetParam()) {
+    EXPECT_EQ(out.data(), buffer);  // assigned into, not replaced
+  }
+  EXPECT_FALSE(q.dequeue(db, out));
+  EXPECT_EQ(out, "");
+  EXPECT_TRUE(recipestest::read_all(db, q.subspace().range()).empty());
+}
+
+TEST_P(QueueModes, DequeueIntoABufferThatThrowsLeavesItEmptyAndTheItemQueued) {
+  Options options;
+  options.transaction_timeout = 1ms;
+  Database db = Database::open(options);
+  Queue q(Subspace(Tuple{"jobs"}), GetParam());
+  q.enqueue(db, "item");
+  std::string out = "stale";
+  // Every pop transaction now outlives its timeout: the pop fails (1031, not retried).
+  recipes_detail::set_client_latency(20ms);
+  EXPECT_THROW((void)q.dequeue(db, out), Error);
+  recipes_detail::set_client_latency(0us);
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(q.peek(db), "item");
 }
 
 TEST(Queue, TransactionOverloadsCompose) {

@@ -4,8 +4,10 @@
 // commit.
 //
 // Thread safety: FoundationDB lets several threads use one transaction at once, so every
-// entry point takes `mu`. Futures are completed without holding it where they may run
-// user code (callbacks run on the network thread anyway).
+// entry point takes `mu` (an AdaptiveMutex: one atomic instruction to take and to give back
+// when uncontended, as nearly every use is; a std::mutex was two library calls per call,
+// ~55 instructions, 3.9 % of a queue pair through the C API). Futures are completed without holding
+// it where they may run user code (callbacks run on the network thread anyway).
 #pragma once
 
 #include <chrono>
@@ -15,6 +17,7 @@
 #include "strata/database.hpp"
 #include "strata/transaction.hpp"
 
+#include "base/adaptive_mutex.hpp"
 #include "base/retry_backoff.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
@@ -104,7 +107,7 @@ struct FDB_transaction {
     if (deferred_ == 0) deferred_ = error;
   }
 
-  std::mutex mu;
+  strata::base::AdaptiveMutex mu;
   strata::Transaction tr;  // guarded by mu
 
  private:

@@ -95,18 +95,33 @@ bool wait_for_watch(Future& watch, Clock::time_point deadline) {
 Queue::Queue(strata::Subspace subspace, bool high_contention) : subspace_(std::move(subspace)) {
   require_simple(high_contention);
   if (!subspace_.key().empty()) {
-    waiters_key_ = strata::Subspace(strata::Tuple{"waiting"}, subspace_.key() + "\xff").key();
+    waiters_key_ = subspace_.key() + "\xff";  // the first key after range()
   }
 }
 
 void Queue::enqueue(Transaction& tr, std::string_view value) const {
-  std::int64_t index = next_number(tr, subspace_, 1);
-  tr.set(subspace_.pack(strata::Tuple{index, random_id()}), value);
-  // Signal only while a dequeue_wait waits; the serializable read of the count makes an
-  // enqueue that raced a registering waiter retry (and then signal).
-  if (waiters_key_.empty() || tr.get(waiters_key_).has_value()) {
+  if (waiters_key_.empty()) {
+    std::int64_t index = next_number(tr, subspace_, 1);
+    tr.set(subspace_.pack(strata::Tuple{index, random_id()}), value);
     tr.atomic_op(subspace_.key(), kOne, FDB_MUTATION_TYPE_ADD);
+    return;
   }
+  // Signal only while a dequeue_wait waits. The waiter count is the first key after the
+  // items: one snapshot reverse read finds it, or else the last item; its read conflict
+  // makes an enqueue that raced a registering waiter retry (and then signal).
+  strata::KeyRange items = subspace_.range();
+  RangeBatch last = tr.get_range_batch(items.begin, waiters_key_ + '\x00', 1, /*reverse=*/true,
+                                       /*snapshot=*/true);
+  const bool waiters = last.size() != 0 && last.key(0) == waiters_key_;
+  tr.add_read_conflict_key(waiters_key_);
+  std::int64_t index = 1;
+  if (waiters) {
+    index = next_number(tr, subspace_, 1);
+  } else if (last.size() != 0) {
+    index = subspace_.unpack(last.key(0))[0].get<std::int64_t>() + 1;
+  }
+  tr.set(subspace_.pack(strata::Tuple{index, random_id()}), value);
+  if (waiters) tr.atomic_op(subspace_.key(), kOne, FDB_MUTATION_TYPE_ADD);
 }
 
 std::optional<std::string> Queue::dequeue(Transaction& tr) const {

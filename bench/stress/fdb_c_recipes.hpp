@@ -4,11 +4,11 @@
 // priority_queue.hpp); strata's tuple layer builds and parses the key bytes only.
 //
 //   Queue:         subspace.pack((index, Bytes{20 random bytes})) -> value. enqueue: a
-//                  snapshot reverse limit-1 read of subspace.range() for the last index,
-//                  then index + 1 (1 when empty); while the waiter count (at
-//                  Subspace(("waiting",), key() + "\xff"), read serializably) exists,
-//                  an atomic add of 1 (8 bytes, little endian) to the signal key
-//                  subspace.key(). dequeue: a serializable limit-1 read of the first item,
+//                  snapshot reverse limit-1 read up to the waiter count at key() + "\xff"
+//                  (the first key after range()) finds the count or the last index,
+//                  then index + 1 (1 when empty); the count is read serializably (a read
+//                  conflict on it), and while it exists the enqueue adds 1 (8 bytes, little
+//                  endian) to the signal key subspace.key(). dequeue: a serializable limit-1 read of the first item,
 //                  then clear it. dequeue_wait registers in the waiter count while it
 //                  sleeps (docs/recipes.md).
 //   PriorityQueue: subspace.pack((priority, count, Bytes{20 random bytes})) -> value. push:

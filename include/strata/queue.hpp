@@ -7,9 +7,10 @@
 // dequeue_wait registering or leaving (below). dequeue reads the first item serializably
 // (limit 1), clears it and returns its value.
 // Outside range(): the bare subspace.key() is a signal key that an enqueue bumps with an
-// atomic add while a dequeue_wait is waiting; key() + "\xff" + ... holds the count of those
-// waiters (which enqueue reads serializably) and the high-contention pop requests and
-// results. With an empty prefix there is no count and every enqueue bumps the signal.
+// atomic add while a dequeue_wait is waiting; key() + "\xff", the first key after range(),
+// holds the count of those waiters (which enqueue reads serializably), and key() + "\xff"
+// + ... the high-contention pop requests and results. With an empty prefix there is no
+// count and every enqueue bumps the signal.
 //
 // High-contention mode (Database& dequeue only): a dequeue that finds other pops waiting, or
 // loses a race, registers a pop request and helps fulfil all outstanding requests in order
@@ -65,9 +66,10 @@ class Queue {
   Subspace subspace_;
   KeyRange items_;  // subspace_.range(), built once
   bool high_contention_;
-  std::string waiters_key_;  // key() + "\xff" + ("waiting",); empty for an empty prefix
-  Subspace requests_;        // pop requests: (Versionstamp, Bytes id) -> ""
-  Subspace results_;         // items served to requests: (Versionstamp, Bytes id) -> item
+  std::string waiters_key_;          // key() + "\xff"; empty for an empty prefix
+  std::string items_and_count_end_;  // waiters_key_ + "\x00": range() and the count
+  Subspace requests_;                // pop requests: (Versionstamp, Bytes id) -> ""
+  Subspace results_;                 // items served to requests: (Versionstamp, Bytes id) -> item
 };
 
 }  // namespace strata

@@ -15,6 +15,7 @@
 
 #include "strata/database.hpp"
 
+#include "base/adaptive_mutex.hpp"
 #include "fdb_c/fdb_c.h"
 #include "fdb_c/options.hpp"
 
@@ -39,8 +40,8 @@ class DatabaseState {
 
  private:
   Database database_;
-  mutable std::mutex mu_;
-  TransactionOptions defaults_;  // guarded by mu_
+  mutable base::AdaptiveMutex mu_;  // taken by every transaction made: held for a copy
+  TransactionOptions defaults_;     // guarded by mu_
 };
 
 // A new FDBTransaction in *out on `state`'s database, from its current defaults;

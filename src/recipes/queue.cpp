@@ -47,7 +47,8 @@ class WaiterRegistration {
 Queue::Queue(Subspace subspace, bool high_contention)
     : subspace_(std::move(subspace)), items_(subspace_.range()), high_contention_(high_contention) {
   if (!subspace_.key().empty()) {
-    waiters_key_ = recipes_detail::bookkeeping(subspace_, Tuple{"waiting"}).key();
+    waiters_key_ = subspace_.key() + "\xff";  // the first key after range()
+    items_and_count_end_ = waiters_key_ + '\x00';
   }
   if (high_contention_) {
     requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop"});
@@ -58,17 +59,34 @@ Queue::Queue(Subspace subspace, bool high_contention)
 void Queue::enqueue(Transaction& tr, std::string_view value) const {
   // The recipe's "for key, _ in tr.snapshot.get_range(...)", visited: only the key is used.
   std::int64_t index = 1;
-  tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true},
-                            [&](std::string_view key, std::string_view) {
-                              index = recipes_detail::item_position(subspace_, key) + 1;
-                            });
-  tr.set(recipes_detail::numbered_item_key(subspace_, index), value);
-  // Wakes dequeue_wait. The waiter count is read serializably: a waiter that registers
-  // after this read and before this commit makes the commit conflict, and the retry
-  // signals. Without a count (empty prefix) every enqueue signals.
-  if (waiters_key_.empty() || tr.get(waiters_key_).has_value()) {
+  auto last_item = [&](std::string_view key, std::string_view) {
+    index = recipes_detail::item_position(subspace_, key) + 1;
+  };
+  if (waiters_key_.empty()) {
+    // No room for a waiter count: every enqueue signals.
+    tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true}, last_item);
+    tr.set(recipes_detail::numbered_item_key(subspace_, index), value);
     tr.atomic_op(MutationType::add, subspace_.key(), kOne);
+    return;
   }
+  // The waiter count is the first key after the items, so the same reverse read finds it
+  // when it exists and the last item when it does not (nearly always). Waiters wake on
+  // the signal key, which this enqueue then bumps. The count is read serializably: a
+  // waiter that registers or leaves after this read and before this commit makes the
+  // commit conflict, and the retry sees the count as it is (docs/decisions/0006).
+  bool waiters = false;
+  tr.snapshot().visit_range(items_.begin, items_and_count_end_, {.limit = 1, .reverse = true},
+                            [&](std::string_view key, std::string_view row_value) {
+                              if (key == waiters_key_) {
+                                waiters = true;
+                              } else {
+                                last_item(key, row_value);
+                              }
+                            });
+  tr.add_read_conflict_key(waiters_key_);
+  if (waiters) tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true}, last_item);
+  tr.set(recipes_detail::numbered_item_key(subspace_, index), value);
+  if (waiters) tr.atomic_op(MutationType::add, subspace_.key(), kOne);
 }
 
 std::optional<std::string> Queue::dequeue(Transaction& tr) const {

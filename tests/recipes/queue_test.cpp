@@ -65,10 +65,9 @@ TEST(QueueLayout, ItemKeysAreIndexAndTwentyRandomBytes) {
   EXPECT_TRUE(read_prefix(db, space.key() + "\xff").empty());
 }
 
-// The waiter count of the default queue, as docs/recipes.md lays it out.
-std::string waiters_key() {
-  return Subspace(Tuple{"waiting"}, Subspace(Tuple{"Q"}).key() + "\xff").key();
-}
+// The waiter count of the default queue, as docs/recipes.md lays it out: the first key
+// after the items.
+std::string waiters_key() { return Subspace(Tuple{"Q"}).key() + "\xff"; }
 std::string le64(std::uint64_t v) {
   std::string s(8, '\0');
   for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
@@ -107,6 +106,27 @@ TEST(QueueSignal, EnqueueBumpsTheSignalOnlyWhileAWaiterIsRegistered) {
   q.enqueue(db, "y");
   tr = db.create_transaction();
   EXPECT_EQ(tr.get(q.subspace().key()), le64(1));
+}
+
+// While a waiter count exists, the enqueue's reverse read finds the count before the last
+// item: items are still numbered on from the last one, and every enqueue signals.
+TEST(QueueSignal, EnqueuesNumberOnPastAWaiterCount) {
+  Database db = Database::open();
+  Queue q;
+  q.enqueue(db, "a");
+  db.run([&](Transaction& tr) { tr.atomic_op(MutationType::add, waiters_key(), le64(1)); });
+  q.enqueue(db, "b");
+  q.enqueue(db, "c");
+  Subspace space(Tuple{"Q"});
+  auto rows = recipestest::read_all(db, space.range());
+  ASSERT_EQ(rows.size(), 3u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(space.unpack(rows[i].key)[0].get<std::int64_t>(), static_cast<std::int64_t>(i + 1));
+  }
+  Transaction tr = db.create_transaction();
+  EXPECT_EQ(tr.get(space.key()), le64(2));    // "b" and "c" signalled, "a" did not
+  EXPECT_EQ(tr.get(waiters_key()), le64(1));  // the count is only read
+  EXPECT_EQ(q.dequeue(db), "a");
 }
 
 // The race that would lose a wake-up: an enqueue reads "no waiters", then a waiter

@@ -124,10 +124,9 @@ RangeBatch Transaction::get_range_batch(std::string_view begin, std::string_view
                                 1, limit, 0, FDB_STREAMING_MODE_EXACT, 0, snapshot, reverse)));
 }
 
-void Transaction::add_read_conflict_key(std::string_view key) {
-  const std::string end = std::string(key) + '\x00';
-  check(fdb_transaction_add_conflict_range(tr_, bytes(key), length(key), bytes(end), length(end),
-                                           FDB_CONFLICT_RANGE_TYPE_READ));
+void Transaction::add_read_conflict_range(std::string_view begin, std::string_view end) {
+  check(fdb_transaction_add_conflict_range(tr_, bytes(begin), length(begin), bytes(end),
+                                           length(end), FDB_CONFLICT_RANGE_TYPE_READ));
 }
 
 std::vector<strata::KeyValue> Transaction::get_range(std::string_view begin, std::string_view end,

@@ -130,8 +130,9 @@ class Transaction {
   void clear(std::string_view key);
   void clear_range(std::string_view begin, std::string_view end);
   void atomic_op(std::string_view key, std::string_view param, FDBMutationType type);
-  // A read conflict on `key` alone ([key, key + 00)), as a serializable read of it adds.
-  void add_read_conflict_key(std::string_view key);
+  // A read conflict on [begin, end); on [key, key + 00) it is what a serializable read of
+  // the key adds.
+  void add_read_conflict_range(std::string_view begin, std::string_view end);
   // A watch of `key`; it is armed when this transaction commits.
   Future watch(std::string_view key);
 

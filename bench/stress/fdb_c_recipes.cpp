@@ -92,10 +92,12 @@ bool wait_for_watch(Future& watch, Clock::time_point deadline) {
 
 // ---- Queue ------------------------------------------------------------------------------
 
-Queue::Queue(strata::Subspace subspace, bool high_contention) : subspace_(std::move(subspace)) {
+Queue::Queue(strata::Subspace subspace, bool high_contention)
+    : subspace_(std::move(subspace)), items_(subspace_.range()) {
   require_simple(high_contention);
   if (!subspace_.key().empty()) {
     waiters_key_ = subspace_.key() + "\xff";  // the first key after range()
+    items_and_count_end_ = waiters_key_ + '\x00';
   }
 }
 
@@ -109,11 +111,10 @@ void Queue::enqueue(Transaction& tr, std::string_view value) const {
   // Signal only while a dequeue_wait waits. The waiter count is the first key after the
   // items: one snapshot reverse read finds it, or else the last item; its read conflict
   // makes an enqueue that raced a registering waiter retry (and then signal).
-  strata::KeyRange items = subspace_.range();
-  RangeBatch last = tr.get_range_batch(items.begin, waiters_key_ + '\x00', 1, /*reverse=*/true,
+  RangeBatch last = tr.get_range_batch(items_.begin, items_and_count_end_, 1, /*reverse=*/true,
                                        /*snapshot=*/true);
   const bool waiters = last.size() != 0 && last.key(0) == waiters_key_;
-  tr.add_read_conflict_key(waiters_key_);
+  tr.add_read_conflict_range(waiters_key_, items_and_count_end_);
   std::int64_t index = 1;
   if (waiters) {
     index = next_number(tr, subspace_, 1);
@@ -125,7 +126,7 @@ void Queue::enqueue(Transaction& tr, std::string_view value) const {
 }
 
 std::optional<std::string> Queue::dequeue(Transaction& tr) const {
-  return take(tr, subspace_.range(), /*last=*/false);
+  return take(tr, items_, /*last=*/false);
 }
 
 void Queue::enqueue(Database& db, std::string_view value) const {
@@ -167,7 +168,7 @@ std::optional<std::string> Queue::dequeue_wait(Database& db,
 // ---- PriorityQueue ----------------------------------------------------------------------
 
 PriorityQueue::PriorityQueue(strata::Subspace subspace, bool high_contention)
-    : subspace_(std::move(subspace)) {
+    : subspace_(std::move(subspace)), items_(subspace_.range()) {
   require_simple(high_contention);
 }
 
@@ -179,11 +180,11 @@ void PriorityQueue::push(Transaction& tr, std::string_view value,
 }
 
 std::optional<std::string> PriorityQueue::pop_min(Transaction& tr) const {
-  return take(tr, subspace_.range(), /*last=*/false);
+  return take(tr, items_, /*last=*/false);
 }
 
 std::optional<std::string> PriorityQueue::pop_max(Transaction& tr) const {
-  return take(tr, subspace_.range(), /*last=*/true);
+  return take(tr, items_, /*last=*/true);
 }
 
 void PriorityQueue::push(Database& db, std::string_view value,

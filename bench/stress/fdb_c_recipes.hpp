@@ -8,9 +8,9 @@
 //                  (the first key after range()) finds the count or the last index,
 //                  then index + 1 (1 when empty); the count is read serializably (a read
 //                  conflict on it), and while it exists the enqueue adds 1 (8 bytes, little
-//                  endian) to the signal key subspace.key(). dequeue: a serializable limit-1 read of the first item,
-//                  then clear it. dequeue_wait registers in the waiter count while it
-//                  sleeps (docs/recipes.md).
+//                  endian) to the signal key subspace.key(). dequeue: a serializable limit-1 read
+//                  of the first item, then clear it. dequeue_wait registers in the waiter count
+//                  while it sleeps (docs/recipes.md).
 //   PriorityQueue: subspace.pack((priority, count, Bytes{20 random bytes})) -> value. push:
 //                  a snapshot reverse limit-1 read of subspace[priority].range() for the
 //                  last count, then count + 1 (0 when new). pop_min / pop_max: a
@@ -51,7 +51,9 @@ class Queue {
 
  private:
   strata::Subspace subspace_;
-  std::string waiters_key_;  // empty for an empty prefix: every enqueue signals
+  strata::KeyRange items_;           // subspace_.range(), built once (as strata::Queue does)
+  std::string waiters_key_;          // empty for an empty prefix: every enqueue signals
+  std::string items_and_count_end_;  // waiters_key_ + 00
 };
 
 class PriorityQueue {
@@ -70,6 +72,7 @@ class PriorityQueue {
 
  private:
   strata::Subspace subspace_;
+  strata::KeyRange items_;  // subspace_.range(), built once
 };
 
 }  // namespace stress::fdbc

@@ -272,6 +272,33 @@ TEST_F(ConflictWidth, AddReadConflictKeyExcludesKeysThisTransactionWrote) {
   EXPECT_TRUE(read_conflicts_with_set(atomic_then_add, "k3"));
 }
 
+// [key, key+00), the range FoundationDB's bindings add for one key, is kept as the key form
+// keeps a key (with the point reads): the same width and the same exclusions.
+TEST_F(ConflictWidth, AddReadConflictRangeOfOneKeyIsTheKeyForm) {
+  auto add = [](Transaction& tr) { tr.add_read_conflict_range("k3", with_nul("k3")); };
+  EXPECT_TRUE(read_conflicts_with_set(add, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(add, with_nul("k3")));
+  EXPECT_FALSE(read_conflicts_with_set(add, "k2\xff"));
+  auto set_then_add = [](Transaction& tr) {
+    tr.set("k3", "mine");
+    tr.add_read_conflict_range("k3", with_nul("k3"));
+  };
+  auto range_then_add = [](Transaction& tr) {
+    tr.clear_range("k0", "k5");
+    tr.add_read_conflict_range("k3", with_nul("k3"));
+  };
+  auto atomic_then_add = [](Transaction& tr) {
+    tr.atomic_op(MutationType::add, "k3", std::string(8, '\0'));
+    tr.add_read_conflict_range("k3", with_nul("k3"));
+  };
+  EXPECT_FALSE(read_conflicts_with_set(set_then_add, "k3"));
+  EXPECT_FALSE(read_conflicts_with_set(range_then_add, "k3"));
+  EXPECT_TRUE(read_conflicts_with_set(atomic_then_add, "k3"));
+  // Not one key: a range ending in 00 after a longer key still covers what lies between.
+  auto wider = [](Transaction& tr) { tr.add_read_conflict_range("k", with_nul("k3")); };
+  EXPECT_TRUE(read_conflicts_with_set(wider, "k2"));
+}
+
 TEST_F(ConflictWidth, EmptyAddReadConflictRangeAddsNothing) {
   auto add = [](Transaction& tr) { tr.add_read_conflict_range("k3", "k3"); };
   EXPECT_FALSE(read_conflicts_with_set(add, "k3"));

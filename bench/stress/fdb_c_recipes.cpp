@@ -102,27 +102,24 @@ Queue::Queue(strata::Subspace subspace, bool high_contention)
 }
 
 void Queue::enqueue(Transaction& tr, std::string_view value) const {
-  if (waiters_key_.empty()) {
-    std::int64_t index = next_number(tr, subspace_, 1);
-    tr.set(subspace_.pack(strata::Tuple{index, random_id()}), value);
-    tr.atomic_op(subspace_.key(), kOne, FDB_MUTATION_TYPE_ADD);
-    return;
-  }
-  // Signal only while a dequeue_wait waits. The waiter count is the first key after the
-  // items: one snapshot reverse read finds it, or else the last item; its read conflict
-  // makes an enqueue that raced a registering waiter retry (and then signal).
-  RangeBatch last = tr.get_range_batch(items_.begin, items_and_count_end_, 1, /*reverse=*/true,
-                                       /*snapshot=*/true);
-  const bool waiters = last.size() != 0 && last.key(0) == waiters_key_;
-  tr.add_read_conflict_range(waiters_key_, items_and_count_end_);
+  // Signal only while a dequeue_wait waits (always without a count: an empty prefix). The
+  // waiter count is the first key after the items: one snapshot reverse read finds it, or
+  // else the last item; its read conflict makes an enqueue that raced a registering waiter
+  // retry (and then signal).
+  bool signal = waiters_key_.empty();
   std::int64_t index = 1;
-  if (waiters) {
-    index = next_number(tr, subspace_, 1);
-  } else if (last.size() != 0) {
-    index = subspace_.unpack(last.key(0))[0].get<std::int64_t>() + 1;
+  if (!signal) {
+    RangeBatch last = tr.get_range_batch(items_.begin, items_and_count_end_, 1,
+                                         /*reverse=*/true, /*snapshot=*/true);
+    signal = last.size() != 0 && last.key(0) == waiters_key_;
+    if (!signal && last.size() != 0) {
+      index = subspace_.unpack(last.key(0))[0].get<std::int64_t>() + 1;
+    }
+    tr.add_read_conflict_range(waiters_key_, items_and_count_end_);
   }
+  if (signal) index = next_number(tr, subspace_, 1);
   tr.set(subspace_.pack(strata::Tuple{index, random_id()}), value);
-  if (waiters) tr.atomic_op(subspace_.key(), kOne, FDB_MUTATION_TYPE_ADD);
+  if (signal) tr.atomic_op(subspace_.key(), kOne, FDB_MUTATION_TYPE_ADD);
 }
 
 std::optional<std::string> Queue::dequeue(Transaction& tr) const {

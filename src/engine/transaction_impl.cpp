@@ -640,12 +640,6 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
   base::check_range(begin, end, /*check_order=*/true);
   if (begin == end) return;
   ensure_read_version();
-  // [key, key+00) is one key: kept as add_read_conflict_key keeps it, with the point reads
-  // (FoundationDB's bindings add a key's read conflict as this range).
-  if (end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin)) {
-    if (!writes_.overwrites(begin)) add_point_read(begin);
-    return;
-  }
   add_read_conflict(begin, end);
 }
 

@@ -46,6 +46,10 @@ inline constexpr std::string_view kTenantMapEnd("\xff\xff/management/tenant/map0
 inline bool is_tenant_map_key(std::string_view key) {
   return key >= kTenantMapBegin && key < kTenantMapEnd;
 }
+// Whether [begin, end) holds a tenant map key.
+inline bool overlaps_tenant_map(std::string_view begin, std::string_view end) {
+  return begin < kTenantMapEnd && end > kTenantMapBegin && begin < end;
+}
 
 inline bool is_system_key(std::string_view key) {
   return key >= kSystemSpaceBegin && key < kSpecialSpaceBegin;

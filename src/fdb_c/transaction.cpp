@@ -374,8 +374,9 @@ void fdb_transaction_clear_range(FDBTransaction* tr, const uint8_t* begin_key_na
                                  int end_key_name_length) {
   tr->write([&] {
     const std::string_view begin = bytes(begin_key_name, begin_key_name_length);
-    if (tr->writes_tenant_map(begin)) return tr->defer(fc::kTenantsDisabled);
-    tr->tr.clear_range(begin, bytes(end_key_name, end_key_name_length));
+    const std::string_view end = bytes(end_key_name, end_key_name_length);
+    if (tr->writes_tenant_map(begin, end)) return tr->defer(fc::kTenantsDisabled);
+    tr->tr.clear_range(begin, end);
   });
 }
 

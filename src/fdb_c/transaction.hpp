@@ -97,6 +97,9 @@ struct FDB_transaction {
   bool writes_tenant_map(std::string_view key) const {
     return options_.special_key_space_writes && strata::fdb_c::is_tenant_map_key(key);
   }
+  bool writes_tenant_map(std::string_view begin, std::string_view end) const {
+    return options_.special_key_space_writes && strata::fdb_c::overlaps_tenant_map(begin, end);
+  }
   // The rows for a read whose begin key is materialized.
   strata::fdb_c::SpecialRows special_rows(std::string_view begin_key,
                                           std::string_view end_key) const;

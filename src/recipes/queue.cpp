@@ -62,31 +62,28 @@ void Queue::enqueue(Transaction& tr, std::string_view value) const {
   auto last_item = [&](std::string_view key, std::string_view) {
     index = recipes_detail::item_position(subspace_, key) + 1;
   };
-  if (waiters_key_.empty()) {
-    // No room for a waiter count: every enqueue signals.
+  // Without a waiter count (an empty prefix) every enqueue signals. Else the count is the
+  // first key after the items, so the same reverse read finds it when it exists and the
+  // last item when it does not (nearly always). The count is read serializably: a waiter
+  // that registers or leaves after this read and before this commit makes the commit
+  // conflict, and the retry sees the count as it is (docs/decisions/0006).
+  bool signal = waiters_key_.empty();
+  if (signal) {
     tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true}, last_item);
-    tr.set(recipes_detail::numbered_item_key(subspace_, index), value);
-    tr.atomic_op(MutationType::add, subspace_.key(), kOne);
-    return;
+  } else {
+    tr.snapshot().visit_range(items_.begin, items_and_count_end_, {.limit = 1, .reverse = true},
+                              [&](std::string_view key, std::string_view row_value) {
+                                if (key == waiters_key_) {
+                                  signal = true;
+                                } else {
+                                  last_item(key, row_value);
+                                }
+                              });
+    tr.add_read_conflict_key(waiters_key_);
+    if (signal) tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true}, last_item);
   }
-  // The waiter count is the first key after the items, so the same reverse read finds it
-  // when it exists and the last item when it does not (nearly always). Waiters wake on
-  // the signal key, which this enqueue then bumps. The count is read serializably: a
-  // waiter that registers or leaves after this read and before this commit makes the
-  // commit conflict, and the retry sees the count as it is (docs/decisions/0006).
-  bool waiters = false;
-  tr.snapshot().visit_range(items_.begin, items_and_count_end_, {.limit = 1, .reverse = true},
-                            [&](std::string_view key, std::string_view row_value) {
-                              if (key == waiters_key_) {
-                                waiters = true;
-                              } else {
-                                last_item(key, row_value);
-                              }
-                            });
-  tr.add_read_conflict_key(waiters_key_);
-  if (waiters) tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true}, last_item);
   tr.set(recipes_detail::numbered_item_key(subspace_, index), value);
-  if (waiters) tr.atomic_op(MutationType::add, subspace_.key(), kOne);
+  if (signal) tr.atomic_op(MutationType::add, subspace_.key(), kOne);  // wakes dequeue_wait
 }
 
 std::optional<std::string> Queue::dequeue(Transaction& tr) const {

@@ -272,8 +272,8 @@ TEST_F(ConflictWidth, AddReadConflictKeyExcludesKeysThisTransactionWrote) {
   EXPECT_TRUE(read_conflicts_with_set(atomic_then_add, "k3"));
 }
 
-// [key, key+00), the range FoundationDB's bindings add for one key, is kept as the key form
-// keeps a key (with the point reads): the same width and the same exclusions.
+// [key, key+00), the range FoundationDB's bindings add for one key, behaves as the key
+// form: the same width and the same exclusions.
 TEST_F(ConflictWidth, AddReadConflictRangeOfOneKeyIsTheKeyForm) {
   auto add = [](Transaction& tr) { tr.add_read_conflict_range("k3", with_nul("k3")); };
   EXPECT_TRUE(read_conflicts_with_set(add, "k3"));

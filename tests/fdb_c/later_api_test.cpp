@@ -223,6 +223,12 @@ TEST_F(Tenants, TheTenantMapIsEmptyAndRefusesNewTenants) {
   clear(deleting, map + "acme");
   EXPECT_EQ(commit(deleting), kTenantsDisabled);
 
+  // A clear of a range that begins before the map and covers it deletes every tenant.
+  Tr clearing = make_tr();
+  ASSERT_EQ(set_option(clearing, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES), 0);
+  clear_range(clearing, std::string("\xff\xff/management/"), std::string("\xff\xff/management0"));
+  EXPECT_EQ(commit(clearing), kTenantsDisabled);
+
   // Without the option, a write to special keys is refused as before.
   Tr plain = make_tr();
   set(plain, map + "acme", "");

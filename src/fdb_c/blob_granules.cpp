@@ -2,7 +2,8 @@
 // strata has no counterpart for (blob workers and their files; storage servers that run
 // a mapper). strata answers as a cluster with no blob granules configured: nothing is
 // blobbified, so the lists are empty and unblobbifying succeeds; whatever would need a
-// granule fails with unsupported_operation (docs/decisions/0018).
+// granule (or a granule file: the readbg parsers) fails with unsupported_operation
+// (docs/decisions/0018, 0021).
 #include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
@@ -41,6 +42,22 @@ FDBFuture* fdb_database_blobbify_range(FDBDatabase* /*d*/, const uint8_t* /*begi
                                        int /*begin_key_name_length*/,
                                        const uint8_t* /*end_key_name*/,
                                        int /*end_key_name_length*/) {
+  return unsupported();
+}
+
+FDBFuture* fdb_database_blobbify_range_blocking(FDBDatabase* /*d*/,
+                                                const uint8_t* /*begin_key_name*/,
+                                                int /*begin_key_name_length*/,
+                                                const uint8_t* /*end_key_name*/,
+                                                int /*end_key_name_length*/) {
+  return unsupported();
+}
+
+FDBFuture* fdb_database_flush_blob_range(FDBDatabase* /*d*/, const uint8_t* /*begin_key_name*/,
+                                         int /*begin_key_name_length*/,
+                                         const uint8_t* /*end_key_name*/,
+                                         int /*end_key_name_length*/, fdb_bool_t /*compact*/,
+                                         int64_t /*version*/) {
   return unsupported();
 }
 
@@ -83,6 +100,21 @@ FDBFuture* fdb_database_wait_purge_granules_complete(FDBDatabase* /*d*/,
 FDBFuture* fdb_tenant_blobbify_range(FDBTenant* /*tenant*/, const uint8_t* /*begin_key_name*/,
                                      int /*begin_key_name_length*/, const uint8_t* /*end_key_name*/,
                                      int /*end_key_name_length*/) {
+  return tenants_disabled();
+}
+
+FDBFuture* fdb_tenant_blobbify_range_blocking(FDBTenant* /*tenant*/,
+                                              const uint8_t* /*begin_key_name*/,
+                                              int /*begin_key_name_length*/,
+                                              const uint8_t* /*end_key_name*/,
+                                              int /*end_key_name_length*/) {
+  return tenants_disabled();
+}
+
+FDBFuture* fdb_tenant_flush_blob_range(FDBTenant* /*tenant*/, const uint8_t* /*begin_key_name*/,
+                                       int /*begin_key_name_length*/,
+                                       const uint8_t* /*end_key_name*/, int /*end_key_name_length*/,
+                                       fdb_bool_t /*compact*/, int64_t /*version*/) {
   return tenants_disabled();
 }
 
@@ -145,6 +177,13 @@ FDBResult* fdb_transaction_read_blob_granules(
   return new FDB_result{fc::kUnsupportedOperation};
 }
 
+FDBFuture* fdb_transaction_read_blob_granules_description(
+    FDBTransaction* tr, const uint8_t* /*begin_key_name*/, int /*begin_key_name_length*/,
+    const uint8_t* /*end_key_name*/, int /*end_key_name_length*/, int64_t /*begin_version*/,
+    int64_t /*read_version*/, int64_t* /*read_version_out*/) {
+  return tr->read([](FDB_future::Result&) { throw fc::CApiError{fc::kUnsupportedOperation}; });
+}
+
 FDBFuture* fdb_transaction_get_mapped_range(
     FDBTransaction* tr, const uint8_t* /*begin_key_name*/, int /*begin_key_name_length*/,
     fdb_bool_t /*begin_or_equal*/, int /*begin_offset*/, const uint8_t* /*end_key_name*/,
@@ -154,11 +193,30 @@ FDBFuture* fdb_transaction_get_mapped_range(
   return tr->read([](FDB_future::Result&) { throw fc::CApiError{fc::kUnsupportedOperation}; });
 }
 
+// Granule files are FoundationDB's own format, written by its blob workers; strata has
+// none to parse.
+FDBResult* fdb_readbg_parse_snapshot_file(const uint8_t* /*file_data*/, int /*file_len*/,
+                                          const FDBBGTenantPrefix* /*tenant_prefix*/,
+                                          const FDBBGEncryptionCtx* /*encryption_ctx*/) {
+  return new FDB_result{fc::kUnsupportedOperation};
+}
+
+FDBResult* fdb_readbg_parse_delta_file(const uint8_t* /*file_data*/, int /*file_len*/,
+                                       const FDBBGTenantPrefix* /*tenant_prefix*/,
+                                       const FDBBGEncryptionCtx* /*encryption_ctx*/) {
+  return new FDB_result{fc::kUnsupportedOperation};
+}
+
 void fdb_result_destroy(FDBResult* r) { delete r; }
 
 fdb_error_t fdb_result_get_keyvalue_array(FDBResult* r, const FDBKeyValue** /*out_kv*/,
                                           int* /*out_count*/, fdb_bool_t* /*out_more*/) {
   return r->error;  // never 0: strata's results are errors
+}
+
+fdb_error_t fdb_result_get_bg_mutations_array(FDBResult* r, const FDBBGMutation** /*out_mutations*/,
+                                              int* /*out_count*/) {
+  return r->error;
 }
 
 }  // extern "C"

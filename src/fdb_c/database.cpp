@@ -1,10 +1,12 @@
 // The fdb_*database* entry points and the process's table of open databases.
 #include "fdb_c/database.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
@@ -56,11 +58,11 @@ Database open_target(const std::string& target) {
   return db;
 }
 
-fdb_error_t create_database(const std::string& target, FDBDatabase** out) {
+fdb_error_t create_database(const std::string& target, const char* record, FDBDatabase** out) {
   if (api_version() == 0) return kApiVersionUnset;
   if (out == nullptr) return kClientInvalidOperation;
   try {
-    *out = new FDB_database(open_target(target));
+    *out = new FDB_database(open_target(target), record != nullptr ? record : "");
     return 0;
   } catch (const Error& e) {
     return to_fdb_error(e);
@@ -69,7 +71,41 @@ fdb_error_t create_database(const std::string& target, FDBDatabase** out) {
   }
 }
 
+// A JSON string for `s`.
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", u);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
+}
+
 }  // namespace
+
+// FoundationDB's client status document (its multi-version client's shape, which wraps the
+// database's own report): one in-process database, always connected.
+std::string client_status(std::string_view connection_record) {
+  char protocol[32];
+  std::snprintf(protocol, sizeof protocol, "%llx",
+                static_cast<unsigned long long>(kServerProtocol));
+  const std::string quoted_protocol = json_string(protocol);
+  return "{\"Healthy\":true,\"InitializationState\":\"created\",\"ConnectionRecord\":" +
+         json_string(connection_record) + ",\"ProtocolVersion\":" + quoted_protocol +
+         ",\"AvailableClients\":[{\"ProtocolVersion\":" + quoted_protocol +
+         ",\"ReleaseVersion\":" + json_string(kReleaseVersion) +
+         ",\"ThreadIndex\":0}],\"DatabaseStatus\":{\"Healthy\":true,"
+         "\"Coordinators\":[],\"Connections\":[],\"NumConnectionsFailed\":0}}";
+}
 
 fdb_error_t create_transaction(const DatabaseState& state, fdb_error_t unavailable,
                                FDBTransaction** out) {
@@ -89,13 +125,14 @@ namespace fc = strata::fdb_c;
 extern "C" {
 
 fdb_error_t fdb_create_database(const char* cluster_file_path, FDBDatabase** out_database) {
-  return fc::create_database(fc::target_of_cluster_file(cluster_file_path), out_database);
+  return fc::create_database(fc::target_of_cluster_file(cluster_file_path), cluster_file_path,
+                             out_database);
 }
 
 fdb_error_t fdb_create_database_from_connection_string(const char* connection_string,
                                                        FDBDatabase** out_database) {
   if (connection_string == nullptr) return fc::kClientInvalidOperation;
-  return fc::create_database(fc::target_of(connection_string), out_database);
+  return fc::create_database(fc::target_of(connection_string), connection_string, out_database);
 }
 
 void fdb_database_destroy(FDBDatabase* d) { delete d; }
@@ -124,6 +161,12 @@ fdb_error_t fdb_database_open_tenant(FDBDatabase* d, const uint8_t* /*tenant_nam
 
 fdb_error_t fdb_tenant_create_transaction(FDBTenant* tenant, FDBTransaction** out_transaction) {
   return fc::create_transaction(*tenant->state, fc::kTenantsDisabled, out_transaction);
+}
+
+// A tenant's id comes from the cluster's tenant map, which is empty while tenants are
+// disabled: it fails as the tenant's transactions do.
+FDBFuture* fdb_tenant_get_id(FDBTenant* /*tenant*/) {
+  return FDB_future::failed(fc::kTenantsDisabled);
 }
 
 void fdb_tenant_destroy(FDBTenant* tenant) { delete tenant; }
@@ -157,6 +200,12 @@ FDBFuture* fdb_database_get_server_protocol(FDBDatabase* /*d*/, uint64_t expecte
   FDB_future::Result protocol{FDB_future::Kind::int64};
   protocol.int64 = static_cast<std::int64_t>(fc::kServerProtocol);
   return FDB_future::ready(std::move(protocol));
+}
+
+FDBFuture* fdb_database_get_client_status(FDBDatabase* d) {
+  FDB_future::Result status{FDB_future::Kind::key};
+  status.bytes = fc::client_status(d->state->connection_record());
+  return FDB_future::ready(std::move(status));
 }
 
 }  // extern "C"

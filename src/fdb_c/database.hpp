@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "strata/database.hpp"
 
@@ -24,9 +25,13 @@ namespace strata::fdb_c {
 // What a database handle and its tenants share.
 class DatabaseState {
  public:
-  explicit DatabaseState(Database db) : database_(std::move(db)) {}
+  // `connection_record`: the cluster file path or connection string the handle was made
+  // from ("" for none), as the client status reports it.
+  DatabaseState(Database db, std::string connection_record)
+      : database_(std::move(db)), connection_record_(std::move(connection_record)) {}
 
   const Database& database() const { return database_; }
+  const std::string& connection_record() const { return connection_record_; }
   // The transaction options a new transaction starts from (the TRANSACTION_* database
   // options), and a database option applied to them.
   TransactionOptions defaults() const {
@@ -40,6 +45,7 @@ class DatabaseState {
 
  private:
   Database database_;
+  const std::string connection_record_;
   mutable base::AdaptiveMutex mu_;  // taken by every transaction made: held for a copy
   TransactionOptions defaults_;     // guarded by mu_
 };
@@ -49,11 +55,16 @@ class DatabaseState {
 fdb_error_t create_transaction(const DatabaseState& state, fdb_error_t unavailable,
                                FDBTransaction** out);
 
+// fdb_database_get_client_status's JSON document for a handle made from
+// `connection_record`.
+std::string client_status(std::string_view connection_record);
+
 }  // namespace strata::fdb_c
 
 struct FDB_database {
-  explicit FDB_database(strata::Database db)
-      : state(std::make_shared<strata::fdb_c::DatabaseState>(std::move(db))) {}
+  FDB_database(strata::Database db, std::string connection_record)
+      : state(std::make_shared<strata::fdb_c::DatabaseState>(std::move(db),
+                                                             std::move(connection_record))) {}
 
   std::shared_ptr<strata::fdb_c::DatabaseState> state;
 };

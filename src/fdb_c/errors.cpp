@@ -164,7 +164,7 @@ fdb_error_t fdb_select_api_version_impl(int runtime_version, int header_version)
 
 int fdb_get_max_api_version(void) { return fc::kMaxApiVersion; }
 
-const char* fdb_get_client_version(void) { return "7.2.0,strata,720"; }
+const char* fdb_get_client_version(void) { return fc::kClientVersion; }
 
 const char* fdb_get_error(fdb_error_t code) {
   // As FoundationDB: codes outside [0, 30000] become unknown_error; other codes missing

@@ -1,4 +1,4 @@
-/* fdb_c/fdb_c.h: strata's declarations of FoundationDB's C API (the 7.2 ABI).
+/* fdb_c/fdb_c.h: strata's declarations of FoundationDB's C API (the 7.4 ABI, API 740).
  *
  * libfdb_c.so exports these functions over an in-process strata database, so a program
  * (or a binding) built against FoundationDB's own fdb_c.h runs unchanged. These
@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define STRATA_FDB_API_VERSION 720
+#define STRATA_FDB_API_VERSION 740
 
 typedef int fdb_error_t;
 typedef int fdb_bool_t;
@@ -110,6 +110,67 @@ typedef struct readgranulecontext {
   fdb_bool_t debugNoMaterialize;
   int granuleParallelism;
 } FDBReadBlobGranuleContext;
+
+/* Granule file descriptions (7.3 on: fdb_transaction_read_blob_granules_description and the
+   readbg parsers). */
+typedef enum {
+  FDB_BG_MUTATION_TYPE_SET_VALUE = 0,
+  FDB_BG_MUTATION_TYPE_CLEAR_RANGE = 1
+} FDBBGMutationType;
+
+#pragma pack(push, 4)
+typedef struct bgtenantprefix {
+  fdb_bool_t present;
+  FDBKey prefix;
+} FDBBGTenantPrefix;
+
+typedef struct bgencryptionkey {
+  int64_t domain_id;
+  uint64_t base_key_id;
+  uint32_t base_kcv;
+  uint64_t random_salt;
+  FDBKey base_key;
+} FDBBGEncryptionKey;
+
+typedef struct bgencryptionctx {
+  fdb_bool_t present;
+  FDBBGEncryptionKey textKey;
+  uint32_t textKCV;
+  FDBBGEncryptionKey headerKey;
+  uint32_t headerKCV;
+  FDBKey iv;
+} FDBBGEncryptionCtx;
+
+typedef struct bgfilepointer {
+  const uint8_t* filename_ptr;
+  int filename_length;
+  int64_t file_offset;
+  int64_t file_length;
+  int64_t full_file_length;
+  int64_t file_version;
+  FDBBGEncryptionCtx encryption_ctx;
+} FDBBGFilePointer;
+
+typedef struct bgmutation {
+  uint8_t type; /* FDBBGMutationType */
+  int64_t version;
+  const uint8_t* param1_ptr;
+  int param1_length;
+  const uint8_t* param2_ptr;
+  int param2_length;
+} FDBBGMutation;
+
+typedef struct bgfiledescription {
+  FDBKeyRange key_range;
+  fdb_bool_t snapshot_present;
+  FDBBGFilePointer snapshot_file_pointer;
+  int delta_file_count;
+  FDBBGFilePointer* delta_files;
+  int memory_mutation_count;
+  FDBBGMutation* memory_mutations;
+  FDBBGTenantPrefix tenant_prefix;
+} FDBBGFileDescription;
+#pragma pack(pop)
 
 /* Streaming modes for fdb_transaction_get_range. */
 enum {
@@ -204,6 +265,7 @@ fdb_error_t fdb_future_get_error(FDBFuture* f);
 fdb_error_t fdb_future_get_bool(FDBFuture* f, fdb_bool_t* out);
 fdb_error_t fdb_future_get_int64(FDBFuture* f, int64_t* out);
 fdb_error_t fdb_future_get_uint64(FDBFuture* f, uint64_t* out);
+fdb_error_t fdb_future_get_double(FDBFuture* f, double* out); /* API 730 */
 fdb_error_t fdb_future_get_key(FDBFuture* f, const uint8_t** out_key, int* out_key_length);
 fdb_error_t fdb_future_get_value(FDBFuture* f, fdb_bool_t* out_present, const uint8_t** out_value,
                                  int* out_value_length);
@@ -218,11 +280,22 @@ fdb_error_t fdb_future_get_granule_summary_array(FDBFuture* f,
                                                  int* out_count);
 fdb_error_t fdb_future_get_mappedkeyvalue_array(FDBFuture* f, const FDBMappedKeyValue** out_kv,
                                                 int* out_count, fdb_bool_t* out_more);
+fdb_error_t fdb_future_readbg_get_descriptions(FDBFuture* f, FDBBGFileDescription** out,
+                                               int* desc_count);
 
-/* FDBResult: a result computed at once (fdb_transaction_read_blob_granules). */
+/* FDBResult: a result computed at once (fdb_transaction_read_blob_granules, the readbg
+   parsers). */
 void fdb_result_destroy(FDBResult* r);
 fdb_error_t fdb_result_get_keyvalue_array(FDBResult* r, const FDBKeyValue** out_kv, int* out_count,
                                           fdb_bool_t* out_more);
+fdb_error_t fdb_result_get_bg_mutations_array(FDBResult* r, const FDBBGMutation** out_mutations,
+                                              int* out_count);
+FDBResult* fdb_readbg_parse_snapshot_file(const uint8_t* file_data, int file_len,
+                                          const FDBBGTenantPrefix* tenant_prefix,
+                                          const FDBBGEncryptionCtx* encryption_ctx);
+FDBResult* fdb_readbg_parse_delta_file(const uint8_t* file_data, int file_len,
+                                       const FDBBGTenantPrefix* tenant_prefix,
+                                       const FDBBGEncryptionCtx* encryption_ctx);
 
 /* ---- Databases ---------------------------------------------------------------------- */
 
@@ -262,6 +335,16 @@ FDBFuture* fdb_database_list_blobbified_ranges(FDBDatabase* d, const uint8_t* be
 FDBFuture* fdb_database_verify_blob_range(FDBDatabase* d, const uint8_t* begin_key_name,
                                           int begin_key_name_length, const uint8_t* end_key_name,
                                           int end_key_name_length, int64_t version);
+/* API 730 */
+FDBFuture* fdb_database_blobbify_range_blocking(FDBDatabase* d, const uint8_t* begin_key_name,
+                                                int begin_key_name_length,
+                                                const uint8_t* end_key_name,
+                                                int end_key_name_length);
+FDBFuture* fdb_database_flush_blob_range(FDBDatabase* d, const uint8_t* begin_key_name,
+                                         int begin_key_name_length, const uint8_t* end_key_name,
+                                         int end_key_name_length, fdb_bool_t compact,
+                                         int64_t version);
+FDBFuture* fdb_database_get_client_status(FDBDatabase* d);
 
 /* ---- Tenants ------------------------------------------------------------------------ */
 
@@ -285,6 +368,15 @@ FDBFuture* fdb_tenant_list_blobbified_ranges(FDBTenant* tenant, const uint8_t* b
 FDBFuture* fdb_tenant_verify_blob_range(FDBTenant* tenant, const uint8_t* begin_key_name,
                                         int begin_key_name_length, const uint8_t* end_key_name,
                                         int end_key_name_length, int64_t version);
+/* API 730 */
+FDBFuture* fdb_tenant_blobbify_range_blocking(FDBTenant* tenant, const uint8_t* begin_key_name,
+                                              int begin_key_name_length,
+                                              const uint8_t* end_key_name, int end_key_name_length);
+FDBFuture* fdb_tenant_flush_blob_range(FDBTenant* tenant, const uint8_t* begin_key_name,
+                                       int begin_key_name_length, const uint8_t* end_key_name,
+                                       int end_key_name_length, fdb_bool_t compact,
+                                       int64_t version);
+FDBFuture* fdb_tenant_get_id(FDBTenant* tenant);
 
 /* ---- Transactions ------------------------------------------------------------------- */
 
@@ -320,6 +412,8 @@ FDBFuture* fdb_transaction_watch(FDBTransaction* tr, const uint8_t* key_name, in
 FDBFuture* fdb_transaction_commit(FDBTransaction* tr);
 fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr, int64_t* out_version);
 FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr);
+FDBFuture* fdb_transaction_get_tag_throttled_duration(FDBTransaction* tr); /* API 730 */
+FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr);             /* API 730 */
 FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr);
 FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error);
 void fdb_transaction_reset(FDBTransaction* tr);
@@ -357,6 +451,15 @@ FDBResult* fdb_transaction_read_blob_granules(FDBTransaction* tr, const uint8_t*
 FDBFuture* fdb_transaction_summarize_blob_granules(
     FDBTransaction* tr, const uint8_t* begin_key_name, int begin_key_name_length,
     const uint8_t* end_key_name, int end_key_name_length, int64_t summary_version, int range_limit);
+FDBFuture* fdb_transaction_read_blob_granules_description(/* API 730 */
+                                                          FDBTransaction* tr,
+                                                          const uint8_t* begin_key_name,
+                                                          int begin_key_name_length,
+                                                          const uint8_t* end_key_name,
+                                                          int end_key_name_length,
+                                                          int64_t begin_version,
+                                                          int64_t read_version,
+                                                          int64_t* read_version_out);
 
 #ifdef __cplusplus
 }

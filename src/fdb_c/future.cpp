@@ -121,6 +121,7 @@ void FDB_future::reset() {
   }
   result_.kind = Kind::none;
   result_.int64 = 0;
+  result_.real = 0;
   result_.present = false;
   result_.bytes.clear();
   result_.row_bytes.clear();
@@ -281,6 +282,12 @@ fdb_error_t FDB_future::get_int64(std::int64_t* out) {
   return 0;
 }
 
+fdb_error_t FDB_future::get_real(double* out) {
+  if (fdb_error_t e = readable(Kind::real)) return e;
+  *out = result_.real;
+  return 0;
+}
+
 fdb_error_t FDB_future::get_key(const uint8_t** out, int* out_length) {
   if (fdb_error_t e = readable(Kind::key)) return e;
   *out = reinterpret_cast<const uint8_t*>(result_.bytes.data());
@@ -353,6 +360,7 @@ fdb_error_t fdb_future_get_uint64(FDBFuture* f, uint64_t* out) {
   if (e == 0) *out = static_cast<uint64_t>(v);
   return e;
 }
+fdb_error_t fdb_future_get_double(FDBFuture* f, double* out) { return f->get_real(out); }
 fdb_error_t fdb_future_get_key(FDBFuture* f, const uint8_t** out_key, int* out_key_length) {
   return f->get_key(out_key, out_key_length);
 }
@@ -381,6 +389,12 @@ fdb_error_t fdb_future_get_granule_summary_array(FDBFuture* f,
                                                  int* out_count) {
   fdb_error_t e = f->get_empty(FDB_future::Kind::granule_summaries, out_count);
   if (e == 0) *out_summaries = nullptr;
+  return e;
+}
+fdb_error_t fdb_future_readbg_get_descriptions(FDBFuture* f, FDBBGFileDescription** out,
+                                               int* desc_count) {
+  fdb_error_t e = f->get_empty(FDB_future::Kind::granule_descriptions, desc_count);
+  if (e == 0) *out = nullptr;
   return e;
 }
 fdb_error_t fdb_future_get_mappedkeyvalue_array(FDBFuture* f, const FDBMappedKeyValue** out_kv,

@@ -35,10 +35,12 @@
 struct FDB_future {
  public:
   // key_ranges and granule_summaries: strata keeps no blob granules, so their lists are
-  // always empty; no call makes mapped_key_values (get_mapped_range is unsupported).
+  // always empty; no call makes mapped_key_values (get_mapped_range is unsupported) or
+  // granule_descriptions (read_blob_granules_description is unsupported).
   enum class Kind : std::uint8_t {
     none,
     int64,
+    real,  // a double (fdb_future_get_double)
     key,
     value,
     key_values,
@@ -46,7 +48,8 @@ struct FDB_future {
     keys,
     key_ranges,
     granule_summaries,
-    mapped_key_values
+    mapped_key_values,
+    granule_descriptions
   };
 
   // The pieces of a result; fill() sets the ones of its kind.
@@ -54,6 +57,7 @@ struct FDB_future {
     explicit Result(Kind k = Kind::none) : kind(k) {}
     Kind kind;
     std::int64_t int64 = 0;
+    double real = 0;
     bool present = false;  // value
     std::string bytes;     // key or value
     // key_values: each row's key then value, back to back in row_bytes, and their sizes.
@@ -101,6 +105,7 @@ struct FDB_future {
   fdb_error_t error();
 
   fdb_error_t get_int64(std::int64_t* out);
+  fdb_error_t get_real(double* out);
   fdb_error_t get_key(const uint8_t** out, int* out_length);
   fdb_error_t get_value(fdb_bool_t* present, const uint8_t** out, int* out_length);
   fdb_error_t get_key_values(const FDBKeyValue** out, int* count, fdb_bool_t* more);

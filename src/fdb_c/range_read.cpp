@@ -144,6 +144,14 @@ FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, const uint8_t* key_name, 
   Selector selector{bytes(key_name, key_name_length), or_equal != 0, offset};
   return tr->read([&](FDB_future::Result& r) {
     r.kind = Kind::key;
+    // Under the system-key options, \xff\xff (where the special key space begins) is the
+    // largest key a selector may name, as FoundationDB's getMaxReadKey: it resolves among
+    // the system keys (FoundationDB's bindings ask for last_less_than(\xff\xff)).
+    if (tr->reads_system_keys() && selector.key == fc::kSpecialSpaceBegin) {
+      r.bytes =
+          fc::resolve_special(fc::system_rows(), selector.key, selector.or_equal, selector.offset);
+      return;
+    }
     if (tr->materialized(selector.key)) {
       const fc::SpecialRows rows = tr->special_rows(selector.key, key_after(selector.key));
       r.bytes = fc::resolve_special(rows, selector.key, selector.or_equal, selector.offset);
@@ -198,6 +206,7 @@ FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_ke
                                  ? tr->tr.snapshot().visit_range(begin, end, options, keep)
                                  : tr->tr.visit_range(begin, end, options, keep);
     r.more = reached(rows, r.row_bytes.size(), batch);
+    tr->add_read_cost(r.row_bytes.size());
   });
 }
 

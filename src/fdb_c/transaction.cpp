@@ -34,11 +34,14 @@ FDB_transaction::~FDB_transaction() {
 
 fdb_error_t FDB_transaction::check() const {
   if (deferred_ != 0) return deferred_;
-  if (options_.timeout_ms > 0 &&
-      Clock::now() - start_ >= std::chrono::milliseconds(options_.timeout_ms)) {
+  if (timed_out(Clock::now()))
     return static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out);
-  }
   return 0;
+}
+
+bool FDB_transaction::timed_out(Clock::time_point now) const {
+  return timed_out_ || (options_.timeout_ms > 0 &&
+                        now - start_ >= std::chrono::milliseconds(options_.timeout_ms));
 }
 
 void FDB_transaction::apply_read_options() {
@@ -139,29 +142,30 @@ FDBFuture* FDB_transaction::versionstamp() {
 
 FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
   std::lock_guard lock(mu);
-  if (error == 0) return FDB_future::failed(fc::kClientInvalidOperation);
-  if (!fdb_error_predicate(FDB_ERROR_PREDICATE_RETRYABLE, error)) {
-    return FDB_future::failed(error);
-  }
-  if (options_.retry_limit >= 0 && retries_ >= options_.retry_limit) {
-    return FDB_future::failed(error);
+  // As FoundationDB: a cancelled transaction stays cancelled through on_error (only reset
+  // ends it), and so does one that timed out.
+  if (cancelled_) {
+    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   }
   auto now = Clock::now();
+  if (timed_out(now)) {
+    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
+  }
   auto deadline = Clock::time_point::max();
   if (options_.timeout_ms > 0) deadline = start_ + std::chrono::milliseconds(options_.timeout_ms);
-  if (now >= deadline) {
-    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
+  if (error == 0) return FDB_future::failed(fc::kClientInvalidOperation);
+  // The retry counts even when the limit stops it (FoundationDB's count, which a later,
+  // lower limit is held against).
+  const bool limit_hit = options_.retry_limit >= 0 && retries_ >= options_.retry_limit;
+  ++retries_;
+  if (limit_hit || !fdb_error_predicate(FDB_ERROR_PREDICATE_RETRYABLE, error)) {
+    end_after_failed_retry();
+    return FDB_future::failed(error);
   }
   auto when = now + std::chrono::duration_cast<Clock::duration>(
                         backoff_.next(static_cast<strata::ErrorCode>(error),
                                       std::chrono::milliseconds(options_.max_retry_delay_ms)));
-  ++retries_;
-  // Reset now, keeping the options, the retry count and the timeout's start.
-  finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
-  tr.reset();
-  apply_read_options();
-  deferred_ = 0;
-  commit_started_ = false;
+  restart();
 
   bool timed_out = when >= deadline;
   FDBFuture* f = FDB_future::pending(Kind::none);
@@ -176,8 +180,32 @@ FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
   return f;
 }
 
+// An on_error that gives the error back ends the transaction, as FoundationDB's does: from
+// API 610 it is cancelled (every later call fails with transaction_cancelled until reset,
+// so a loop that ignored the failure cannot commit it half-retried); before 610 it is reset.
+void FDB_transaction::end_after_failed_retry() {
+  if (fc::api_version() < 610) return restart();
+  finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+  tr.cancel();
+  cancelled_ = true;
+}
+
+// A retry's reset: the transaction as new, keeping its options, its retry count and its
+// timeout's start.
+void FDB_transaction::restart() {
+  finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+  tr.reset();
+  apply_read_options();
+  deferred_ = 0;
+  commit_started_ = false;
+  read_cost_ = write_cost_ = 0;
+}
+
 fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) {
   std::lock_guard lock(mu);
+  // A timeout that has expired has ended the transaction: a new TIMEOUT (0 included) does
+  // not bring it back, as in FoundationDB, where the expiry fires at once.
+  if (timed_out(Clock::now())) timed_out_ = true;
   fc::TransactionOptions updated = options_;
   if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
   try {
@@ -208,6 +236,9 @@ void FDB_transaction::reset() {
   backoff_.reset();
   deferred_ = 0;
   commit_started_ = false;
+  cancelled_ = false;
+  timed_out_ = false;
+  read_cost_ = write_cost_ = 0;
 }
 
 bool FDB_transaction::get_special(std::string_view key, std::string& value) const {
@@ -232,6 +263,7 @@ void FDB_transaction::cancel() {
   std::lock_guard lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   tr.cancel();
+  cancelled_ = true;
 }
 
 // ---- Entry points ---------------------------------------------------------------------
@@ -320,6 +352,7 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
       return;
     }
     r.present = snapshot ? tr->tr.snapshot().get(key, r.bytes) : tr->tr.get(key, r.bytes);
+    tr->add_read_cost(key.size() + (r.present ? r.bytes.size() : 0));
   });
 }
 
@@ -337,6 +370,7 @@ void fdb_transaction_set(FDBTransaction* tr, const uint8_t* key_name, int key_na
     const std::string_view key = bytes(key_name, key_name_length);
     if (tr->writes_tenant_map(key)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.set(key, bytes(value, value_length));
+    tr->add_write_cost(key.size() + static_cast<std::size_t>(std::max(value_length, 0)));
   });
 }
 
@@ -358,6 +392,7 @@ void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int 
     } else {
       tr->tr.atomic_op(*type, key, operand);
     }
+    tr->add_write_cost(key.size());
   });
 }
 
@@ -366,6 +401,7 @@ void fdb_transaction_clear(FDBTransaction* tr, const uint8_t* key_name, int key_
     const std::string_view key = bytes(key_name, key_name_length);
     if (tr->writes_tenant_map(key)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.clear(key);
+    tr->add_clear_cost();
   });
 }
 
@@ -377,6 +413,7 @@ void fdb_transaction_clear_range(FDBTransaction* tr, const uint8_t* begin_key_na
     const std::string_view end = bytes(end_key_name, end_key_name_length);
     if (tr->writes_tenant_map(begin, end)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.clear_range(begin, end);
+    tr->add_clear_cost();
   });
 }
 
@@ -403,6 +440,20 @@ FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
         r.int64 = static_cast<std::int64_t>(tr->tr.approximate_size());
       },
       false);
+}
+
+FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) {
+  return tr->read(
+      [&](FDB_future::Result& r) {
+        r.kind = Kind::int64;
+        r.int64 = tr->total_cost();
+      },
+      false);
+}
+
+// Tag throttling delays a cluster's transactions at its proxies; one process has none.
+FDBFuture* fdb_transaction_get_tag_throttled_duration(FDBTransaction* tr) {
+  return tr->read([](FDB_future::Result& r) { r.kind = Kind::real; }, false);
 }
 
 FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr) { return tr->versionstamp(); }

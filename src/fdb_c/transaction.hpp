@@ -90,6 +90,7 @@ struct FDB_transaction {
   // the special key space, and the system keyspace under ACCESS_SYSTEM_KEYS or
   // READ_SYSTEM_KEYS. REQUIRES: mu held.
   bool materialized(std::string_view key) const;
+  bool reads_system_keys() const { return options_.read_system_keys; }  // REQUIRES: mu held
   bool get_special(std::string_view key, std::string& value) const;
   // Whether a write to `key` creates or deletes a tenant (the special key space's tenant
   // map, writable under SPECIAL_KEY_SPACE_ENABLE_WRITES), which fails the commit with
@@ -104,8 +105,20 @@ struct FDB_transaction {
   strata::fdb_c::SpecialRows special_rows(std::string_view begin_key,
                                           std::string_view end_key) const;
 
+  // FoundationDB's tag-throttling cost (fdb_transaction_get_total_cost, API 730), counted as
+  // its client does: each read of the database's data as it completes (its key and value
+  // bytes rounded up to 4 KiB pages, at least one page), each set and atomic operation at
+  // four times its key (and value) bytes so rounded, each clear at one page. Writes count
+  // once commit is called (the client applies them to the request then). Starts again at
+  // 0 on reset and on_error. REQUIRES: mu held.
+  void add_read_cost(std::size_t bytes) { read_cost_ += page_cost(bytes); }
+  void add_write_cost(std::size_t bytes) { write_cost_ += kWriteCostFactor * page_cost(bytes); }
+  void add_clear_cost() { write_cost_ += kCostPage; }
+  std::int64_t total_cost() const { return read_cost_ + (commit_started_ ? write_cost_ : 0); }
+
   // REQUIRES: mu held.
   fdb_error_t check() const;  // the deferred error, or transaction_timed_out
+  bool timed_out(Clock::time_point now) const;
   void defer(fdb_error_t error) {
     if (deferred_ == 0) deferred_ = error;
   }
@@ -114,8 +127,18 @@ struct FDB_transaction {
   strata::Transaction tr;  // guarded by mu
 
  private:
+  static constexpr std::int64_t kCostPage = 4096;  // CLIENT_KNOBS->TAG_THROTTLING_PAGE_SIZE
+  static constexpr std::int64_t kWriteCostFactor =
+      4;  // ...->GLOBAL_TAG_THROTTLING_RW_FUNGIBILITY_RATIO
+  static std::int64_t page_cost(std::size_t bytes) {
+    const auto pages = bytes == 0 ? 1 : (static_cast<std::int64_t>(bytes) - 1) / kCostPage + 1;
+    return pages * kCostPage;
+  }
+
   void apply_read_options();                     // REQUIRES: mu held
   void finish_stamp_waiters(fdb_error_t error);  // REQUIRES: mu held; 0: after a commit
+  void end_after_failed_retry();                 // REQUIRES: mu held
+  void restart();                                // REQUIRES: mu held
 
   strata::Database db_;
   const strata::fdb_c::TransactionOptions defaults_;
@@ -126,5 +149,9 @@ struct FDB_transaction {
   strata::base::RetryBackoff backoff_;         // guarded by mu
   fdb_error_t deferred_ = 0;                   // guarded by mu
   bool commit_started_ = false;                // guarded by mu: commit() was called
+  bool cancelled_ = false;                     // guarded by mu: cancel() since the last reset
+  bool timed_out_ = false;                     // guarded by mu: expired before a TIMEOUT change
+  std::int64_t read_cost_ = 0;                 // guarded by mu
+  std::int64_t write_cost_ = 0;                // guarded by mu
   std::vector<FDBFuture*> stamp_waiters_;      // guarded by mu; each holds a reference
 };

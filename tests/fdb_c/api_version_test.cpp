@@ -15,7 +15,7 @@ TEST(ApiVersion, RuntimeNewerThanHeaderIsInvalid) {
   EXPECT_EQ(env().runtime_newer_than_header, 2202);
 }
 
-TEST(ApiVersion, HeaderAbove720IsNotSupported) { EXPECT_EQ(env().header_too_new, 2203); }
+TEST(ApiVersion, HeaderAbove740IsNotSupported) { EXPECT_EQ(env().header_too_new, 2203); }
 
 TEST(ApiVersion, RuntimeBelow510IsNotSupported) { EXPECT_EQ(env().runtime_too_old, 2203); }
 
@@ -26,20 +26,21 @@ TEST(ApiVersion, SelectingAfterFailedAttemptsSucceeds) { EXPECT_EQ(env().select,
 TEST(ApiVersion, SecondSelectIsAlreadySet) { EXPECT_EQ(env().second_select, 2201); }
 
 TEST(ApiVersion, FailedSelectsAndSecondSelectDoNotDisturbTheSelectedVersion) {
-  // The library still works at 720: a transaction round trip.
+  // The library still works at 740: a transaction round trip.
   Tr tr = make_tr();
   EXPECT_EQ(get(tr, "fdbc/ApiVersion/none").error, 0);
 }
 
-TEST(ApiVersion, MaxApiVersionIs720) {
-  EXPECT_EQ(fdb_get_max_api_version(), 720);
-  EXPECT_EQ(STRATA_FDB_API_VERSION, 720);
+TEST(ApiVersion, MaxApiVersionIs740) {
+  EXPECT_EQ(fdb_get_max_api_version(), 740);
+  EXPECT_EQ(STRATA_FDB_API_VERSION, 740);
 }
 
-TEST(ApiVersion, ClientVersionIsANonEmptyString) {
+// FoundationDB's form: "<release>,<source id>,<protocol version in hex>".
+TEST(ApiVersion, ClientVersionNamesTheReleaseAndProtocol) {
   const char* v = fdb_get_client_version();
   ASSERT_NE(v, nullptr);
-  EXPECT_GT(std::strlen(v), 0u);
+  EXPECT_STREQ(v, "7.4.0,strata,fdb00b074000000");
 }
 
 TEST(Network, StopBeforeSetupIsNetworkNotSetup) { EXPECT_EQ(env().stop_before_setup, 2008); }

@@ -37,12 +37,12 @@ inline constexpr std::chrono::milliseconds kWait = 30s;
 struct ProcessState {
   // Results of the fdb_select_api_version_impl calls made before and after the successful
   // one, and of the network calls around it, for api_version_test.cpp to assert.
-  fdb_error_t runtime_newer_than_header = -1;  // (730, 720)
-  fdb_error_t header_too_new = -1;             // (730, 730)
-  fdb_error_t runtime_too_old = -1;            // (500, 720)
+  fdb_error_t runtime_newer_than_header = -1;  // (740, 730)
+  fdb_error_t header_too_new = -1;             // (750, 750)
+  fdb_error_t runtime_too_old = -1;            // (500, 740)
   fdb_error_t header_too_old = -1;             // (610, 610)
-  fdb_error_t select = -1;                     // (720, 720)
-  fdb_error_t second_select = -1;              // (720, 720) again
+  fdb_error_t select = -1;                     // (740, 740)
+  fdb_error_t second_select = -1;              // (740, 740) again
   fdb_error_t network_option = -1;             // a network option set before setup
   fdb_error_t stop_before_setup = -1;          // fdb_stop_network before fdb_setup_network
   fdb_error_t setup = -1;

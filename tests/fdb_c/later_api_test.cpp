@@ -19,7 +19,7 @@ constexpr fdb_error_t kOperationCancelled = 1101;
 constexpr fdb_error_t kClientInvalidOperation = 2000;
 constexpr fdb_error_t kUnsupportedOperation = 2108;
 constexpr fdb_error_t kTenantsDisabled = 2136;
-constexpr uint64_t kProtocol72 = 0x0FDB00B072000000;
+constexpr uint64_t kProtocol74 = 0x0FDB00B074000000;
 
 struct TenantDeleter {
   void operator()(FDBTenant* t) const { fdb_tenant_destroy(t); }
@@ -348,21 +348,22 @@ TEST_F(Administration, OneProcessHasNoWorkerToRebootNorRecoveryOrSnapshotToMake)
   EXPECT_EQ(wait(snapshot), kUnsupportedOperation);
 }
 
-// The protocol is FoundationDB 7.2's; asked to wait for a change from it, the future waits
-// until cancelled, as FoundationDB's does while the cluster keeps its protocol.
-TEST_F(Administration, TheServerProtocolIsSevenTwosAndNeverChanges) {
+// The protocol is FoundationDB 7.4's (the newest API the library offers, 740); asked to
+// wait for a change from it, the future waits until cancelled, as FoundationDB's does
+// while the cluster keeps its protocol.
+TEST_F(Administration, TheServerProtocolIsSevenFoursAndNeverChanges) {
   Future protocol(fdb_database_get_server_protocol(db(), 0));
   ASSERT_EQ(wait(protocol), 0);
   uint64_t v = 0;
   ASSERT_EQ(fdb_future_get_uint64(protocol.get(), &v), 0);
-  EXPECT_EQ(v, kProtocol72);
+  EXPECT_EQ(v, kProtocol74);
 
-  Future other(fdb_database_get_server_protocol(db(), kProtocol72 - 1));
+  Future other(fdb_database_get_server_protocol(db(), kProtocol74 - 1));
   ASSERT_EQ(wait(other), 0);
   ASSERT_EQ(fdb_future_get_uint64(other.get(), &v), 0);
-  EXPECT_EQ(v, kProtocol72);
+  EXPECT_EQ(v, kProtocol74);
 
-  Future change(fdb_database_get_server_protocol(db(), kProtocol72));
+  Future change(fdb_database_get_server_protocol(db(), kProtocol74));
   EXPECT_FALSE(fdb_future_is_ready(change.get()));
   fdb_future_cancel(change.get());
   EXPECT_EQ(wait(change), kOperationCancelled);

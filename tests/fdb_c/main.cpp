@@ -1,8 +1,9 @@
 // main() for strata_fdb_c_test. The API version and the network are process-global and can
 // be set up once per process, so a global environment does it before the first test: the
 // failing fdb_select_api_version_impl calls first (their results are asserted in
-// api_version_test.cpp), then API 720, fdb_setup_network and fdb_run_network on a thread of
-// its own; at the end it stops the network and checks fdb_run_network returned 0.
+// api_version_test.cpp), then API 740 (FoundationDB 7.4's, the newest), fdb_setup_network and
+// fdb_run_network on a thread of its own; at the end it stops the network and checks
+// fdb_run_network returned 0.
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -17,12 +18,12 @@ class NetworkEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     ProcessState& e = env();
-    e.runtime_newer_than_header = fdb_select_api_version_impl(730, 720);
-    e.header_too_new = fdb_select_api_version_impl(730, 730);
-    e.runtime_too_old = fdb_select_api_version_impl(500, 720);
+    e.runtime_newer_than_header = fdb_select_api_version_impl(740, 730);
+    e.header_too_new = fdb_select_api_version_impl(750, 750);
+    e.runtime_too_old = fdb_select_api_version_impl(500, 740);
     e.header_too_old = fdb_select_api_version_impl(610, 610);
-    e.select = fdb_select_api_version_impl(720, 720);
-    e.second_select = fdb_select_api_version_impl(720, 720);
+    e.select = fdb_select_api_version_impl(740, 740);
+    e.second_select = fdb_select_api_version_impl(740, 740);
     ASSERT_EQ(e.select, 0) << fdb_get_error(e.select);
 
     e.stop_before_setup = fdb_stop_network();

@@ -132,6 +132,27 @@ TEST_F(OnError, RetryLimitReturnsTheErrorItWasGiven) {
   EXPECT_EQ(on_error(tr, 1021), 1021);
 }
 
+// As FoundationDB's from API 610: an on_error that gives the error back (not retryable, or
+// past RETRY_LIMIT) cancels the transaction until reset, so a loop that went on anyway
+// cannot commit what it wrote before.
+TEST_F(OnError, GivingTheErrorBackCancelsTheTransactionUntilReset) {
+  for (int code : {2004, 1020}) {
+    const std::string key = k("a" + std::to_string(code));
+    Tr tr = make_tr();
+    ASSERT_EQ(set_option(tr, FDB_TR_OPTION_RETRY_LIMIT, 0), 0);
+    set(tr, key, "1");
+    EXPECT_EQ(on_error(tr, code), code);
+    EXPECT_EQ(get(tr, key).error, 1025) << code;
+    EXPECT_EQ(commit(tr), 1025) << code;
+    EXPECT_EQ(on_error(tr, 1020), 1025) << code;
+    EXPECT_FALSE(read(key).present) << code;
+    fdb_transaction_reset(tr.get());
+    set(tr, key, "1");
+    EXPECT_EQ(commit(tr), 0) << code;
+    EXPECT_TRUE(read(key).present) << code;
+  }
+}
+
 TEST_F(OnError, RetryLimitZeroRetriesNothing) {
   Tr tr = make_tr();
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_RETRY_LIMIT, 0), 0);

@@ -47,6 +47,22 @@ TEST_F(Options, TimeoutZeroMeansNone) {
   EXPECT_EQ(commit(tr), 0);
 }
 
+// As FoundationDB's, where the expiry fires and ends the transaction: a TIMEOUT set after
+// it (0 included) does not bring it back; only reset does.
+TEST_F(Options, AnExpiredTimeoutIsNotUndoneByANewOne) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 20), 0);
+  set(tr, k("a"), "1");
+  let_expire(20);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 0), 0);
+  EXPECT_EQ(commit(tr), 1031);
+  EXPECT_EQ(on_error(tr, 1020), 1031);
+  EXPECT_FALSE(read(k("a")).present);
+  fdb_transaction_reset(tr.get());
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 0);
+}
+
 TEST_F(Options, ResetClearsTheTimeout) {
   Tr tr = make_tr();
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, 20), 0);

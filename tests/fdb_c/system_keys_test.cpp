@@ -59,6 +59,12 @@ TEST_F(SystemKeys, PointReadsAndSelectorsSeeTheShardMapAndNoOtherSystemKey) {
   EXPECT_EQ(get_key(tr, last_less_than(kShardMap + "m")).key, kShardMap);
   // Past the last row: the end of the system keyspace.
   EXPECT_EQ(get_key(tr, first_greater_than(kShardMap + kFF)).key, std::string("\xff\xff", 2));
+  // The end of the system keyspace is a selector's largest key (the bindings' locality
+  // test reads last_less_than of it): it resolves among the system keys.
+  const std::string end("\xff\xff", 2);
+  EXPECT_EQ(get_key(tr, last_less_than(end)).key, kShardMap + kFF);
+  EXPECT_EQ(get_key(tr, last_less_or_equal(end)).key, kShardMap + kFF);
+  EXPECT_EQ(get_key(tr, first_greater_or_equal(end)).key, end);
 }
 
 TEST_F(SystemKeys, StayReadOnly) {

@@ -360,6 +360,21 @@ TEST_F(Transaction, CancelFailsEveryLaterCallUntilReset) {
   EXPECT_TRUE(read(k("c")).present);
 }
 
+// on_error does not end a cancellation (FoundationDB's bindings' own unit tests check it):
+// a retry loop around a cancelled transaction stops instead of retrying it.
+TEST_F(Transaction, CancellationSurvivesOnErrorButNotReset) {
+  Tr tr = make_tr();
+  fdb_transaction_cancel(tr.get());
+  EXPECT_EQ(on_error(tr, 1007), 1025);
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 1025);
+  EXPECT_EQ(on_error(tr, 1020), 1025);
+  fdb_transaction_reset(tr.get());
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 0);
+  EXPECT_TRUE(read(k("a")).present);
+}
+
 TEST_F(Transaction, CancelTwiceIsHarmless) {
   Tr tr = make_tr();
   fdb_transaction_cancel(tr.get());

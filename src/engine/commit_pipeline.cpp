@@ -320,9 +320,12 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
         v ? set(key, *v, path) : clear(key);
         break;
       }
-      case PointWrite::Kind::stamped:
-        set(key, apply_stamp(entry.value(), entry.stamp_offset, stamp), path);
+      case PointWrite::Kind::stamped: {
+        std::optional<std::string> v = apply_stamp(entry.value(), entry.stamp_offset, stamp);
+        if (!entry.ops.empty()) v = resolve_dependent(entry, *v);
+        v ? set(key, *v, path) : clear(key);
         break;
+      }
     }
   }
   for (const StampedKeyWrite& s : w.stamped_keys()) {

@@ -46,7 +46,7 @@ struct PointWrite {
 
   Kind kind = Kind::set;
   std::uint32_t stamp_offset = 0;  // stamped: where the 10 stamp bytes go
-  std::vector<AtomicOp> ops;       // dependent: in the order issued
+  std::vector<AtomicOp> ops;       // dependent (stamped: after the stamp), in the order issued
   char* bytes = nullptr;           // the value's, with room for `capacity`
   std::uint32_t size = 0;
   std::uint32_t capacity = 0;

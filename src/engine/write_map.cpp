@@ -54,11 +54,9 @@ void WriteMap::atomic(std::string_view key, MutationType type, std::string_view 
       w.ops.push_back({type, std::string(param)});
       return;
     case PointWrite::Kind::stamped:
-      // The value is unknown until commit; FoundationDB's behaviour here (an atomic op
-      // on a key whose value is being versionstamped) is to replace it.
-      w.kind = PointWrite::Kind::dependent;
-      w.size = 0;
-      w.ops.assign(1, {type, std::string(param)});
+      // The value is known only at commit: the operation waits for it, as FoundationDB
+      // applies a transaction's mutations in order (the key stays unreadable).
+      w.ops.push_back({type, std::string(param)});
       return;
   }
 }

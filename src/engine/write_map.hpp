@@ -4,7 +4,8 @@
 //   set          the value is known
 //   clear        reads as absent
 //   dependent    atomic operations waiting for the stored value, applied in order
-//   stamped      set_versionstamped_value: the value is known only at commit (unreadable)
+//   stamped      set_versionstamped_value: the value is known only at commit (unreadable);
+//                atomic operations made after it apply to the stamped value
 // plus a set of cleared ranges. A point entry always overrides the cleared ranges; a
 // clear_range erases the point entries inside it. The net effect of the transaction is
 // "clear the ranges, then apply the point entries", which is what commit applies.

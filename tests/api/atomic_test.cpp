@@ -215,6 +215,22 @@ TEST(Versionstamp, PendingStampedKeysAndValuesAreUnreadable) {
   EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::accessed_unreadable));
 }
 
+// FoundationDB sends a transaction's mutations in the order they were made, so an atomic
+// operation after set_versionstamped_value works on the stamped value, and the key stays
+// unreadable (FDB-SEMANTICS 3.2, WriteMap "mutate"): the stamped value is not dropped.
+TEST(Versionstamp, AtomicOpAfterAStampedValueWorksOnTheStampedValue) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.set("k", "old"); });
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::set_versionstamped_value, "k",
+               "id:" + std::string(10, '\0') + std::string("\x03\x00\x00\x00", 4));
+  tr.atomic_op(MutationType::append_if_fits, "k", "!");
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  EXPECT_THAT([&] { tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  tr.commit();
+  EXPECT_EQ(db.run([](Transaction& r) { return r.get("k"); }), "id:" + tr.versionstamp() + "!");
+}
+
 TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

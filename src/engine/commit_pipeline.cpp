@@ -329,7 +329,9 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
     }
   }
   for (const StampedKeyWrite& s : w.stamped_keys()) {
-    stamped.push_back(apply_stamp(s.key, s.offset, stamp));
+    std::string key = apply_stamp(s.key, s.offset, stamp);
+    if (w.cleared_after(s, key)) continue;  // a later clear of this transaction removed it
+    stamped.push_back(std::move(key));
     set(stamped.back(), s.value);
   }
 }

@@ -23,6 +23,20 @@ void RangeSet::insert(std::string_view begin, std::string_view end) {
   ranges_.emplace_hint(it, std::move(b), std::move(e));
 }
 
+void RangeSet::erase(std::string_view begin, std::string_view end) {
+  if (begin >= end) return;
+  for (auto it = lower_bound_end(begin);
+       it != ranges_.end() && std::string_view(it->first) < end;) {
+    std::string b = it->first, e = it->second;
+    it = ranges_.erase(it);
+    if (std::string_view(b) < begin) ranges_.emplace(std::move(b), std::string(begin));
+    if (std::string_view(e) > end) {
+      ranges_.emplace(std::string(end), std::move(e));
+      return;
+    }
+  }
+}
+
 const std::pair<const std::string, std::string>* RangeSet::find_in_ranges(
     std::string_view key) const {
   auto it = ranges_.upper_bound(key);

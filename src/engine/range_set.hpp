@@ -23,6 +23,8 @@ class RangeSet {
  public:
   // Adds [begin, end); empty ranges are ignored. Overlapping or touching ranges merge.
   void insert(std::string_view begin, std::string_view end);
+  // Removes [begin, end): ranges inside it go, ranges across its ends are cut.
+  void erase(std::string_view begin, std::string_view end);
   // Both are asked on every get() and range read, nearly always of an empty set: the empty
   // case is inline.
   bool contains(std::string_view key) const { return find(key) != nullptr; }

@@ -596,6 +596,7 @@ void TransactionImpl::clear(std::string_view key) {
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) return;  // no such key can exist
   writes_.clear(key);
+  if (!unreadable_.empty()) unreadable_.erase(key, key_after(key));  // a stamp here is cleared
   if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, true);
 }
 
@@ -603,6 +604,7 @@ void TransactionImpl::clear_range(std::string_view begin, std::string_view end) 
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
   writes_.clear_range(begin, end);
+  if (!unreadable_.empty()) unreadable_.erase(begin, end);  // a stamp here is cleared
   if (!watches_.empty()) fire_own_watches(begin, end, std::nullopt, true);
 }
 

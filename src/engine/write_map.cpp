@@ -13,6 +13,11 @@ void WriteMap::set(std::string_view key, std::string_view value) {
 }
 
 void WriteMap::clear(std::string_view key) {
+  clear_point(key);
+  if (!stamped_keys_.empty()) later_clears_.push_back({std::string(key), base::key_after(key)});
+}
+
+void WriteMap::clear_point(std::string_view key) {
   PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::clear;
   w.size = 0;
@@ -23,6 +28,7 @@ void WriteMap::clear_range(std::string_view begin, std::string_view end) {
   if (begin >= end) return;
   points_.erase(begin, end);
   cleared_.insert(begin, end);
+  if (!stamped_keys_.empty()) later_clears_.push_back({std::string(begin), std::string(end)});
 }
 
 void WriteMap::atomic(std::string_view key, MutationType type, std::string_view param) {
@@ -31,7 +37,7 @@ void WriteMap::atomic(std::string_view key, MutationType type, std::string_view 
     if (cleared_.contains(key)) {
       // The value is known (absent): compute now.
       std::optional<std::string> v = kv::apply_atomic(type, std::nullopt, param);
-      v ? set(key, *v) : clear(key);
+      v ? set(key, *v) : clear_point(key);
       return;
     }
     PointWrite& w = points_.find_or_insert(key);
@@ -73,6 +79,13 @@ void WriteMap::set_stamped_value(std::string_view key, std::string_view value_te
 
 const PointWrite* WriteMap::find(std::string_view key) const { return points_.find(key); }
 
+bool WriteMap::cleared_after(const StampedKeyWrite& write, std::string_view key) const {
+  for (std::size_t i = write.clears_before; i < later_clears_.size(); ++i) {
+    if (later_clears_[i].begin <= key && key < later_clears_[i].end) return true;
+  }
+  return false;
+}
+
 bool WriteMap::overwrites(std::string_view key) const {
   if (const PointWrite* w = find(key)) {
     return w->kind == PointWrite::Kind::set || w->kind == PointWrite::Kind::clear;
@@ -85,6 +98,7 @@ void WriteMap::reset() {
   if (own_arena_ != nullptr) own_arena_->release();
   cleared_.clear();
   stamped_keys_.clear();
+  later_clears_.clear();
   has_stamped_values_ = false;
 }
 

@@ -36,6 +36,7 @@ struct StampedKeyWrite {
   std::string key;  // template, offset bytes already removed
   std::uint32_t offset;
   std::string value;
+  std::size_t clears_before = 0;  // WriteMap's clears made before it (set by add_stamped_key)
 };
 
 class WriteMap {
@@ -54,7 +55,13 @@ class WriteMap {
   void atomic(std::string_view key, MutationType type, std::string_view param);
   void set_stamped_value(std::string_view key, std::string_view value_template,
                          std::uint32_t offset);
-  void add_stamped_key(StampedKeyWrite write) { stamped_keys_.push_back(std::move(write)); }
+  void add_stamped_key(StampedKeyWrite write) {
+    write.clears_before = later_clears_.size();
+    stamped_keys_.push_back(std::move(write));
+  }
+  // Whether a clear made after `write` covers `key` (its stamped key): FoundationDB applies
+  // a transaction's mutations in order, so that clear removes it.
+  bool cleared_after(const StampedKeyWrite& write, std::string_view key) const;
 
   // The entry for `key`, or nullptr when only the cleared ranges (or nothing) apply.
   const PointWrite* find(std::string_view key) const;
@@ -81,10 +88,14 @@ class WriteMap {
   }
 
  private:
+  void clear_point(std::string_view key);  // clear() but for later_clears_
+
   std::unique_ptr<base::Arena> own_arena_;  // or null
   Points points_;
   RangeSet cleared_;
   std::vector<StampedKeyWrite> stamped_keys_;
+  // The clears (point or range) made since the first stamped key, in order.
+  std::vector<KeyRange> later_clears_;
   bool has_stamped_values_ = false;
 };
 

@@ -231,6 +231,48 @@ TEST(Versionstamp, AtomicOpAfterAStampedValueWorksOnTheStampedValue) {
   EXPECT_EQ(db.run([](Transaction& r) { return r.get("k"); }), "id:" + tr.versionstamp() + "!");
 }
 
+// A clear made after set_versionstamped_key clears the stamped key when the stamp puts it
+// inside the cleared range (FoundationDB applies a transaction's mutations in order), and
+// makes the cleared range readable again (FDB-SEMANTICS 3.2; WriteMap "clear").
+TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.set("s/old", "x"); });
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "v");
+  tr.clear_range("s/", "s0");
+  EXPECT_TRUE(tr.get_range("s/", "s0").empty());
+  tr.commit();
+  EXPECT_TRUE(db.run([](Transaction& r) { return r.get_range("s/", "s0"); }).empty());
+
+  // A clear before the stamped key leaves it.
+  Transaction before = db.create_transaction();
+  before.clear_range("s/", "s0");
+  before.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "kept");
+  before.commit();
+
+  // Clears of part of the keys a stamp may make: the stamped key goes only when its stamp
+  // lands inside one.
+  Transaction part = db.create_transaction();
+  std::string rv(8, '\0');  // the read version, big-endian as in a stamp
+  for (int i = 0; i < 8; ++i) {
+    rv[i] = static_cast<char>(static_cast<std::uint64_t>(part.read_version()) >> (56 - 8 * i));
+  }
+  const std::string top(8, '\xff');  // above every version a commit reaches
+  part.atomic_op(MutationType::set_versionstamped_key, stamped_key("p/"), "gone");
+  part.atomic_op(MutationType::set_versionstamped_key, stamped_key("q/"), "kept");
+  part.clear_range("p/", "p/" + top);
+  part.clear_range("q/", "q/" + rv);
+  part.clear_range("q/" + top, "q0");
+  EXPECT_TRUE(part.get_range("p/", "p/" + top).empty());
+  EXPECT_THAT([&] { part.get_range("q/", "q0"); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  part.commit();
+  auto rows = db.run([](Transaction& r) { return r.get_range("", "\xff"); });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].key, "q/" + part.versionstamp());
+  EXPECT_EQ(rows[1].key, "s/" + before.versionstamp());
+  EXPECT_EQ(rows[1].value, "kept");
+}
+
 TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

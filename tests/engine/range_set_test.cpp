@@ -37,6 +37,22 @@ TEST(RangeSet, SwallowsRangesInside) {
   EXPECT_EQ(s.to_vector(), (std::vector<KeyRange>{{"a", "z"}}));
 }
 
+TEST(RangeSet, EraseCutsRangesAcrossItsEndsAndDropsThoseInside) {
+  RangeSet s;
+  s.insert("a", "c");
+  s.insert("d", "e");
+  s.insert("f", "h");
+  s.erase("b", "g");
+  EXPECT_EQ(s.to_vector(), (std::vector<KeyRange>{{"a", "b"}, {"g", "h"}}));
+  s.erase("a", "a");  // empty: nothing
+  s.erase("c", "d");  // between ranges: nothing
+  EXPECT_EQ(s.to_vector(), (std::vector<KeyRange>{{"a", "b"}, {"g", "h"}}));
+  s.erase("g", std::string("g\0", 2));  // splits off the first key
+  EXPECT_EQ(s.to_vector(), (std::vector<KeyRange>{{"a", "b"}, {std::string("g\0", 2), "h"}}));
+  s.erase("", "z");
+  EXPECT_TRUE(s.empty());
+}
+
 TEST(Coalesce, SortsAndMerges) {
   std::vector<KeyRange> r{{"x", "y"}, {"a", "c"}, {"b", "d"}, {"d", "e"}};
   coalesce(r);

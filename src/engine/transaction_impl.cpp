@@ -319,17 +319,12 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
     const kv::VersionRecord* r = read_store();
     return r != nullptr ? found(r->value()) : absent();
   }
+  check_readable(key);  // before the write map: a set does not make the key readable
   const PointWrite* w = writes_.find(key);
   if (w != nullptr && w->kind != PointWrite::Kind::dependent) {
-    if (w->kind == PointWrite::Kind::stamped) {
-      throw Error(
-          ErrorCode::accessed_unreadable,
-          base::describe_key(key) + " has a versionstamped value pending in this transaction");
-    }
     return w->kind == PointWrite::Kind::set ? found(w->value()) : absent();
   }
   if (w == nullptr && writes_.cleared(key)) return absent();
-  check_readable(key);
   const StoreRead reading(*this);
   const kv::VersionRecord* r = read_store();
   if (w == nullptr) return r != nullptr ? found(r->value()) : absent();
@@ -630,6 +625,7 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
   if (type == MutationType::set_versionstamped_value) {
     auto [tmpl, offset] = split_stamp_operand(param, "value");
     writes_.set_stamped_value(key, tmpl, offset);
+    unreadable_.insert(key, key_after(key));  // until a clear, as FoundationDB's
     if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
     return;
   }

@@ -117,8 +117,8 @@ class TransactionImpl {
   // The version a read reads at: taken now, or the one taken, checked to be in the window.
   Version read_version_for_read();
   bool has_read_conflicts() const { return !read_conflicts_.empty() || !point_reads_.empty(); }
-  // accessed_unreadable (1036) when a pending versionstamped key may land on `key`, or in
-  // [begin, end). The point form allocates nothing: it sits on every get().
+  // accessed_unreadable (1036) when `key`, or a key in [begin, end), is in unreadable_. The point
+  // form allocates nothing: it sits on every get().
   void check_readable(std::string_view key) const;
   void check_readable(std::string_view begin, std::string_view end) const;
   // [begin, end) minus this transaction's writes; with `end_after`, [begin, end + 00).
@@ -222,7 +222,9 @@ class TransactionImpl {
   base::Arena arena_{arena_buffer_.data(), arena_buffer_.size()};
 
   WriteMap writes_{&arena_};
-  RangeSet unreadable_;  // keys a versionstamped key may become
+  // Keys a versionstamped key may become, and keys given a versionstamped value: reads of
+  // them throw accessed_unreadable until a clear of this transaction covers them.
+  RangeSet unreadable_;
   ArenaRanges read_conflicts_{&arena_};
   // Keys read with get(), each a [k, k+00) conflict range; kept as keys (their bytes in
   // the arena) and turned into ranges only by a commit that needs them.

@@ -273,6 +273,28 @@ TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
   EXPECT_EQ(rows[1].value, "kept");
 }
 
+// Once a versionstamp may write a key, the key stays unreadable for the rest of the
+// transaction, even after a set of it; a clear makes it readable again (FDB-SEMANTICS 3.2,
+// "Unreadable keys"; WriteMap "mutate" and "clear").
+TEST(Versionstamp, AKeyAStampMayWriteStaysUnreadableAfterASetButNotAfterAClear) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::set_versionstamped_value, "k",
+               std::string(10, '\0') + std::string("\x00\x00\x00\x00", 4));
+  tr.set("k", "plain");
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  EXPECT_THAT([&] { tr.get_range("k", "l"); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "v");
+  const std::string top = "s/" + std::string(10, '\xff');  // the highest key the stamp may make
+  tr.set(top, "x");
+  EXPECT_THAT([&] { tr.get(top); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  tr.clear("k");
+  EXPECT_EQ(tr.get("k"), std::nullopt);
+  tr.commit();
+  EXPECT_EQ(db.run([](Transaction& r) { return r.get("k"); }), std::nullopt);
+  EXPECT_EQ(db.run([&](Transaction& r) { return r.get(top); }), "x");
+}
+
 TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

@@ -220,10 +220,11 @@ class Transaction {
 
   // Retry protocol: for a retryable error, sleeps a randomized, growing backoff and
   // resets the transaction (keeping its timeout, retry limit and maximum retry delay);
-  // otherwise rethrows e. The backoff is FoundationDB's: 10 ms after transaction_too_old
-  // or future_version (at most the maximum retry delay); otherwise a random part of a delay
-  // that starts at 10 ms and doubles up to the maximum retry delay. A timeout that falls
-  // inside the delay ends it at the deadline with transaction_timed_out (1031).
+  // otherwise rethrows e (an e of success throws client_invalid_operation, 2000). The backoff is
+  // FoundationDB's: 10 ms after transaction_too_old or future_version (at most the maximum retry
+  // delay); otherwise a random part of a delay that starts at 10 ms and doubles up to the maximum
+  // retry delay. A timeout that falls inside the delay ends it at the deadline with
+  // transaction_timed_out (1031).
   void on_error(const Error& e);
   // FoundationDB's RETRY_LIMIT: once `limit` retries have happened, on_error rethrows the
   // error it is given. -1 is no limit (the default, unless Options::transaction_retry_limit

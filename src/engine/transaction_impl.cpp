@@ -825,6 +825,9 @@ std::string TransactionImpl::versionstamp() const {
 
 void TransactionImpl::on_error(const Error& e) {
   if (state_ == State::visiting) throw_visiting();
+  if (e.error_code() == ErrorCode::success) {
+    throw Error(ErrorCode::client_invalid_operation, "on_error was given success, not an error");
+  }
   if (!e.retryable()) throw e;
   // As FoundationDB's: past the limit, the error given is rethrown (not a new one).
   const bool limit_hit = retry_limit_ >= 0 && retries_ >= retry_limit_;

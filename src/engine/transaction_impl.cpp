@@ -825,6 +825,9 @@ std::string TransactionImpl::versionstamp() const {
 
 void TransactionImpl::on_error(const Error& e) {
   if (state_ == State::visiting) throw_visiting();
+  if (state_ == State::cancelled) {  // only reset() undoes a cancel, as FoundationDB's
+    throw Error(ErrorCode::transaction_cancelled, "the transaction was cancelled; reset it");
+  }
   if (e.error_code() == ErrorCode::success) {
     throw Error(ErrorCode::client_invalid_operation, "on_error was given success, not an error");
   }

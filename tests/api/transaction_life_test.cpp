@@ -396,6 +396,20 @@ TEST(Cancel, EveryLaterOperationThrowsTransactionCancelled) {
   EXPECT_EQ(read_key(db, "a1"), "va1") << "a cancelled transaction's writes never commit";
 }
 
+// on_error is one of the operations a cancel() refuses until reset() (FoundationDB's onError
+// fails with transaction_cancelled once the transaction was cancelled): a retry loop must
+// not bring a cancelled transaction back to life.
+TEST(Cancel, OnErrorDoesNotClearTheCancellation) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_max_retry_delay(std::chrono::milliseconds(0));
+  tr.cancel();
+  EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::not_committed)); },
+              ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_cancelled));
+}
+
 TEST(Cancel, ResetClearsTheCancellation) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

@@ -220,7 +220,10 @@ class Transaction {
 
   // Retry protocol: for a retryable error, sleeps a randomized, growing backoff and
   // resets the transaction (keeping its timeout, retry limit and maximum retry delay);
-  // otherwise rethrows e (an e of success throws client_invalid_operation, 2000). The backoff is
+  // otherwise rethrows e (an e of success throws client_invalid_operation, 2000) and leaves
+  // the transaction cancelled until reset() (as FoundationDB's from API 610; one whose
+  // timeout has passed stays timed out). On a cancelled transaction it throws
+  // transaction_cancelled (1025). The backoff is
   // FoundationDB's: 10 ms after transaction_too_old or future_version (at most the maximum retry
   // delay); otherwise a random part of a delay that starts at 10 ms and doubles up to the maximum
   // retry delay. A timeout that falls inside the delay ends it at the deadline with

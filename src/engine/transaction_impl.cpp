@@ -831,11 +831,16 @@ void TransactionImpl::on_error(const Error& e) {
   if (e.error_code() == ErrorCode::success) {
     throw Error(ErrorCode::client_invalid_operation, "on_error was given success, not an error");
   }
-  if (!e.retryable()) throw e;
-  // As FoundationDB's: past the limit, the error given is rethrown (not a new one).
+  // As FoundationDB's: past the limit, the error given is rethrown (not a new one). A
+  // rethrow leaves the transaction cancelled until reset() (FDB-SEMANTICS 3.7), so a loop
+  // that went on anyway cannot commit what it wrote before.
   const bool limit_hit = retry_limit_ >= 0 && retries_ >= retry_limit_;
   if (retries_ < std::numeric_limits<int>::max()) ++retries_;
-  if (limit_hit) throw e;
+  if (!e.retryable() || limit_hit) {
+    // (A transaction whose timeout has passed stays timed out instead: 1031 from then on.)
+    if (timeout_.count() <= 0 || Clock::now() < deadline_) cancel();
+    throw e;
+  }
   const std::chrono::duration<double> delay = backoff_.next(e.error_code(), max_backoff_);
   // A timeout already past, or falling inside the delay, ends the retrying at the deadline,
   // as FoundationDB's on_error future fails with transaction_timed_out.

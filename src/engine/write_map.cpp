@@ -57,11 +57,10 @@ void WriteMap::atomic(std::string_view key, MutationType type, std::string_view 
       return;
     }
     case PointWrite::Kind::dependent:
-      w.ops.push_back({type, std::string(param)});
-      return;
     case PointWrite::Kind::stamped:
-      // The value is known only at commit: the operation waits for it, as FoundationDB
-      // applies a transaction's mutations in order (the key stays unreadable).
+      // The value is known only at commit (the stored one, or the stamped one): the
+      // operation waits for it, as FoundationDB applies a transaction's mutations in order
+      // (a stamped key stays unreadable).
       w.ops.push_back({type, std::string(param)});
       return;
   }

@@ -162,6 +162,13 @@ Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own
   return pass;
 }
 
+// Thrown by fulfil_all when its transaction's on_error gave up (the error, not retryable or
+// past the retry limit): the transaction is cancelled then, so the popper settles its
+// request rather than ask on_error again (which would answer transaction_cancelled).
+struct GaveUp {
+  Error error;
+};
+
 // Fulfils until a pass serves the popper's own request, sees a short batch, or loses a race
 // (1020: someone else served those requests; go check). Returns the own outcome if served.
 std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const StagedLayout& layout,
@@ -190,7 +197,11 @@ std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const Stag
         hints.pass_lost(bound);
         return std::nullopt;
       }
-      tr.on_error(e);  // backs off, or rethrows a non-retryable error
+      try {
+        tr.on_error(e);  // backs off, or gives up (the transaction is cancelled then)
+      } catch (const Error& given_up) {
+        throw GaveUp{given_up};
+      }
     }
   }
 }
@@ -444,6 +455,10 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
         help = true;
         backoff = std::min(backoff * 2, kMaxBackoff);
       }
+    } catch (const GaveUp& g) {  // a pass's on_error gave up: settle, asking no more
+      auto value = settle(db, request_key, result_key, g.error);
+      ++counters.pops;
+      return value;
     } catch (const Error& e) {
       // An unknown outcome (the log failed) may hide a pop already done: a retry or a
       // settle would read the request as served empty and lose the item. Say so instead.

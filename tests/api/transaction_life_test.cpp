@@ -86,10 +86,10 @@ TEST(DatabaseRun, ForeignExceptionPropagatesAndNothingCommits) {
 
 TEST(OnError, RethrowsNonRetryableErrors) {
   Database db = Database::open();
-  Transaction tr = db.create_transaction();
   for (ErrorCode c : {ErrorCode::key_too_large, ErrorCode::transaction_cancelled,
                       ErrorCode::transaction_timed_out, ErrorCode::used_during_commit,
                       ErrorCode::inverted_range}) {
+    Transaction tr = db.create_transaction();  // a rethrow cancels it (below)
     EXPECT_THAT([&] { tr.on_error(Error(c)); }, ThrowsCode(c));
   }
 }
@@ -105,10 +105,9 @@ TEST(OnError, SuccessIsClientInvalidOperation) {
 
 // FDB-SEMANTICS 3.7 (ReadYourWrites onError, API 610 on): when on_error rethrows (an error
 // that is not retryable, or the retry limit reached) the transaction stays cancelled
-// until reset(), so its writes cannot be committed by mistake. strata leaves it usable,
-// and its C API's on_error does the same, and OnError.RethrowsNonRetryableErrors relies
-// on it: a change to both APIs, left for a decision.
-TEST(OnError, DISABLED_RethrowingLeavesTheTransactionCancelledUntilReset) {
+// until reset(), so its writes cannot be committed by mistake. The C API does the same
+// (tests/fdb_c, OnError.GivingTheErrorBackCancelsTheTransactionUntilReset).
+TEST(OnError, RethrowingLeavesTheTransactionCancelledUntilReset) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.set("k", "half done");

@@ -196,7 +196,23 @@ WalReadResult WalReader::read(Version after, const WalRecordFn& on_record) {
       on_record(record);
     };
     const bool is_last = i + 1 == segments.size();
-    const SegmentScan scan = scan_wal_segment(data, name, name_version, is_last, previous, deliver);
+    // Records at or below `after` are the checkpoint's. A log whose last record so far is
+    // among them may go on from any version up to `after` (an opening after a checkpoint at
+    // a version that has no record of its own continues from that version): only a step
+    // back is checked here, and deliver checks the first record after the checkpoint.
+    const bool covered = previous && *previous <= after;
+    const auto check_start = [&](const WalRecord& record) {
+      if (record.offset == wal::kFileHeaderSize && record.prev_version < *previous) {
+        throw_corrupt(name, record.offset,
+                      "record " + std::to_string(record.version) + " follows version " +
+                          std::to_string(record.prev_version) +
+                          " but the previous record is version " + std::to_string(*previous));
+      }
+      deliver(record);
+    };
+    const SegmentScan scan =
+        covered ? scan_wal_segment(data, name, name_version, is_last, std::nullopt, check_start)
+                : scan_wal_segment(data, name, name_version, is_last, previous, deliver);
     result.segments.push_back(path);
     result.bytes_read += data.size();
     if (scan.last_version) previous = scan.last_version;

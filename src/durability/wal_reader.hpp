@@ -9,7 +9,8 @@
 //     any other segment, damage followed by a valid record, a bad file header that is not
 //     a torn tail, a version that does not increase, a record whose prev_version is not the
 //     version of the record before it (a gap: a lost segment or lost records), or a segment
-//     whose name disagrees with its contents.
+//     whose name disagrees with its contents. (Below a checkpoint the chain is looser:
+//     see WalReader::read.)
 //
 // Thread safety: a WalReader is used by one thread; nothing may write the log meanwhile.
 #pragma once
@@ -93,8 +94,11 @@ class WalReader {
   // Reads every segment in version order, verifying every record, and calls on_record for
   // each record with version > `after` (the checkpoint version; 0 for none). The first
   // such record must continue from `after` or earlier (prev_version <= after), otherwise
-  // records are missing and it throws corrupt_data. Throws io_error if a file cannot be
-  // read. Does not modify any file: recover() truncates a torn tail.
+  // records are missing and it throws corrupt_data. While every record read so far is at
+  // or below `after`, a segment's first record may continue from any version up to
+  // `after` (docs/format/wal.md, invariant 3); only a step back is corruption. Throws
+  // io_error if a file cannot be read. Does not modify any file: recover() truncates a
+  // torn tail.
   [[nodiscard]] WalReadResult read(Version after, const WalRecordFn& on_record);
 
  private:

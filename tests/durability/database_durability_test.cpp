@@ -148,6 +148,30 @@ TEST(DurableDatabase, ALongLogReplaysToExactlyWhatWasCommitted) {
   EXPECT_EQ(contents(again), model);
 }
 
+// A version can be committed with nothing to log (a transaction with only a write conflict
+// range). A checkpoint at such a version leaves the log's last record below it, and the
+// next opening's first record continues from the checkpoint's version: a crash before that
+// opening's first checkpoint must not read as a version gap between the two segments.
+TEST(DurableDatabase, ALogContinuedFromACheckpointVersionWithoutARecordSurvivesACrash) {
+  TempDir dir;
+  TempDir copy;
+  {
+    Database db = Database::open(on_disk(dir.path()));
+    db.run([](Transaction& tr) { tr.set("a", "1"); });
+    db.run([](Transaction& tr) { tr.add_write_conflict_range("x", "y"); });  // nothing to log
+  }  // closing checkpoints the last version; the segment (active then) keeps the first
+  {
+    Database db = Database::open(on_disk(dir.path()));
+    db.run([](Transaction& tr) { tr.set("b", "2"); });
+    // The directory as a crash would leave it: no checkpoint at close.
+    std::filesystem::copy(dir.path(), copy.path(),
+                          std::filesystem::copy_options::recursive |
+                              std::filesystem::copy_options::overwrite_existing);
+  }
+  Database again = Database::open(on_disk(copy.path()));
+  EXPECT_EQ(contents(again), (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
+}
+
 TEST(DurableDatabase, QueueItemsSurviveARestartInOrder) {
   TempDir dir;
   {

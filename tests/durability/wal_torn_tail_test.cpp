@@ -164,6 +164,22 @@ TEST_F(WalTornTailTest, MissingFirstSegmentWithoutACheckpointIsAVersionGap) {
               ThrowsCodeWith(ErrorCode::corrupt_data, "records in between are missing"));
 }
 
+// An opening after a checkpoint at version 4, a version with no record of its own (the log
+// ended at 3), continues the log from 4. Read after that checkpoint the log is whole; read
+// from the start it has a gap; and a segment stepping back below the record before it is
+// corruption either way.
+TEST_F(WalTornTailTest, BelowTheCheckpointASegmentMayContinueFromTheCheckpointsVersion) {
+  write(1, 3, 0);
+  const auto later = write(5, 6, 4);
+  EXPECT_EQ(read_log(fs_, dir_, 4), later);
+  EXPECT_THAT([&] { (void)read_log(fs_, dir_, 0); },
+              ThrowsCodeWith(ErrorCode::corrupt_data, "version gap"));
+  fs_.remove(segment(5));
+  write(5, 6, 2);
+  EXPECT_THAT([&] { (void)read_log(fs_, dir_, 4); },
+              ThrowsCodeWith(ErrorCode::corrupt_data, "but the previous record is version 3"));
+}
+
 TEST_F(WalTornTailTest, BadFileHeaderIsCorruptionUnlessItIsAllThereIs) {
   write(1, 3, 0);
   write(4, 6, 3);

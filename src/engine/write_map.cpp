@@ -12,11 +12,6 @@ void WriteMap::set(std::string_view key, std::string_view value) {
   w.ops.clear();
 }
 
-void WriteMap::clear(std::string_view key) {
-  clear_point(key);
-  if (!stamped_keys_.empty()) later_clears_.push_back({std::string(key), base::key_after(key)});
-}
-
 void WriteMap::clear_point(std::string_view key) {
   PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::clear;
@@ -24,11 +19,28 @@ void WriteMap::clear_point(std::string_view key) {
   w.ops.clear();
 }
 
+void WriteMap::clear(std::string_view key) {
+  clear_point(key);
+  if (!stamped_keys_.empty()) [[unlikely]]
+    note_later_clear(key);
+}
+
 void WriteMap::clear_range(std::string_view begin, std::string_view end) {
   if (begin >= end) return;
   points_.erase(begin, end);
   cleared_.insert(begin, end);
-  if (!stamped_keys_.empty()) later_clears_.push_back({std::string(begin), std::string(end)});
+  if (!stamped_keys_.empty()) [[unlikely]]
+    note_later_clear(begin, end);
+}
+
+// Out of line, so that clear() stays small enough to inline: a queue's every pop clears a
+// key, and no stamped key is ever pending then.
+void WriteMap::note_later_clear(std::string_view key) {
+  later_clears_.push_back(ArenaRange::copy(*arena_, key, key, /*end_after=*/true));
+}
+
+void WriteMap::note_later_clear(std::string_view begin, std::string_view end) {
+  later_clears_.push_back(ArenaRange::copy(*arena_, begin, end));
 }
 
 void WriteMap::atomic(std::string_view key, MutationType type, std::string_view param) {
@@ -94,10 +106,10 @@ bool WriteMap::overwrites(std::string_view key) const {
 
 void WriteMap::reset() {
   points_.clear();
+  later_clears_.forget();  // its room is in the arena, released next (or by its owner)
   if (own_arena_ != nullptr) own_arena_->release();
   cleared_.clear();
   stamped_keys_.clear();
-  later_clears_.clear();
   has_stamped_values_ = false;
 }
 

@@ -45,9 +45,13 @@ class WriteMap {
 
   // `arena` must outlive the map; reset() returns nothing to it (its owner releases it
   // after reset()).
-  explicit WriteMap(base::Arena* arena) : points_(arena) {}
+  explicit WriteMap(base::Arena* arena) : arena_(arena), points_(arena), later_clears_(arena) {}
   // A map with an arena of its own, released by reset().
-  WriteMap() : own_arena_(std::make_unique<base::Arena>(nullptr, 0)), points_(own_arena_.get()) {}
+  WriteMap()
+      : own_arena_(std::make_unique<base::Arena>(nullptr, 0)),
+        arena_(own_arena_.get()),
+        points_(arena_),
+        later_clears_(arena_) {}
 
   void set(std::string_view key, std::string_view value);
   void clear(std::string_view key);
@@ -89,13 +93,17 @@ class WriteMap {
 
  private:
   void clear_point(std::string_view key);  // clear() but for later_clears_
+  [[gnu::noinline]] void note_later_clear(std::string_view key);
+  [[gnu::noinline]] void note_later_clear(std::string_view begin, std::string_view end);
 
   std::unique_ptr<base::Arena> own_arena_;  // or null
+  base::Arena* arena_;                      // own_arena_, or the one given
   Points points_;
   RangeSet cleared_;
   std::vector<StampedKeyWrite> stamped_keys_;
-  // The clears (point or range) made since the first stamped key, in order.
-  std::vector<KeyRange> later_clears_;
+  // The clears (point or range) made since the first stamped key, in order; their bytes in
+  // the arena.
+  ArenaRanges later_clears_;
   bool has_stamped_values_ = false;
 };
 

@@ -34,14 +34,14 @@ FDB_transaction::~FDB_transaction() {
 
 fdb_error_t FDB_transaction::check() const {
   if (deferred_ != 0) return deferred_;
-  if (timed_out(Clock::now()))
-    return static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out);
+  if (timed_out()) return static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out);
   return 0;
 }
 
-bool FDB_transaction::timed_out(Clock::time_point now) const {
+// The clock is read only under a timeout: every C call asks.
+bool FDB_transaction::timed_out() const {
   return timed_out_ || (options_.timeout_ms > 0 &&
-                        now - start_ >= std::chrono::milliseconds(options_.timeout_ms));
+                        Clock::now() - start_ >= std::chrono::milliseconds(options_.timeout_ms));
 }
 
 void FDB_transaction::apply_read_options() {
@@ -148,7 +148,7 @@ FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
     return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   }
   auto now = Clock::now();
-  if (timed_out(now)) {
+  if (timed_out()) {
     return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
   }
   auto deadline = Clock::time_point::max();
@@ -205,7 +205,7 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
   std::lock_guard lock(mu);
   // A timeout that has expired has ended the transaction: a new TIMEOUT (0 included) does
   // not bring it back, as in FoundationDB, where the expiry fires at once.
-  if (timed_out(Clock::now())) timed_out_ = true;
+  if (timed_out()) timed_out_ = true;
   fc::TransactionOptions updated = options_;
   if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
   try {

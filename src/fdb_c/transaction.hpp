@@ -118,7 +118,7 @@ struct FDB_transaction {
 
   // REQUIRES: mu held.
   fdb_error_t check() const;  // the deferred error, or transaction_timed_out
-  bool timed_out(Clock::time_point now) const;
+  bool timed_out() const;
   void defer(fdb_error_t error) {
     if (deferred_ == 0) deferred_ = error;
   }

@@ -164,8 +164,8 @@ class Transaction {
   Watch watch(std::string_view key);
 
   // Explicit conflict ranges. A read conflict range behaves as if the range were read
-  // (minus keys this transaction wrote); a write conflict range as if it were cleared,
-  // without changing data.
+  // (minus keys this transaction wrote, unless read-your-writes is off); a write conflict
+  // range as if it were cleared, without changing data.
   void add_read_conflict_range(std::string_view begin, std::string_view end);
   void add_read_conflict_key(std::string_view key);
   void add_write_conflict_range(std::string_view begin, std::string_view end);

@@ -638,7 +638,9 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
   base::check_range(begin, end, /*check_order=*/true);
   if (begin == end) return;
   ensure_read_version();
-  add_read_conflict(begin, end);
+  // Minus this transaction's writes only when its reads see them (FoundationDB's without
+  // read-your-writes hands the range to the database's transaction whole).
+  add_range_read(begin, end, false, ryw_);
 }
 
 // [key, key+00) as add_read_conflict_range would take it, kept with the keys read by get()
@@ -647,7 +649,8 @@ void TransactionImpl::add_read_conflict_key(std::string_view key) {
   check_usable();
   base::check_readable_key(key);
   ensure_read_version();
-  if (writes_.overwrites(key)) return;  // minus the keys this transaction set or cleared
+  // Minus the keys this transaction set or cleared, when its reads see its writes.
+  if (ryw_ && writes_.overwrites(key)) return;
   add_point_read(key);
 }
 

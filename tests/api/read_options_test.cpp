@@ -116,6 +116,23 @@ TEST(ReadYourWritesDisabled, ReadsConflictEvenOnKeysTheTransactionWrote) {
   EXPECT_TRUE(commit_conflicts(tr));
 }
 
+// As FoundationDB, whose transaction without read-your-writes hands reads and explicit
+// read conflict ranges straight to the database's transaction: nothing is subtracted for
+// the keys this transaction wrote (with read-your-writes on, those keys add no conflict).
+TEST(ReadYourWritesDisabled, RangeReadsAndExplicitReadConflictsKeepTheKeysItWrote) {
+  for (int form = 0; form < 3; ++form) {
+    Database db = Database::open();
+    Transaction tr = db.create_transaction();
+    tr.set_read_your_writes(false);
+    tr.set("k", "mine");
+    if (form == 0) (void)tr.get_range("a", "z");
+    if (form == 1) tr.add_read_conflict_range("a", "z");
+    if (form == 2) tr.add_read_conflict_key("k");
+    put(db, "k", "theirs");
+    EXPECT_TRUE(commit_conflicts(tr)) << "form " << form;
+  }
+}
+
 TEST(ReadYourWritesDisabled, OnlyBeforeTheFirstReadOrWrite) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

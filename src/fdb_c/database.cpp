@@ -58,11 +58,12 @@ Database open_target(const std::string& target) {
   return db;
 }
 
-fdb_error_t create_database(const std::string& target, const char* record, FDBDatabase** out) {
+fdb_error_t create_database(const std::string& target, const std::string& record,
+                            FDBDatabase** out) {
   if (api_version() == 0) return kApiVersionUnset;
   if (out == nullptr) return kClientInvalidOperation;
   try {
-    *out = new FDB_database(open_target(target), record != nullptr ? record : "");
+    *out = new FDB_database(open_target(target), record);
     return 0;
   } catch (const Error& e) {
     return to_fdb_error(e);
@@ -125,14 +126,18 @@ namespace fc = strata::fdb_c;
 extern "C" {
 
 fdb_error_t fdb_create_database(const char* cluster_file_path, FDBDatabase** out_database) {
-  return fc::create_database(fc::target_of_cluster_file(cluster_file_path), cluster_file_path,
-                             out_database);
+  // The connection record as FoundationDB's client status names it.
+  const std::string record = cluster_file_path != nullptr && *cluster_file_path != '\0'
+                                 ? "file: " + std::string(cluster_file_path)
+                                 : "default file";
+  return fc::create_database(fc::target_of_cluster_file(cluster_file_path), record, out_database);
 }
 
 fdb_error_t fdb_create_database_from_connection_string(const char* connection_string,
                                                        FDBDatabase** out_database) {
   if (connection_string == nullptr) return fc::kClientInvalidOperation;
-  return fc::create_database(fc::target_of(connection_string), connection_string, out_database);
+  return fc::create_database(fc::target_of(connection_string),
+                             "connection string: " + std::string(connection_string), out_database);
 }
 
 void fdb_database_destroy(FDBDatabase* d) { delete d; }

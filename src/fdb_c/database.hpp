@@ -25,8 +25,8 @@ namespace strata::fdb_c {
 // What a database handle and its tenants share.
 class DatabaseState {
  public:
-  // `connection_record`: the cluster file path or connection string the handle was made
-  // from ("" for none), as the client status reports it.
+  // `connection_record`: what the handle was made from, as FoundationDB's client status
+  // names it ("file: <path>", "default file", "connection string: <string>").
   DatabaseState(Database db, std::string connection_record)
       : database_(std::move(db)), connection_record_(std::move(connection_record)) {}
 

@@ -127,9 +127,10 @@ struct FDB_transaction {
   strata::Transaction tr;  // guarded by mu
 
  private:
-  static constexpr std::int64_t kCostPage = 4096;  // CLIENT_KNOBS->TAG_THROTTLING_PAGE_SIZE
-  static constexpr std::int64_t kWriteCostFactor =
-      4;  // ...->GLOBAL_TAG_THROTTLING_RW_FUNGIBILITY_RATIO
+  // FoundationDB's client knobs TAG_THROTTLING_PAGE_SIZE and
+  // GLOBAL_TAG_THROTTLING_RW_FUNGIBILITY_RATIO.
+  static constexpr std::int64_t kCostPage = 4096;
+  static constexpr std::int64_t kWriteCostFactor = 4;
   static std::int64_t page_cost(std::size_t bytes) {
     const auto pages = bytes == 0 ? 1 : (static_cast<std::int64_t>(bytes) - 1) / kCostPage + 1;
     return pages * kCostPage;

@@ -841,7 +841,7 @@ void TransactionImpl::on_error(const Error& e) {
   if (retries_ < std::numeric_limits<int>::max()) ++retries_;
   if (!e.retryable() || limit_hit) {
     // (A transaction whose timeout has passed stays timed out instead: 1031 from then on.)
-    if (timeout_.count() <= 0 || Clock::now() < deadline_) cancel();
+    if (!timed_out()) cancel();
     throw e;
   }
   const std::chrono::duration<double> delay = backoff_.next(e.error_code(), max_backoff_);

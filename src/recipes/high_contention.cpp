@@ -424,6 +424,13 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
   std::chrono::microseconds backoff =
       hints.help_bound(std::clamp(2 * registering, kFirstBackoff, kMaxBackoff));
   bool help = false;
+  // The popper gives up (an error not retryable, or past its retry limit): its request is
+  // settled first (see settle).
+  auto give_up = [&](const Error& error) {
+    auto value = settle(db, request_key, result_key, error);
+    ++counters.pops;
+    return value;
+  };
   for (;;) {
     tr.reset();
     try {
@@ -456,9 +463,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
         backoff = std::min(backoff * 2, kMaxBackoff);
       }
     } catch (const GaveUp& g) {  // a pass's on_error gave up: settle, asking no more
-      auto value = settle(db, request_key, result_key, g.error);
-      ++counters.pops;
-      return value;
+      return give_up(g.error);
     } catch (const Error& e) {
       // An unknown outcome (the log failed) may hide a pop already done: a retry or a
       // settle would read the request as served empty and lose the item. Say so instead.
@@ -467,9 +472,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
       try {
         tr.on_error(e);
       } catch (const Error& given_up) {
-        auto value = settle(db, request_key, result_key, given_up);
-        ++counters.pops;
-        return value;
+        return give_up(given_up);
       }
     }
   }

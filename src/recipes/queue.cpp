@@ -68,9 +68,7 @@ void Queue::enqueue(Transaction& tr, std::string_view value) const {
   // that registers or leaves after this read and before this commit makes the commit
   // conflict, and the retry sees the count as it is (docs/decisions/0006).
   bool signal = waiters_key_.empty();
-  if (signal) {
-    tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true}, last_item);
-  } else {
+  if (!signal) {
     tr.snapshot().visit_range(items_.begin, items_and_count_end_, {.limit = 1, .reverse = true},
                               [&](std::string_view key, std::string_view row_value) {
                                 if (key == waiters_key_) {
@@ -80,8 +78,8 @@ void Queue::enqueue(Transaction& tr, std::string_view value) const {
                                 }
                               });
     tr.add_read_conflict_key(waiters_key_);
-    if (signal) tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true}, last_item);
   }
+  if (signal) tr.snapshot().visit_range(items_, {.limit = 1, .reverse = true}, last_item);
   tr.set(recipes_detail::numbered_item_key(subspace_, index), value);
   if (signal) tr.atomic_op(MutationType::add, subspace_.key(), kOne);  // wakes dequeue_wait
 }

@@ -3,7 +3,8 @@
 //
 //   segment      := file_header record*
 //   file_header  := kFileMagic[8] = "STRATAWL"
-//                   kFormatVersion : u32 = 1
+//                   kFormatVersion : u32 = 2   (1 is read too: its payloads hold no
+//                                               atomic operations)
 //                   first_version  : i64        version of the segment's first record
 //                   header_crc     : u32        mask(crc32c(bytes 0..19 of the header))
 //   record       := kRecordMagic   : u32 = 0xE1A75743   (bytes 43 57 A7 E1)
@@ -31,7 +32,8 @@
 namespace strata::durability::wal {
 
 inline constexpr std::string_view kFileMagic{"STRATAWL", 8};
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kOldestFormatVersion = 1;  // the oldest a reader accepts
 inline constexpr std::size_t kFileHeaderSize = 24;
 inline constexpr std::uint32_t kRecordMagic = 0xE1A75743u;
 inline constexpr std::size_t kRecordHeaderSize = 28;

@@ -68,7 +68,7 @@ std::optional<Damage> check_file_header(std::string_view data, const std::string
     return Damage{0, "file header checksum mismatch"};
   }
   const std::uint32_t version = base::decode_fixed32(data.data() + 8);
-  if (version != wal::kFormatVersion) {
+  if (version < wal::kOldestFormatVersion || version > wal::kFormatVersion) {
     throw_corrupt(name, 8, "unsupported WAL format version " + std::to_string(version));
   }
   const auto first = static_cast<Version>(base::decode_fixed64(data.data() + 12));

@@ -1,5 +1,7 @@
 #include "engine/commit_pipeline.hpp"
 
+#include <algorithm>
+
 #include "base/futex.hpp"
 #include "base/limits.hpp"
 #include "engine/persistence.hpp"
@@ -28,12 +30,57 @@ constexpr std::size_t kPrepareBatch = 4;
 // as in a log replay; otherwise its writes are fetched together (prepare_writes).
 constexpr std::size_t kPrepareWrites = 16;
 
+// The bytes logging a key's atomic operations as operations takes at most.
+std::uint64_t ops_log_bytes(std::string_view key, const PointWrite& entry) {
+  std::uint64_t n = 0;
+  for (const AtomicOp& op : entry.ops) {
+    n += key.size() + op.param.size() + durability::kAtomicOverhead;
+  }
+  return n;
+}
+
+// The bytes logging a value of `size` for `key` takes at most.
+std::uint64_t set_log_bytes(std::string_view key, std::size_t size) {
+  return key.size() + size + durability::kSetOverhead;
+}
+
 }  // namespace
+
+// No transaction within the size limit comes near a record's 1 GiB: the limit counts every
+// key and value byte, and each write costs at most ~13 bytes more in the log (a key's
+// operations count at most a value's 100,000 bytes, however many there are).
+std::uint64_t log_bytes_bound(const WriteMap& writes) {
+  std::uint64_t n = 0;
+  for (const auto& [begin, end] : writes.cleared_ranges()) {
+    n += begin.size() + end.size() + durability::kSetOverhead;
+  }
+  for (const auto& [key, entry] : writes.points()) {
+    // A key's atomic operations are logged as the smaller of their result and themselves.
+    const std::uint64_t any_value = set_log_bytes(key, base::kValueSizeLimit);
+    switch (entry.kind) {
+      case PointWrite::Kind::set:
+      case PointWrite::Kind::clear:
+        n += set_log_bytes(key, entry.size);
+        break;
+      case PointWrite::Kind::dependent:
+        n += std::min(any_value, ops_log_bytes(key, entry));
+        break;
+      case PointWrite::Kind::stamped: {
+        const std::uint64_t stamped = set_log_bytes(key, entry.size);
+        n += entry.ops.empty() ? stamped : std::min(any_value, stamped + ops_log_bytes(key, entry));
+        break;
+      }
+    }
+  }
+  for (const StampedKeyWrite& s : writes.stamped_keys()) n += set_log_bytes(s.key, s.value.size());
+  return n;
+}
 
 void CommitPipeline::set_persistence(Persistence* persistence) {
   persistence_ = persistence;
   mode_ = persistence != nullptr ? CommitMode::grouped : CommitMode::alone;
   syncs_ = persistence != nullptr && persistence->syncs();
+  logs_ = persistence != nullptr && persistence->logging();
 }
 
 void CommitPipeline::commit(CommitRequest& request) {
@@ -50,6 +97,7 @@ void CommitPipeline::commit(CommitRequest& request) {
     collect(gc_budget);
     return;
   }
+  if (logs_) request.log_bytes = log_bytes_bound(*request.writes);
   std::unique_lock lock(queue_mu_);
   queue_.push_back(&request);
   request.ticket = taken_;
@@ -82,7 +130,7 @@ void CommitPipeline::commit(CommitRequest& request) {
     batch_.swap(queue_);
     const std::uint32_t ticket = taken_++;
     lock.unlock();
-    const std::size_t gc_budget = process(batch_);
+    const std::size_t gc_budget = process_bounded(batch_);
     const bool alone = batch_.size() == 1 && batch_.front() == &request;
     if (alone) collect(gc_budget);
     if (syncs_ && !alone) wake(batch_, request, ticket);
@@ -138,7 +186,22 @@ int CommitPipeline::wait_shared(CommitRequest& request) {
   }
 }
 
-std::size_t CommitPipeline::process(std::vector<CommitRequest*>& batch) noexcept {
+std::size_t CommitPipeline::process_bounded(std::span<CommitRequest* const> batch) noexcept {
+  if (!logs_) return process(batch);
+  std::size_t budget = 0;
+  for (std::size_t first = 0; first < batch.size();) {
+    std::uint64_t bytes = batch[first]->log_bytes;
+    std::size_t end = first + 1;
+    while (end < batch.size() && bytes + batch[end]->log_bytes <= batch_log_limit_) {
+      bytes += batch[end++]->log_bytes;
+    }
+    budget += process(batch.subspan(first, end - first));
+    first = end;
+  }
+  return budget;
+}
+
+std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexcept {
   if (failed_.load(std::memory_order_relaxed)) {  // queued before an earlier batch's log failed
     for (CommitRequest* r : batch) r->error = ErrorCode::database_failed;
     return 0;
@@ -219,7 +282,16 @@ void CommitPipeline::collect(std::size_t budget) noexcept {
   resolver_.prune(oldest);
 }
 
-bool CommitPipeline::log_batch(std::vector<CommitRequest*>& batch, Version version) noexcept {
+void CommitPipeline::log_dependent(std::string_view key, const PointWrite& entry,
+                                   std::string_view result) {
+  if (set_log_bytes(key, result.size()) <= ops_log_bytes(key, entry)) {
+    log_.set(key, result);
+  } else {
+    for (const AtomicOp& op : entry.ops) log_.atomic(key, op.type, op.param);
+  }
+}
+
+bool CommitPipeline::log_batch(std::span<CommitRequest* const> batch, Version version) noexcept {
   try {
     if (!log_.empty()) persistence_->log(version, log_.bytes());
     log_.reset();
@@ -302,6 +374,22 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
     store_.clear(key, version);
     if (logging) log_.clear(key);
   };
+  // A key's atomic operations: the store takes their result, the log the smaller of the
+  // result and the operations. (After a stamped value the result is never the larger: no
+  // operation makes a value longer than the two it is given together.)
+  auto resolve = [&](std::string_view key, const PointWrite& entry,
+                     std::optional<std::string_view> before,
+                     const kv::MvccStore::List::Path* path) {
+    const std::optional<std::string> v = resolve_dependent(entry, before);
+    if (!v) {
+      clear(key);
+    } else if (!logging || entry.kind == PointWrite::Kind::stamped) {
+      set(key, *v, path);
+    } else {
+      store_.set(key, *v, version, kv::MvccStore::hash(key), path);
+      log_dependent(key, entry, *v);
+    }
+  };
   std::string stamp;
   if (!w.stamped_keys().empty() || w.has_stamped_values()) {
     stamp = make_versionstamp(version, r.batch_index);
@@ -315,15 +403,16 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
       case PointWrite::Kind::clear:
         clear(key);
         break;
-      case PointWrite::Kind::dependent: {
-        std::optional<std::string> v = resolve_dependent(entry, store_.latest(key));
-        v ? set(key, *v, path) : clear(key);
+      case PointWrite::Kind::dependent:
+        resolve(key, entry, store_.latest(key), path);
         break;
-      }
       case PointWrite::Kind::stamped: {
-        std::optional<std::string> v = apply_stamp(entry.value(), entry.stamp_offset, stamp);
-        if (!entry.ops.empty()) v = resolve_dependent(entry, *v);
-        v ? set(key, *v, path) : clear(key);
+        const std::string value = apply_stamp(entry.value(), entry.stamp_offset, stamp);
+        if (entry.ops.empty()) {
+          set(key, value, path);
+        } else {
+          resolve(key, entry, value, path);
+        }
         break;
       }
     }

@@ -9,6 +9,8 @@
 //            sleep and wake-up nearly every time (docs/benchmarks-history.md, session 10).
 //   grouped  (with a log) whoever finds the pipeline idle becomes the leader, takes every
 //            request waiting at that moment as one batch, and for the batch
+//            (a batch whose log record could pass kBatchLogBytes is split into several,
+//            each with its own version, before any of it is applied),
 //              1. resolves each request in order against the history (and earlier
 //                 requests of the batch), 2. assigns the batch one commit version (each
 //                 request its batch index), 3. applies the survivors (their keys' skiplist
@@ -32,7 +34,10 @@
 #include <cstdint>
 #include <memory_resource>
 #include <mutex>
+#include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/database.hpp"
@@ -65,6 +70,9 @@ struct CommitRequest {
   ErrorCode error = ErrorCode::success;
   Version version = -1;
   std::uint16_t batch_index = 0;
+  // Grouped mode with a log: the most bytes the request can add to its batch's record
+  // (log_bytes_bound), set by the committer before it queues.
+  std::uint64_t log_bytes = 0;
 
   // Grouped mode: 0 waiting, 1 leads the next batch, 2 done. Set by the leader, waited on
   // by the committer, which may destroy the request as soon as it sees 2.
@@ -75,6 +83,12 @@ struct CommitRequest {
 
 enum class CommitMode : std::uint8_t { alone, grouped };
 
+// The most bytes applying `writes` can add to a log record: its sets, clears and ranges as
+// they are, and each key's atomic operations as the smaller of their result (at most a
+// value's 100,000 bytes) and the operations themselves (CommitPipeline::apply). Never more
+// than ~13 bytes per write beyond what the transaction size limit counts.
+std::uint64_t log_bytes_bound(const WriteMap& writes);
+
 class CommitPipeline {
  public:
   explicit CommitPipeline(kv::MvccStore& store) : store_(store) {}
@@ -82,6 +96,10 @@ class CommitPipeline {
   // Log batches here before publishing them (a durable database); selects grouped mode.
   void set_persistence(class Persistence* persistence);
   void set_mode(CommitMode mode) { mode_ = mode; }
+  // The log bytes a batch may hold before it is split (a record holds at most 1 GiB; tests
+  // set a small limit). REQUIRES: no commit under way.
+  static constexpr std::uint64_t kBatchLogBytes = std::uint64_t{256} << 20;
+  void set_batch_log_limit(std::uint64_t bytes) { batch_log_limit_ = bytes; }
 
   // Resolves and (if no conflict) applies `request`; fills its output fields.
   void commit(CommitRequest& request);
@@ -93,9 +111,12 @@ class CommitPipeline {
   }
 
  private:
+  // Processes the batch as one or more (each with its own version), so that no batch's log
+  // record passes batch_log_limit_; returns the units of collection they earned.
+  std::size_t process_bounded(std::span<CommitRequest* const> batch) noexcept;
   // Resolves, applies and publishes the batch; returns the units of collection it earned
   // (0 when it published nothing).
-  std::size_t process(std::vector<CommitRequest*>& batch) noexcept;
+  std::size_t process(std::span<CommitRequest* const> batch) noexcept;
   // Marks the batch's requests but the leader's own done, waking those that sleep; batch
   // number `ticket`.
   void wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader,
@@ -119,8 +140,11 @@ class CommitPipeline {
   // `paths`, when given, holds one path per point write (from prepare_writes).
   void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped,
              const kv::MvccStore::List::Path* paths);
+  // Logs a dependent entry's atomic operations by their `result`, or as the operations
+  // when those take fewer bytes.
+  void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);
   // Logs the batch; false when the log failed (the pipeline is then failed for good).
-  bool log_batch(std::vector<CommitRequest*>& batch, Version version) noexcept;
+  bool log_batch(std::span<CommitRequest* const> batch, Version version) noexcept;
 
   kv::MvccStore& store_;
   WatchRegistry watches_;
@@ -129,7 +153,9 @@ class CommitPipeline {
   // Written by the leader only.
   std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
   CommitMode mode_ = CommitMode::alone;
-  bool syncs_ = false;            // every batch waits for an fdatasync
+  bool syncs_ = false;  // every batch waits for an fdatasync
+  bool logs_ = false;   // every batch is logged
+  std::uint64_t batch_log_limit_ = kBatchLogBytes;
   base::AdaptiveMutex alone_mu_;  // alone mode: held for the whole commit
   std::mutex queue_mu_;
   std::vector<CommitRequest*> queue_;  // guarded by queue_mu_

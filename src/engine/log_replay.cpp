@@ -6,6 +6,8 @@
 #include <cstring>
 #include <new>
 
+#include "kv/atomic_op.hpp"
+
 namespace strata::engine {
 namespace {
 
@@ -55,6 +57,9 @@ LogReplay::LogReplay(kv::MvccStore& store, std::uint64_t log_bytes, std::uint64_
   };
   sink_.clear_range = [this](std::string_view b, std::string_view e) {
     decoded_.push_back({b, e, decoding_, Mutation::Kind::clear_range});
+  };
+  sink_.atomic = [this](std::string_view k, MutationType type, std::string_view param) {
+    decoded_.push_back({k, param, decoding_, Mutation::Kind::atomic, type});
   };
 }
 
@@ -133,8 +138,8 @@ void LogReplay::apply_run() {
         run_[order[i + 1].index].key == m.key) {
       continue;  // a later mutation of the same key follows
     }
-    last_.push_back(m);
-    sets += m.kind == Mutation::Kind::set ? 1 : 0;
+    last_.push_back(m.kind == Mutation::Kind::atomic ? fold_atomics(i) : m);
+    sets += last_.back().kind == Mutation::Kind::set ? 1 : 0;
   }
   reserve_for_run(sets);
   apply_sorted(last_);
@@ -142,6 +147,34 @@ void LogReplay::apply_run() {
   block_ = 0;
   block_used_ = 0;
   run_size_ = 0;
+}
+
+LogReplay::Mutation LogReplay::fold_atomics(std::size_t last) {
+  const Mutation& m = run_[order_[last].index];
+  auto same_key_before = [&](std::size_t i) {
+    return i > 0 && run_[order_[i - 1].index].key == m.key;
+  };
+  std::size_t first = last;
+  while (same_key_before(first) && run_[order_[first - 1].index].kind == Mutation::Kind::atomic) {
+    --first;
+  }
+  std::optional<std::string> value;
+  if (same_key_before(first)) {
+    const Mutation& before = run_[order_[first - 1].index];
+    if (before.kind == Mutation::Kind::set) value.emplace(before.value);
+  } else if (const std::optional<std::string_view> stored = store_.latest(m.key)) {
+    value.emplace(*stored);
+  }
+  for (std::size_t i = first; i <= last; ++i) {
+    const Mutation& op = run_[order_[i].index];
+    std::optional<std::string_view> existing;
+    if (value) existing = *value;
+    value = kv::apply_atomic(op.type, existing, op.value);
+  }
+  Mutation result = m;
+  result.kind = value ? Mutation::Kind::set : Mutation::Kind::clear;
+  result.value = value ? copy(*value) : std::string_view();
+  return result;
 }
 
 // In windows of kWindow keys. A window with no stored key from its first to its last

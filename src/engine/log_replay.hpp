@@ -8,6 +8,9 @@
 // and each walk starts from the one before (a finger search): a log of random writes
 // costs a few steps per key instead of a seek (docs/benchmarks.md, "Recovering 1 GB").
 // A clear_range ends a run: what was logged before it is applied, then the range cleared.
+// A key whose last mutations are atomic operations (logged so when their result was larger
+// than they are) gets their result, computed from the mutation before them in the run or
+// else from the store.
 //
 // Memory: a run's keys and values are copied, plus ~110 B per mutation for its entries;
 // all of it is reused run after run and freed by finish(). Inserts are fastest with
@@ -53,14 +56,17 @@ class LogReplay {
     std::size_t index;  // in run_: log order among equal keys
   };
   struct Mutation {
-    enum class Kind : std::uint8_t { set, clear, clear_range };
+    enum class Kind : std::uint8_t { set, clear, clear_range, atomic };
     std::string_view key;
-    std::string_view value;  // a clear_range's end
+    std::string_view value;  // a clear_range's end; an atomic operation's operand
     Version version;
     Kind kind;
+    MutationType type = MutationType::add;  // an atomic operation's
   };
 
   void apply_run();
+  // The set or clear that the atomic operations ending at order_[last] leave.
+  Mutation fold_atomics(std::size_t last);
   void apply_sorted(const std::vector<Mutation>& in_key_order);
   void reserve_for_run(std::size_t sets);
 

@@ -196,18 +196,35 @@ TEST_F(WalTornTailTest, BadFileHeaderIsCorruptionUnlessItIsAllThereIs) {
   EXPECT_THAT([&] { recover_log(fs_, dir_); }, ThrowsCode(ErrorCode::corrupt_data));
 }
 
-TEST_F(WalTornTailTest, UnsupportedFormatVersionIsReported) {
-  write(1, 2, 0);
-  std::string data = fs_.contents(segment(1));
-  // Rewrite the header with format version 2 and a valid checksum.
+// Rewrites the header of the segment at `path` (first version 1) with format version `format` and a
+// valid checksum.
+void set_format_version(FaultFileSystem& fs, const std::filesystem::path& path,
+                        std::uint8_t format) {
+  const std::string data = fs.contents(path);
   std::string header_bytes;
   dur::wal::append_file_header(header_bytes, 1);
-  header_bytes[8] = 2;
+  header_bytes[8] = static_cast<char>(format);
   const std::uint32_t crc = strata::base::crc32c::value(header_bytes.data(), 20);
   strata::base::encode_fixed32(header_bytes.data() + 20, strata::base::crc32c::mask(crc));
-  fs_.set_contents(segment(1), header_bytes + data.substr(dur::wal::kFileHeaderSize));
+  fs.set_contents(path, header_bytes + data.substr(dur::wal::kFileHeaderSize));
+}
+
+TEST_F(WalTornTailTest, UnsupportedFormatVersionIsReported) {
+  write(1, 2, 0);
+  set_format_version(fs_, segment(1), 3);
   EXPECT_THAT([&] { recover_log(fs_, dir_); },
-              ThrowsCodeWith(ErrorCode::corrupt_data, "unsupported WAL format version 2"));
+              ThrowsCodeWith(ErrorCode::corrupt_data, "unsupported WAL format version 3"));
+  set_format_version(fs_, segment(1), 0);
+  EXPECT_THAT([&] { recover_log(fs_, dir_); },
+              ThrowsCodeWith(ErrorCode::corrupt_data, "unsupported WAL format version 0"));
+}
+
+// Version 1 (before atomic operations could be logged) differs only in what payloads may
+// hold: its segments are still read.
+TEST_F(WalTornTailTest, FormatVersionOneIsStillRead) {
+  const auto records = write(1, 3, 0);
+  set_format_version(fs_, segment(1), 1);
+  EXPECT_EQ(recover_log(fs_, dir_).size(), records.size());
 }
 
 TEST_F(WalTornTailTest, ScannerNeverReadsOutsideItsInputOnAnyPrefixOrFlip) {

@@ -11,6 +11,7 @@
 #include "strata/error.hpp"
 
 #include "durability/mutation_batch.hpp"
+#include "kv/atomic_op.hpp"
 
 namespace strata::engine {
 namespace {
@@ -38,10 +39,11 @@ std::string key_of(std::uint64_t i) {
   return "k" + std::string(4 - std::min<std::size_t>(4, k.size()), '0') + k;
 }
 
-// A random log over 300 keys (sets, clears and range clears; overwrites, keys set and
-// cleared in one record) replayed with runs of every size lands where applying it record
-// by record, mutation by mutation, does: the sort, the last-mutation rule, the cut at
-// clear_range and the merge into keys already stored all keep the log's meaning.
+// A random log over 300 keys (sets, clears, range clears and atomic operations; overwrites,
+// keys set and cleared in one record) replayed with runs of every size lands where applying
+// it record by record, mutation by mutation, does: the sort, the last-mutation rule, the
+// folding of atomic operations onto what came before them, the cut at clear_range and the
+// merge into keys already stored all keep the log's meaning.
 TEST(LogReplay, LandsWhereApplyingEveryMutationInLogOrderLands) {
   for (std::uint64_t run_bytes :
        {std::uint64_t{1}, std::uint64_t{300}, std::uint64_t{5000}, LogReplay::kRunBytes}) {
@@ -63,8 +65,27 @@ TEST(LogReplay, LandsWhereApplyingEveryMutationInLogOrderLands) {
       const int ops = 1 + static_cast<int>(rng() % 12);
       for (int op = 0; op < ops; ++op) {
         const std::string key = key_of(rng() % 300);
-        const auto kind = rng() % 20;
-        if (kind < 14) {
+        const auto kind = rng() % 26;
+        if (kind >= 20) {
+          constexpr MutationType kTypes[] = {
+              MutationType::add,      MutationType::append_if_fits, MutationType::compare_and_clear,
+              MutationType::byte_max, MutationType::bit_xor,        MutationType::min};
+          const MutationType type = kTypes[kind - 20];
+          // A compare_and_clear matches a value set by an earlier record now and then.
+          const std::string param = type == MutationType::compare_and_clear
+                                        ? key + "@" + std::to_string(version - 1) + ".0"
+                                        : std::string(1 + rng() % 3, static_cast<char>(rng()));
+          batch.atomic(key, type, param);
+          const auto it = model.find(key);
+          const std::optional<std::string> v = kv::apply_atomic(
+              type, it == model.end() ? std::nullopt : std::optional<std::string_view>(it->second),
+              param);
+          if (v) {
+            model[key] = *v;
+          } else {
+            model.erase(key);
+          }
+        } else if (kind < 14) {
           const std::string value = key + "@" + std::to_string(version) + "." + std::to_string(op);
           batch.set(key, value);
           model[key] = value;
@@ -146,6 +167,45 @@ TEST(LogReplay, ARecordThatDoesNotDecodeIsCorruptDataNamingItsVersion) {
   std::string truncated = batch.bytes();
   truncated.pop_back();  // the value runs past the end
   EXPECT_THROW(replay.add(3, truncated), Error);
+
+  durability::MutationBatchEncoder atomic;
+  atomic.atomic("a", MutationType::add, "\x01");
+  std::string unknown_type = atomic.bytes();
+  unknown_type[3] = '\x0e';  // set_versionstamped_key's code: never logged as an operation
+  EXPECT_THROW(replay.add(3, unknown_type), Error);
+  EXPECT_THROW(replay.add(3, atomic.bytes().substr(0, 3)), Error);  // ends before the type
+  EXPECT_THROW(replay.add(3, atomic.bytes().substr(0, 5)), Error);  // the operand runs past
+}
+
+// The type byte is FoundationDB's code for the operation, and every atomic operation (but
+// the versionstamps, logged by their results) decodes as itself.
+TEST(MutationBatch, AtomicOperationsRoundTripWithFoundationDBsCodes) {
+  EXPECT_EQ(durability::atomic_op_code(MutationType::add), 2);
+  EXPECT_EQ(durability::atomic_op_code(MutationType::byte_max), 17);
+  EXPECT_EQ(durability::atomic_op_code(MutationType::compare_and_clear), 20);
+  EXPECT_EQ(durability::atomic_op_from_code(14), std::nullopt);
+  EXPECT_EQ(durability::atomic_op_from_code(15), std::nullopt);
+  const MutationType types[] = {MutationType::add,
+                                MutationType::bit_and,
+                                MutationType::bit_or,
+                                MutationType::bit_xor,
+                                MutationType::max,
+                                MutationType::min,
+                                MutationType::byte_min,
+                                MutationType::byte_max,
+                                MutationType::append_if_fits,
+                                MutationType::compare_and_clear};
+  durability::MutationBatchEncoder batch;
+  for (MutationType type : types) batch.atomic("key", type, std::string(1, 'p'));
+  std::vector<MutationType> decoded;
+  durability::MutationSink sink;
+  sink.atomic = [&](std::string_view key, MutationType type, std::string_view param) {
+    EXPECT_EQ(key, "key");
+    EXPECT_EQ(param, "p");
+    decoded.push_back(type);
+  };
+  durability::decode_mutation_batch(batch.bytes(), "test", sink);
+  EXPECT_EQ(decoded, std::vector<MutationType>(std::begin(types), std::end(types)));
 }
 
 }  // namespace

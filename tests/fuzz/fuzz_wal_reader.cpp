@@ -1,9 +1,12 @@
 // Fuzzes the WAL segment scanner (durability/wal_reader.hpp): any bytes either throw
 // Error(corrupt_data) or scan to records that are exactly the input's prefix re-encoded,
 // and a torn tail is reported at an offset whose prefix scans clean to the same records.
+// Each record's payload is decoded as a mutation batch (durability/mutation_batch.hpp):
+// it either throws Error(corrupt_data) or yields fields that lie inside it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +15,7 @@
 
 #include "base/coding.hpp"
 #include "base/crc32c.hpp"
+#include "durability/mutation_batch.hpp"
 #include "durability/wal_format.hpp"
 #include "durability/wal_reader.hpp"
 
@@ -21,6 +25,30 @@ namespace dur = strata::durability;
 
 void check(bool ok) {
   if (!ok) std::abort();
+}
+
+// Decodes `payload` as the engine's replay would; every field lies inside it.
+void decode(std::string_view payload) {
+  auto inside = [&](std::string_view field) {
+    check(field.empty() || (field.data() >= payload.data() &&
+                            field.data() + field.size() <= payload.data() + payload.size()));
+  };
+  dur::MutationSink sink;
+  sink.set = [&](std::string_view k, std::string_view v) {
+    inside(k);
+    inside(v);
+  };
+  sink.clear = inside;
+  sink.clear_range = sink.set;
+  sink.atomic = [&](std::string_view k, strata::MutationType, std::string_view p) {
+    inside(k);
+    inside(p);
+  };
+  try {
+    dur::decode_mutation_batch(payload, "fuzz", sink);
+  } catch (const strata::Error& e) {
+    check(e.error_code() == strata::ErrorCode::corrupt_data);
+  }
 }
 
 struct Scanned {
@@ -38,7 +66,15 @@ Scanned scan(std::string_view data, strata::Version name_version, bool is_last) 
           check(r.prev_version < r.version);
           check(r.offset + dur::wal::kRecordHeaderSize + r.payload.size() <= data.size());
           dur::wal::append_record(s.reencoded, r.version, r.prev_version, r.payload);
+          decode(r.payload);
         });
+    // The header as read: every format version the reader accepts is re-encoded as itself.
+    if (data.size() >= dur::wal::kFileHeaderSize) {
+      std::memcpy(s.reencoded.data() + 8, data.data() + 8, 4);
+      strata::base::encode_fixed32(
+          s.reencoded.data() + 20,
+          strata::base::crc32c::mask(strata::base::crc32c::value(s.reencoded.data(), 20)));
+    }
   } catch (const strata::Error& e) {
     check(e.error_code() == strata::ErrorCode::corrupt_data);
     check(std::string_view(e.what()).find("fuzz.log at offset ") != std::string_view::npos);

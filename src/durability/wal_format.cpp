@@ -32,11 +32,12 @@ std::uint32_t record_checksum(const char* header, std::string_view payload) {
 }
 
 void append_record(std::string& dst, Version version, Version prev_version,
-                   std::string_view payload) {
+                   std::string_view payload, bool after_sync) {
   char header[kRecordHeaderSize];
   base::encode_fixed32(header, kRecordMagic);
   base::encode_fixed32(header + kRecordCrcOffset, 0);
-  base::encode_fixed32(header + kRecordLengthOffset, static_cast<std::uint32_t>(payload.size()));
+  base::encode_fixed32(header + kRecordLengthOffset,
+                       static_cast<std::uint32_t>(payload.size()) | (after_sync ? kAfterSync : 0));
   base::encode_fixed64(header + kRecordVersionOffset, static_cast<std::uint64_t>(version));
   base::encode_fixed64(header + kRecordPrevOffset, static_cast<std::uint64_t>(prev_version));
   base::encode_fixed32(header + kRecordCrcOffset, record_checksum(header, payload));

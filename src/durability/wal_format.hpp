@@ -10,7 +10,10 @@
 //   record       := kRecordMagic   : u32 = 0xE1A75743   (bytes 43 57 A7 E1)
 //                   record_crc     : u32        mask(crc32c(magic, length, version,
 //                                                          prev_version, payload))
-//                   length         : u32        payload bytes, <= kMaxPayloadBytes
+//                   length         : u32        bits 0-30: payload bytes, <= kMaxPayloadBytes;
+//                                               bit 31 (kAfterSync): every byte of the
+//                                               segment before the record was durable
+//                                               when it was written
 //                   version        : i64        the batch's commit version
 //                   prev_version   : i64        version of the previous record in the log
 //                   payload[length]             opaque to this layer
@@ -38,6 +41,7 @@ inline constexpr std::size_t kFileHeaderSize = 24;
 inline constexpr std::uint32_t kRecordMagic = 0xE1A75743u;
 inline constexpr std::size_t kRecordHeaderSize = 28;
 inline constexpr std::uint32_t kMaxPayloadBytes = 1u << 30;  // 1 GiB
+inline constexpr std::uint32_t kAfterSync = 1u << 31;        // in the length field
 
 // Offsets of the record header fields.
 inline constexpr std::size_t kRecordCrcOffset = 4;
@@ -48,9 +52,10 @@ inline constexpr std::size_t kRecordPrevOffset = 20;
 // Appends a file header for a segment whose first record has `first_version`.
 void append_file_header(std::string& dst, Version first_version);
 
-// Appends one framed record. REQUIRES: payload.size() <= kMaxPayloadBytes.
+// Appends one framed record, marked kAfterSync when `after_sync`.
+// REQUIRES: payload.size() <= kMaxPayloadBytes.
 void append_record(std::string& dst, Version version, Version prev_version,
-                   std::string_view payload);
+                   std::string_view payload, bool after_sync);
 
 // The masked checksum stored in a record header, computed from the header bytes
 // (kRecordHeaderSize of them, the crc field is skipped) and the payload.

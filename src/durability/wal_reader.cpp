@@ -1,9 +1,11 @@
 // durability/wal_reader.cpp: verifies log segments and tells a torn tail from corruption.
 //
 // The rule (docs/format/wal.md, "Torn tails"): damage at offset p of the newest segment is
-// a torn tail if no valid record (magic, length within the file, checksum) starts anywhere
-// after p; then the segment is cut at p. Damage followed by a valid record, or damage in
-// an older segment, cannot be the result of a crash during an append and is corruption.
+// a torn tail if no valid record (magic, length within the file, checksum) marked
+// kAfterSync starts anywhere after p; then the segment is cut at p. Such a record was
+// written after the bytes at p were durable, so damage before it, like damage in an older
+// segment, cannot be the result of a crash during an append and is corruption. (Format 1
+// records are not marked: there any valid record after p makes it corruption.)
 #include "durability/wal_reader.hpp"
 
 #include <algorithm>
@@ -30,32 +32,37 @@ struct Damage {
   throw Error(ErrorCode::corrupt_data, name + " at offset " + std::to_string(offset) + ": " + what);
 }
 
-// The payload length of a whole, checksum-valid record at `pos`, or nothing.
+// The length field of a whole, checksum-valid record at `pos`, or nothing.
 std::optional<std::uint32_t> valid_record_length(std::string_view data, std::size_t pos) {
   if (data.size() - pos < wal::kRecordHeaderSize) return std::nullopt;
   const char* h = data.data() + pos;
   if (base::decode_fixed32(h) != wal::kRecordMagic) return std::nullopt;
-  const std::uint32_t length = base::decode_fixed32(h + wal::kRecordLengthOffset);
+  const std::uint32_t field = base::decode_fixed32(h + wal::kRecordLengthOffset);
+  const std::uint32_t length = field & ~wal::kAfterSync;
   if (length > wal::kMaxPayloadBytes) return std::nullopt;
   if (data.size() - pos - wal::kRecordHeaderSize < length) return std::nullopt;
   const std::string_view payload = data.substr(pos + wal::kRecordHeaderSize, length);
   if (base::decode_fixed32(h + wal::kRecordCrcOffset) != wal::record_checksum(h, payload)) {
     return std::nullopt;
   }
-  return length;
+  return field;
 }
 
-std::optional<std::uint64_t> find_valid_record(std::string_view data, std::uint64_t from) {
+// The first valid record from `from` on (only one marked kAfterSync, when asked).
+std::optional<std::uint64_t> find_valid_record(std::string_view data, std::uint64_t from,
+                                               bool after_sync_only) {
   for (std::uint64_t q = from; q + wal::kRecordHeaderSize <= data.size(); ++q) {
-    if (valid_record_length(data, q)) return q;
+    const auto field = valid_record_length(data, q);
+    if (field && (!after_sync_only || (*field & wal::kAfterSync) != 0)) return q;
   }
   return std::nullopt;
 }
 
-// Checks the file header; returns the damage (a torn tail candidate) or nothing. Throws
-// for a checksum-valid header that is wrong (version, name).
+// Checks the file header; returns the damage (a torn tail candidate) or nothing, and sets
+// `format` from a valid header. Throws for a checksum-valid header that is wrong (version,
+// name).
 std::optional<Damage> check_file_header(std::string_view data, const std::string& name,
-                                        Version name_version) {
+                                        Version name_version, std::uint32_t& format) {
   if (data.size() < wal::kFileHeaderSize) {
     return Damage{0, "truncated file header (" + std::to_string(data.size()) + " bytes)"};
   }
@@ -71,6 +78,7 @@ std::optional<Damage> check_file_header(std::string_view data, const std::string
   if (version < wal::kOldestFormatVersion || version > wal::kFormatVersion) {
     throw_corrupt(name, 8, "unsupported WAL format version " + std::to_string(version));
   }
+  format = version;
   const auto first = static_cast<Version>(base::decode_fixed64(data.data() + 12));
   if (first != name_version) {
     throw_corrupt(
@@ -88,7 +96,8 @@ Damage describe_damage(std::string_view data, std::uint64_t pos) {
   }
   const char* h = data.data() + pos;
   if (base::decode_fixed32(h) != wal::kRecordMagic) return {pos, "bad record magic"};
-  const std::uint32_t length = base::decode_fixed32(h + wal::kRecordLengthOffset);
+  const std::uint32_t length =
+      base::decode_fixed32(h + wal::kRecordLengthOffset) & ~wal::kAfterSync;
   if (length > wal::kMaxPayloadBytes) {
     return {pos, "record length " + std::to_string(length) + " exceeds the limit"};
   }
@@ -104,19 +113,22 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
                              bool is_last, std::optional<Version> expected_prev,
                              const WalRecordFn& on_record) {
   SegmentScan scan;
-  std::optional<Damage> damage = check_file_header(data, name, name_version);
+  std::uint32_t format = wal::kFormatVersion;  // as a damaged header's may be
+  std::optional<Damage> damage = check_file_header(data, name, name_version, format);
   std::uint64_t pos = wal::kFileHeaderSize;
   while (!damage && pos < data.size()) {
-    const auto length = valid_record_length(data, pos);
-    if (!length) {
+    const auto field = valid_record_length(data, pos);
+    if (!field) {
       damage = describe_damage(data, pos);
       break;
     }
+    const std::uint32_t length = *field & ~wal::kAfterSync;
     const char* h = data.data() + pos;
     WalRecord record;
+    record.after_sync = (*field & wal::kAfterSync) != 0;
     record.version = static_cast<Version>(base::decode_fixed64(h + wal::kRecordVersionOffset));
     record.prev_version = static_cast<Version>(base::decode_fixed64(h + wal::kRecordPrevOffset));
-    record.payload = data.substr(pos + wal::kRecordHeaderSize, *length);
+    record.payload = data.substr(pos + wal::kRecordHeaderSize, length);
     record.offset = pos;
     if (record.prev_version >= record.version) {
       throw_corrupt(name, pos,
@@ -139,7 +151,7 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
     expected_prev = record.version;
     scan.last_version = record.version;
     ++scan.records;
-    pos += wal::kRecordHeaderSize + *length;
+    pos += wal::kRecordHeaderSize + length;
   }
   if (!damage) {
     scan.valid_bytes = pos;
@@ -147,9 +159,12 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
   }
   if (!is_last)
     throw_corrupt(name, damage->offset, damage->what + " in a segment that is not the newest");
-  if (const auto next = find_valid_record(data, damage->offset + 1)) {
+  // Records written after the damage was durable make it corruption; those written while
+  // it was not are that unsynced write's, cut with it.
+  if (const auto next = find_valid_record(data, damage->offset + 1, format > 1)) {
     throw_corrupt(name, damage->offset,
-                  damage->what + ", followed by a valid record at offset " + std::to_string(*next));
+                  damage->what + ", followed by a valid record at offset " + std::to_string(*next) +
+                      (format > 1 ? " written after it was synced" : ""));
   }
   scan.end = WalEnd::torn_tail;
   scan.valid_bytes = damage->offset;

@@ -2,11 +2,14 @@
 //
 // Outcomes (expected outcomes are values, damage is an error):
 //   - clean end: every byte of every segment belongs to a valid record;
-//   - torn tail: the NEWEST segment ends in damage after which no valid record follows (a
-//     write cut short by a crash, or unsynced bytes that never reached the disk). The
-//     result names the segment and the offset at which to cut it;
+//   - torn tail: the NEWEST segment ends in damage after which no valid record follows
+//     that was written once the damage was durable (a write cut short by a crash, or
+//     unsynced bytes that never reached the disk, or reached it out of order: a power loss
+//     may keep a later page of an unsynced write and lose an earlier one). The result
+//     names the segment and the offset at which to cut it;
 //   - corruption: throws Error(corrupt_data, "<file> at offset <n>: <what>") for damage in
-//     any other segment, damage followed by a valid record, a bad file header that is not
+//     any other segment, damage followed by a valid record written after a sync (format 1
+//     segments do not say: any valid record), a bad file header that is not
 //     a torn tail, a version that does not increase, a record whose prev_version is not the
 //     version of the record before it (a gap: a lost segment or lost records), or a segment
 //     whose name disagrees with its contents. (Below a checkpoint the chain is looser:
@@ -35,6 +38,7 @@ struct WalRecord {
   Version prev_version = 0;
   std::string_view payload;  // Valid only during the callback.
   std::uint64_t offset = 0;  // Of the record header in its segment.
+  bool after_sync = false;   // Written when the segment's bytes before it were durable.
 };
 
 using WalRecordFn = std::function<void(const WalRecord&)>;

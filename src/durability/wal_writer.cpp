@@ -97,7 +97,10 @@ void WalWriter::append(Version version, std::string_view payload) {
       wal::append_file_header(buffer_, version);
     }
   }
-  wal::append_record(buffer_, version, last_version_, payload);
+  // The first record of a group written after a sync says so: the reader then knows that
+  // damage before it is not an unsynced write the disk persisted out of order.
+  const bool after_sync = buffer_.empty() && active_ != nullptr && !unsynced_;
+  wal::append_record(buffer_, version, last_version_, payload, after_sync);
   last_version_ = version;
 }
 

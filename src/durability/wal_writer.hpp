@@ -3,7 +3,9 @@
 //
 // Group commit: append() only buffers; flush() hands everything buffered to the file in
 // ONE write and, when asked, makes it durable with ONE fdatasync. A commit pipeline appends
-// every batch it has gathered and then flushes once.
+// every batch it has gathered and then flushes once. The first record of a group appended
+// when everything flushed before it is synced is marked after_sync, so that a reader can
+// tell damage in an unsynced write (a torn tail) from damage to durable bytes.
 //
 // Segments: records go to files wal-<first version>.log. A segment is created when the
 // first record after open or after a roll is flushed (so every open of a database starts a

@@ -65,7 +65,7 @@ Scanned scan(std::string_view data, strata::Version name_version, bool is_last) 
         data, "fuzz.log", name_version, is_last, std::nullopt, [&](const dur::WalRecord& r) {
           check(r.prev_version < r.version);
           check(r.offset + dur::wal::kRecordHeaderSize + r.payload.size() <= data.size());
-          dur::wal::append_record(s.reencoded, r.version, r.prev_version, r.payload);
+          dur::wal::append_record(s.reencoded, r.version, r.prev_version, r.payload, r.after_sync);
           decode(r.payload);
         });
     // The header as read: every format version the reader accepts is re-encoded as itself.

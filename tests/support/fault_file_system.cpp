@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <random>
 
 #include "strata/error.hpp"
 
@@ -254,6 +255,37 @@ void FaultFileSystem::drop_unsynced() {
   std::lock_guard<std::mutex> guard(mutex_);
   live_ = durable_;
   for (auto& [k, inode] : live_) inode->data = inode->synced;
+  locks_.clear();
+  ++generation_;
+  last_write_ = {};
+}
+
+void FaultFileSystem::drop_unsynced_pages(std::uint64_t seed, std::size_t page) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  std::mt19937_64 rng(seed);
+  durable_ = live_;
+  for (auto& [k, inode] : live_) {
+    std::string& data = inode->data;
+    const std::string& synced = inode->synced;
+    // Only appends since the sync are modelled; anything else falls back to the sync.
+    if (data.size() <= synced.size() || data.compare(0, synced.size(), synced) != 0) {
+      data = synced;
+      continue;
+    }
+    std::size_t end = synced.size();
+    for (std::size_t at = synced.size() / page * page; at < data.size(); at += page) {
+      const std::size_t from = std::max(at, synced.size());
+      const std::size_t to = std::min(at + page, data.size());
+      if ((rng() & 1U) != 0) {
+        end = to;
+      } else {
+        std::fill(data.begin() + static_cast<std::ptrdiff_t>(from),
+                  data.begin() + static_cast<std::ptrdiff_t>(to), '\0');
+      }
+    }
+    data.resize(end);
+    inode->synced = data;
+  }
   locks_.clear();
   ++generation_;
   last_write_ = {};

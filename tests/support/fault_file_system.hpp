@@ -4,7 +4,8 @@
 // Crash model: each file has live contents and durable contents (what sync() last saw);
 // each directory has live entries and durable entries (what sync_dir() last saw). A
 // simulated power loss (drop_unsynced) puts every directory back to its durable entries
-// and every file back to its durable contents. truncate() is durable at once (as the
+// and every file back to its durable contents (drop_unsynced_pages: keeps every entry, and
+// any of the pages written since). truncate() is durable at once (as the
 // interface promises); directories made by create_dir() are always durable.
 //
 // Faults: fail the Nth call of an operation with io_error (a failing write may first
@@ -60,6 +61,12 @@ class FaultFileSystem final : public base::FileSystem {
   void set_capacity(std::uint64_t bytes);
   // Simulated power loss: forget everything not made durable.
   void drop_unsynced();
+  // A power loss after the file system committed its directories (every entry stays as it
+  // is) and wrote back some of the files' unsynced pages (`page` bytes, at file offsets
+  // that are multiples of it), each kept or lost on its own (chosen by `seed`), as a disk
+  // may persist a write's pages in any order before its sync returns. A lost page reads as
+  // zeros up to the last kept one, where the file ends.
+  void drop_unsynced_pages(std::uint64_t seed, std::size_t page = 4096);
   // Keeps only the first `keep` bytes of the most recent append (a write cut short).
   void tear_last_write(std::size_t keep);
   // Every file sync from now on first calls `hook` (outside the file system's lock), on

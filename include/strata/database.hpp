@@ -23,7 +23,8 @@ class DatabaseImpl;
 
 enum class Durability {
   none,      // no log: the directory holds checkpoints only
-  buffered,  // log written at every commit, not synced: survives a process crash
+  buffered,  // log written at every commit, not synced: survives a process crash; after a
+             // power loss opens to the state after some prefix of the commits
   fsync,     // log synced at every commit batch: survives power loss
 };
 

@@ -38,6 +38,29 @@ Options on_disk(const std::filesystem::path& dir, Durability mode = Durability::
   return o;
 }
 
+// Buffered, with no checkpoint before close: everything stays in the log.
+Options log_only(const std::filesystem::path& dir) {
+  Options o = on_disk(dir, Durability::buffered);
+  o.checkpoint_log_bytes = ~std::uint64_t{0};
+  return o;
+}
+
+// Copies the database directory `from` as a crash would leave it (no checkpoint at close).
+void copy_as_a_crash_leaves_it(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::filesystem::copy(
+      from, to,
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+}
+
+// The bytes of the log segments in `dir`.
+std::uint64_t log_bytes_in(const std::filesystem::path& dir) {
+  std::uint64_t bytes = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".log") bytes += e.file_size();
+  }
+  return bytes;
+}
+
 class DurableModes : public ::testing::TestWithParam<Durability> {};
 
 TEST_P(DurableModes, CommittedDataSurvivesReopen) {
@@ -115,8 +138,7 @@ TEST(DurableDatabase, CheckpointsReplaceTheLogAndRecoveryUsesThem) {
 TEST(DurableDatabase, ALongLogReplaysToExactlyWhatWasCommitted) {
   TempDir dir;
   TempDir copy;
-  Options o = on_disk(dir.path(), Durability::buffered);
-  o.checkpoint_log_bytes = ~std::uint64_t{0};  // everything stays in the log
+  const Options o = log_only(dir.path());
   std::map<std::string, std::string> model;
   {
     Database db = Database::open(o);
@@ -132,16 +154,9 @@ TEST(DurableDatabase, ALongLogReplaysToExactlyWhatWasCommitted) {
       });
     }
     model = contents(db);
-    // The log as a crash would leave it: no checkpoint at close.
-    std::filesystem::copy(dir.path(), copy.path(),
-                          std::filesystem::copy_options::recursive |
-                              std::filesystem::copy_options::overwrite_existing);
+    copy_as_a_crash_leaves_it(dir.path(), copy.path());
   }
-  std::uint64_t log_bytes = 0;
-  for (auto& e : std::filesystem::directory_iterator(copy.path())) {
-    if (e.path().extension() == ".log") log_bytes += e.file_size();
-  }
-  EXPECT_GT(log_bytes, std::uint64_t{8} << 20);
+  EXPECT_GT(log_bytes_in(copy.path()), std::uint64_t{8} << 20);
   Options again_options = o;
   again_options.path = copy.path();
   Database again = Database::open(again_options);
@@ -163,21 +178,10 @@ TEST(DurableDatabase, ALogContinuedFromACheckpointVersionWithoutARecordSurvivesA
   {
     Database db = Database::open(on_disk(dir.path()));
     db.run([](Transaction& tr) { tr.set("b", "2"); });
-    // The directory as a crash would leave it: no checkpoint at close.
-    std::filesystem::copy(dir.path(), copy.path(),
-                          std::filesystem::copy_options::recursive |
-                              std::filesystem::copy_options::overwrite_existing);
+    copy_as_a_crash_leaves_it(dir.path(), copy.path());
   }
   Database again = Database::open(on_disk(copy.path()));
   EXPECT_EQ(contents(again), (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
-}
-
-std::uint64_t log_bytes_in(const std::filesystem::path& dir) {
-  std::uint64_t bytes = 0;
-  for (auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == ".log") bytes += e.file_size();
-  }
-  return bytes;
 }
 
 // An atomic operation whose result is larger than itself (an append onto a long value, a
@@ -188,8 +192,7 @@ std::uint64_t log_bytes_in(const std::filesystem::path& dir) {
 TEST(DurableDatabase, AtomicOperationsLargerAsResultsAreLoggedAsOperations) {
   TempDir dir;
   TempDir copy;
-  Options o = on_disk(dir.path(), Durability::buffered);
-  o.checkpoint_log_bytes = ~std::uint64_t{0};  // everything stays in the log
+  const Options o = log_only(dir.path());
   std::map<std::string, std::string> model;
   std::uint64_t loaded = 0;
   {
@@ -213,9 +216,7 @@ TEST(DurableDatabase, AtomicOperationsLargerAsResultsAreLoggedAsOperations) {
       });
     }
     model = contents(db);
-    std::filesystem::copy(dir.path(), copy.path(),  // as a crash would leave it
-                          std::filesystem::copy_options::recursive |
-                              std::filesystem::copy_options::overwrite_existing);
+    copy_as_a_crash_leaves_it(dir.path(), copy.path());
   }
   ASSERT_EQ(model.at("long3").size(), 90'040U);
   ASSERT_EQ(model.at("counter"), std::string(1, '\50'));

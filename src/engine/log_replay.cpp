@@ -138,7 +138,11 @@ void LogReplay::apply_run() {
         run_[order[i + 1].index].key == m.key) {
       continue;  // a later mutation of the same key follows
     }
-    last_.push_back(m.kind == Mutation::Kind::atomic ? fold_atomics(i) : m);
+    if (m.kind == Mutation::Kind::atomic) [[unlikely]] {
+      last_.push_back(fold_atomics(i));
+    } else {
+      last_.push_back(m);
+    }
     sets += last_.back().kind == Mutation::Kind::set ? 1 : 0;
   }
   reserve_for_run(sets);

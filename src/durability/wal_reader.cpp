@@ -32,13 +32,20 @@ struct Damage {
   throw Error(ErrorCode::corrupt_data, name + " at offset " + std::to_string(offset) + ": " + what);
 }
 
-// The length field of a whole, checksum-valid record at `pos`, or nothing.
-std::optional<std::uint32_t> valid_record_length(std::string_view data, std::size_t pos) {
+// The payload length in a record's length field: format 1 has no after_sync mark.
+std::uint32_t payload_length(std::uint32_t field, bool marks) {
+  return marks ? field & ~wal::kAfterSync : field;
+}
+
+// The length field of a whole, checksum-valid record at `pos`, or nothing. `marks`: the
+// segment's format has after_sync marks.
+std::optional<std::uint32_t> valid_record_length(std::string_view data, std::size_t pos,
+                                                 bool marks) {
   if (data.size() - pos < wal::kRecordHeaderSize) return std::nullopt;
   const char* h = data.data() + pos;
   if (base::decode_fixed32(h) != wal::kRecordMagic) return std::nullopt;
   const std::uint32_t field = base::decode_fixed32(h + wal::kRecordLengthOffset);
-  const std::uint32_t length = field & ~wal::kAfterSync;
+  const std::uint32_t length = payload_length(field, marks);
   if (length > wal::kMaxPayloadBytes) return std::nullopt;
   if (data.size() - pos - wal::kRecordHeaderSize < length) return std::nullopt;
   const std::string_view payload = data.substr(pos + wal::kRecordHeaderSize, length);
@@ -48,19 +55,29 @@ std::optional<std::uint32_t> valid_record_length(std::string_view data, std::siz
   return field;
 }
 
-// The first valid record from `from` on (only one marked kAfterSync, when asked).
+// The first valid record from `from` on; with `marks`, the first marked after_sync.
 std::optional<std::uint64_t> find_valid_record(std::string_view data, std::uint64_t from,
-                                               bool after_sync_only) {
+                                               bool marks) {
   for (std::uint64_t q = from; q + wal::kRecordHeaderSize <= data.size(); ++q) {
-    const auto field = valid_record_length(data, q);
-    if (field && (!after_sync_only || (*field & wal::kAfterSync) != 0)) return q;
+    const auto field = valid_record_length(data, q, marks);
+    if (field && (!marks || (*field & wal::kAfterSync) != 0)) return q;
   }
   return std::nullopt;
 }
 
+// The format a segment's header names, read even when the header is damaged (a flipped
+// magic byte leaves it), or the current one when those bytes name none: a header lost
+// whole is a new segment's, written with its first records.
+std::uint32_t format_named(std::string_view data) {
+  if (data.size() < 12) return wal::kFormatVersion;
+  const std::uint32_t format = base::decode_fixed32(data.data() + 8);
+  return format >= wal::kOldestFormatVersion && format <= wal::kFormatVersion ? format
+                                                                              : wal::kFormatVersion;
+}
+
 // Checks the file header; returns the damage (a torn tail candidate) or nothing, and sets
-// `format` from a valid header. Throws for a checksum-valid header that is wrong (version,
-// name).
+// `format` from a valid header (a damaged one leaves it as format_named read it). Throws for a
+// checksum-valid header that is wrong (version, name).
 std::optional<Damage> check_file_header(std::string_view data, const std::string& name,
                                         Version name_version, std::uint32_t& format) {
   if (data.size() < wal::kFileHeaderSize) {
@@ -89,7 +106,7 @@ std::optional<Damage> check_file_header(std::string_view data, const std::string
 }
 
 // The damage at `pos` (a record that is not whole and valid), described.
-Damage describe_damage(std::string_view data, std::uint64_t pos) {
+Damage describe_damage(std::string_view data, std::uint64_t pos, bool marks) {
   const std::uint64_t left = data.size() - pos;
   if (left < wal::kRecordHeaderSize) {
     return {pos, "truncated record header (" + std::to_string(left) + " bytes left)"};
@@ -97,7 +114,7 @@ Damage describe_damage(std::string_view data, std::uint64_t pos) {
   const char* h = data.data() + pos;
   if (base::decode_fixed32(h) != wal::kRecordMagic) return {pos, "bad record magic"};
   const std::uint32_t length =
-      base::decode_fixed32(h + wal::kRecordLengthOffset) & ~wal::kAfterSync;
+      payload_length(base::decode_fixed32(h + wal::kRecordLengthOffset), marks);
   if (length > wal::kMaxPayloadBytes) {
     return {pos, "record length " + std::to_string(length) + " exceeds the limit"};
   }
@@ -113,19 +130,20 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
                              bool is_last, std::optional<Version> expected_prev,
                              const WalRecordFn& on_record) {
   SegmentScan scan;
-  std::uint32_t format = wal::kFormatVersion;  // as a damaged header's may be
+  std::uint32_t format = format_named(data);
   std::optional<Damage> damage = check_file_header(data, name, name_version, format);
+  const bool marks = format > 1;
   std::uint64_t pos = wal::kFileHeaderSize;
   while (!damage && pos < data.size()) {
-    const auto field = valid_record_length(data, pos);
+    const auto field = valid_record_length(data, pos, marks);
     if (!field) {
-      damage = describe_damage(data, pos);
+      damage = describe_damage(data, pos, marks);
       break;
     }
-    const std::uint32_t length = *field & ~wal::kAfterSync;
+    const std::uint32_t length = payload_length(*field, marks);
     const char* h = data.data() + pos;
     WalRecord record;
-    record.after_sync = (*field & wal::kAfterSync) != 0;
+    record.after_sync = marks && (*field & wal::kAfterSync) != 0;
     record.version = static_cast<Version>(base::decode_fixed64(h + wal::kRecordVersionOffset));
     record.prev_version = static_cast<Version>(base::decode_fixed64(h + wal::kRecordPrevOffset));
     record.payload = data.substr(pos + wal::kRecordHeaderSize, length);
@@ -161,10 +179,10 @@ SegmentScan scan_wal_segment(std::string_view data, const std::string& name, Ver
     throw_corrupt(name, damage->offset, damage->what + " in a segment that is not the newest");
   // Records written after the damage was durable make it corruption; those written while
   // it was not are that unsynced write's, cut with it.
-  if (const auto next = find_valid_record(data, damage->offset + 1, format > 1)) {
+  if (const auto next = find_valid_record(data, damage->offset + 1, marks)) {
     throw_corrupt(name, damage->offset,
                   damage->what + ", followed by a valid record at offset " + std::to_string(*next) +
-                      (format > 1 ? " written after it was synced" : ""));
+                      (marks ? " written after it was synced" : ""));
   }
   scan.end = WalEnd::torn_tail;
   scan.valid_bytes = damage->offset;

@@ -60,6 +60,18 @@ class WalTornTailTest : public ::testing::Test {
     writer.close();
     return records;
   }
+  // The same in one group, flushed and synced once: no record is marked after_sync.
+  std::vector<Record> write_one_group(Version first, Version last, Version prev) {
+    std::vector<Record> records;
+    dur::WalWriter writer(fs_, dir_, prev);
+    for (Version v = first; v <= last; ++v) {
+      records.emplace_back(v, payload_for(v, 10));
+      writer.append(v, records.back().second);
+    }
+    writer.flush(true);
+    writer.close();
+    return records;
+  }
   std::filesystem::path segment(Version first) const { return dir_ / dur::wal_file_name(first); }
   // Offset of record `index` (0-based) in a segment of payload_for(v, 10) records.
   static std::size_t offset_of(const std::vector<Record>& records, std::size_t index) {
@@ -239,10 +251,42 @@ TEST_F(WalTornTailTest, DamageFollowedByARecordWrittenAfterItsSyncIsCorruption) 
                      "at offset " + std::to_string(begin) +
                          ": bad record magic, followed by a valid record at offset " +
                          std::to_string(offset_of(records, 3)) + " written after it was synced"));
-  // A format 1 segment says nothing of syncs: any valid record after damage is corruption.
+}
+
+// Format 1 records carry no mark, so there any valid record after damage is corruption: the
+// same bytes (one unsynced group, no record marked) are a torn tail as format 2 and
+// corruption as format 1, whether the damage is in a record or in the header (a flipped
+// magic byte leaves the format readable).
+TEST_F(WalTornTailTest, InAFormatOneSegmentAnyValidRecordAfterDamageMakesItCorruption) {
+  const auto records = write_one_group(1, 5, 0);
+  std::string bad = fs_.contents(segment(1));
+  const std::size_t begin = offset_of(records, 2);
+  std::fill(bad.begin() + static_cast<std::ptrdiff_t>(begin),
+            bad.begin() + static_cast<std::ptrdiff_t>(begin + 8), '\0');
+  fs_.set_contents(segment(1), bad);
   set_format_version(fs_, segment(1), 1);
   EXPECT_THAT([&] { recover_log(fs_, dir_); },
-              ThrowsCodeWith(ErrorCode::corrupt_data, "followed by a valid record"));
+              ThrowsCodeWith(ErrorCode::corrupt_data,
+                             "bad record magic, followed by a valid record at offset " +
+                                 std::to_string(offset_of(records, 3))));
+  set_format_version(fs_, segment(1), 2);
+  EXPECT_EQ(recover_log(fs_, dir_), std::vector<Record>(records.begin(), records.begin() + 2));
+
+  fs_.remove(segment(1));
+  write_one_group(1, 5, 0);
+  set_format_version(fs_, segment(1), 1);
+  std::string header_hit = fs_.contents(segment(1));
+  header_hit[2] ^= 0x10;
+  fs_.set_contents(segment(1), header_hit);
+  EXPECT_THAT(
+      [&] { recover_log(fs_, dir_); },
+      ThrowsCodeWith(ErrorCode::corrupt_data, "bad file magic, followed by a valid record"));
+  // As format 2, or with the header lost whole (a new segment's first write torn out of
+  // order), the unmarked records after it are the same unsynced write: the segment goes.
+  std::fill(header_hit.begin(), header_hit.begin() + 24, '\0');
+  fs_.set_contents(segment(1), header_hit);
+  EXPECT_TRUE(recover_log(fs_, dir_).empty());
+  EXPECT_FALSE(fs_.exists(segment(1)));
 }
 
 TEST_F(WalTornTailTest, DamageAtTheEndOfAnOlderSegmentIsCorruption) {
@@ -316,9 +360,15 @@ TEST_F(WalTornTailTest, UnsupportedFormatVersionIsReported) {
 // Version 1 (before atomic operations could be logged) differs only in what payloads may
 // hold: its segments are still read.
 TEST_F(WalTornTailTest, FormatVersionOneIsStillRead) {
-  const auto records = write(1, 3, 0);
+  const auto records = write_one_group(1, 3, 0);  // no record marked after_sync
   set_format_version(fs_, segment(1), 1);
-  EXPECT_EQ(recover_log(fs_, dir_).size(), records.size());
+  EXPECT_EQ(recover_log(fs_, dir_), records);
+  // Format 1 has no marks: a length with bit 31 set is over the limit there, not a mark.
+  // (write() marks records 2 and 3: as format 1 they are a damaged tail after record 1.)
+  fs_.remove(segment(1));
+  const auto marked = write(1, 3, 0);
+  set_format_version(fs_, segment(1), 1);
+  EXPECT_EQ(recover_log(fs_, dir_), std::vector<Record>(marked.begin(), marked.begin() + 1));
 }
 
 TEST_F(WalTornTailTest, ScannerNeverReadsOutsideItsInputOnAnyPrefixOrFlip) {

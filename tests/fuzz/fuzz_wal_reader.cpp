@@ -92,7 +92,9 @@ void fix_checksums(std::string& d) {
   strata::base::encode_fixed32(d.data() + 20, crc::mask(crc::value(d.data(), 20)));
   std::size_t at = dur::wal::kFileHeaderSize;
   while (d.size() - at >= dur::wal::kRecordHeaderSize) {
-    const std::uint32_t length = decode_fixed32(d.data() + at + dur::wal::kRecordLengthOffset);
+    // (Bit 31 is format 2's after_sync mark, not length.)
+    const std::uint32_t length =
+        decode_fixed32(d.data() + at + dur::wal::kRecordLengthOffset) & ~dur::wal::kAfterSync;
     if (d.size() - at - dur::wal::kRecordHeaderSize < length) break;
     const std::string_view payload(d.data() + at + dur::wal::kRecordHeaderSize, length);
     strata::base::encode_fixed32(d.data() + at + dur::wal::kRecordCrcOffset,

@@ -48,29 +48,23 @@ class WalTornTailTest : public ::testing::Test {
  protected:
   void SetUp() override { fs_.create_dir(dir_); }
 
-  // Writes versions first..last (one flush each) into one segment; returns the records.
-  std::vector<Record> write(Version first, Version last, Version prev) {
+  // Writes versions first..last into one segment, flushed and synced one by one (each
+  // record after the first marked after_sync), or with `one_group` all at once (none
+  // marked); returns the records.
+  std::vector<Record> write(Version first, Version last, Version prev, bool one_group = false) {
     std::vector<Record> records;
     dur::WalWriter writer(fs_, dir_, prev);
     for (Version v = first; v <= last; ++v) {
       records.emplace_back(v, payload_for(v, 10));
       writer.append(v, records.back().second);
-      writer.flush(true);
-    }
-    writer.close();
-    return records;
-  }
-  // The same in one group, flushed and synced once: no record is marked after_sync.
-  std::vector<Record> write_one_group(Version first, Version last, Version prev) {
-    std::vector<Record> records;
-    dur::WalWriter writer(fs_, dir_, prev);
-    for (Version v = first; v <= last; ++v) {
-      records.emplace_back(v, payload_for(v, 10));
-      writer.append(v, records.back().second);
+      if (!one_group) writer.flush(true);
     }
     writer.flush(true);
     writer.close();
     return records;
+  }
+  std::vector<Record> write_one_group(Version first, Version last, Version prev) {
+    return write(first, last, prev, /*one_group=*/true);
   }
   std::filesystem::path segment(Version first) const { return dir_ / dur::wal_file_name(first); }
   // Offset of record `index` (0-based) in a segment of payload_for(v, 10) records.
@@ -186,8 +180,7 @@ TEST_F(WalTornTailTest, AnUnsyncedWritePersistedOutOfOrderIsATornTail) {
   for (std::size_t lost = 3; lost < 7; ++lost) {
     std::string bad = full;
     const std::size_t begin = offset_of(records, lost);
-    std::fill(bad.begin() + static_cast<std::ptrdiff_t>(begin),
-              bad.begin() + static_cast<std::ptrdiff_t>(begin + 8), '\0');
+    bad.replace(begin, 8, 8, '\0');  // zeros over the record's magic
     fs_.set_contents(segment(1), bad);
     Version last = 0;
     EXPECT_EQ(
@@ -242,8 +235,7 @@ TEST_F(WalTornTailTest, DamageFollowedByARecordWrittenAfterItsSyncIsCorruption) 
   const auto records = write(1, 5, 0);
   std::string bad = fs_.contents(segment(1));
   const std::size_t begin = offset_of(records, 2);
-  std::fill(bad.begin() + static_cast<std::ptrdiff_t>(begin),
-            bad.begin() + static_cast<std::ptrdiff_t>(begin + 8), '\0');
+  bad.replace(begin, 8, 8, '\0');  // zeros over the record's magic
   fs_.set_contents(segment(1), bad);
   EXPECT_THAT(
       [&] { recover_log(fs_, dir_); },
@@ -261,8 +253,7 @@ TEST_F(WalTornTailTest, InAFormatOneSegmentAnyValidRecordAfterDamageMakesItCorru
   const auto records = write_one_group(1, 5, 0);
   std::string bad = fs_.contents(segment(1));
   const std::size_t begin = offset_of(records, 2);
-  std::fill(bad.begin() + static_cast<std::ptrdiff_t>(begin),
-            bad.begin() + static_cast<std::ptrdiff_t>(begin + 8), '\0');
+  bad.replace(begin, 8, 8, '\0');  // zeros over the record's magic
   fs_.set_contents(segment(1), bad);
   set_format_version(fs_, segment(1), 1);
   EXPECT_THAT([&] { recover_log(fs_, dir_); },

@@ -89,8 +89,10 @@ void PointMap::destroy_array() {
 }
 
 void PointMap::clear() {
-  tree_.clear();
-  in_tree_ = false;
+  if (in_tree_) {  // the tree is empty while the array holds the entries
+    tree_.clear();
+    in_tree_ = false;
+  }
   destroy_array();
 }
 

@@ -45,7 +45,11 @@ class RangeSet {
   auto end() const { return ranges_.end(); }
   bool empty() const { return ranges_.empty(); }
   std::size_t size() const { return ranges_.size(); }
-  void clear() { ranges_.clear(); }
+  // Free when empty (every transaction's reset clears two, nearly always empty): a map's
+  // clear() walks and rewires its header even then.
+  void clear() {
+    if (!ranges_.empty()) ranges_.clear();
+  }
   std::vector<KeyRange> to_vector() const;
 
  private:

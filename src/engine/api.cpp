@@ -58,7 +58,14 @@ Watch::Watch(std::shared_ptr<engine::WatchState> state) {
 void Watch::wait() { state_->wait_until(std::nullopt); }
 
 bool Watch::wait_for(std::chrono::milliseconds timeout) {
-  return state_->wait_until(std::chrono::steady_clock::now() + timeout);
+  // A timeout past the clock's range (milliseconds::max(), "forever" to many callers) waits
+  // with no deadline: now + timeout would overflow the clock's nanoseconds.
+  const auto now = std::chrono::steady_clock::now();
+  if (timeout >= std::chrono::floor<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::time_point::max() - now)) {
+    return state_->wait_until(std::nullopt);
+  }
+  return state_->wait_until(now + timeout);
 }
 
 // The registry drops cancelled watches lazily (it may be gone by now: a Watch can

@@ -72,6 +72,9 @@ class Request {
 bool registered_before(const Subspace& requests, std::string_view key, Version opened) {
   if (opened <= 0) return false;  // in memory, or a new database: nothing is that old
   const Tuple request = requests.unpack(key);
+  // A request keyed (index, id), as strata keyed them before requests carried their
+  // versionstamp, was left by an older strata: as abandoned (and it sorts first).
+  if (request.size() == 0 || !request[0].is<Versionstamp>()) return true;
   const auto& stamp = request[0].get<Versionstamp>();
   Version version = 0;
   for (std::size_t i = 0; i < 8; ++i) version = (version << 8) | stamp.tr[i];
@@ -162,6 +165,14 @@ Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own
   return pass;
 }
 
+// Readies `tr` for the next attempt of a loop: a reset, unless on_error has just readied it
+// for a retry (`retrying`). A reset zeroes the retry count and restarts the timeout, so a
+// loop that reset after every failure would retry forever, whatever the limits say.
+void next_attempt(Transaction& tr, bool& retrying) {
+  if (!retrying) tr.reset();
+  retrying = false;
+}
+
 // Thrown by fulfil_all when its transaction's on_error gave up (the error, not retryable or
 // past the retry limit): the transaction is cancelled then, so the popper settles its
 // request rather than ask on_error again (which would answer transaction_cancelled).
@@ -176,8 +187,9 @@ std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const Stag
                                                      ContentionHints& hints,
                                                      std::chrono::microseconds bound,
                                                      PopCounters& counters) {
+  bool retrying = false;
   for (;;) {
-    tr.reset();
+    next_attempt(tr, retrying);
     Pass pass;
     try {
       pass = plan_pass(tr, layout, own_request, opened);
@@ -199,6 +211,7 @@ std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const Stag
       }
       try {
         tr.on_error(e);  // backs off, or gives up (the transaction is cancelled then)
+        retrying = true;
       } catch (const Error& given_up) {
         throw GaveUp{given_up};
       }
@@ -400,8 +413,9 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
   }
 
   // Step 2: after losing the race, or with the gate closed, register.
+  bool retrying = false;
   while (request_key.empty()) {
-    tr.reset();
+    next_attempt(tr, retrying);
     try {
       Request request(tr, layout);
       client_round_trip();
@@ -411,6 +425,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
     } catch (const Error& e) {
       ++counters.retries;
       tr.on_error(e);
+      retrying = true;
     }
   }
 
@@ -432,7 +447,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
     return value;
   };
   for (;;) {
-    tr.reset();
+    next_attempt(tr, retrying);
     try {
       if (!tr.get(request_key)) {  // served by someone else's pass: collect the result
         auto value = tr.get(result_key);
@@ -471,6 +486,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
       ++counters.retries;
       try {
         tr.on_error(e);
+        retrying = true;
       } catch (const Error& given_up) {
         return give_up(given_up);
       }

@@ -42,6 +42,15 @@ class WaiterRegistration {
   const std::string& key_;
 };
 
+// now + timeout, or the clock's last instant for a timeout that reaches past it
+// (milliseconds::max() means "forever" to many callers; the plain sum would overflow).
+std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point now,
+                                                     std::chrono::milliseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  const auto room = std::chrono::floor<std::chrono::milliseconds>(Clock::time_point::max() - now);
+  return timeout >= room ? Clock::time_point::max() : now + timeout;
+}
+
 }  // namespace
 
 Queue::Queue(Subspace subspace, bool high_contention)
@@ -116,7 +125,7 @@ std::optional<std::string> Queue::peek(Database& db) const {
 std::optional<std::string> Queue::dequeue_wait(Database& db,
                                                std::chrono::milliseconds timeout) const {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = Clock::now() + timeout;
+  const Clock::time_point deadline = deadline_after(Clock::now(), timeout);
   for (;;) {
     if (auto value = dequeue(db)) return value;
     Clock::time_point now = Clock::now();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <random>
 #include <set>
@@ -107,6 +108,27 @@ TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePop
   EXPECT_EQ(q.dequeue(db), "fourth");
 }
 
+// Before requests carried their versionstamp (commit 9ecd8a4), strata keyed them (index,
+// id). One left in a durable database by that version sorts at the head of the requests;
+// reading it as a versionstamp threw, and every high-contention pop of the queue with it.
+// It is withdrawn as any request of an earlier opening is.
+TEST(AbandonedPopRequests, ARequestInTheOldFormatIsWithdrawn) {
+  TempDir dir;
+  Queue q(Subspace(Tuple{"Q"}), true);
+  Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
+  {
+    Database db = Database::open(on_disk(dir));
+    db.run([&](Transaction& tr) {
+      tr.set(requests.pack(Tuple{std::int64_t{7}, Bytes{std::string(20, '\x01')}}), "");
+    });
+  }
+  Database db = Database::open(on_disk(dir));
+  q.enqueue(db, "item");
+  EXPECT_EQ(q.dequeue(db), "item");
+  EXPECT_EQ(q.dequeue(db), std::nullopt);
+  EXPECT_TRUE(range_empty(db, requests.range()));
+}
+
 TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
@@ -164,6 +186,15 @@ TEST(AbandonedPopRequests, APriorityQueueDeliversAgainToAPopOfTheSameKind) {
   EXPECT_TRUE(range_empty(db, max_results.range()));
 }
 
+// Every transaction of the recipes takes 40 ms more: longer than a 20 ms MVCC window, so
+// each of a popper's passes fails with transaction_too_old (1007).
+struct SlowClient {
+  SlowClient() { recipes_detail::set_client_latency(std::chrono::milliseconds(40)); }
+  ~SlowClient() { recipes_detail::set_client_latency(std::chrono::microseconds(0)); }
+  SlowClient(const SlowClient&) = delete;
+  SlowClient& operator=(const SlowClient&) = delete;
+};
+
 // A popper that gives up after registering (here its pass, behind a slow client, is too
 // old for a 20 ms MVCC window, and the retry limit is 0) settles its request before it
 // throws: left behind, the request took the next item into a result slot nobody collects.
@@ -175,10 +206,6 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
   Database db = Database::open(o);
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
-  struct SlowClient {
-    SlowClient() { recipes_detail::set_client_latency(std::chrono::milliseconds(40)); }
-    ~SlowClient() { recipes_detail::set_client_latency(std::chrono::microseconds(0)); }
-  };
   const Tuple stalled = register_request(db, requests, '\x07');
   {
     const SlowClient slow;
@@ -193,6 +220,49 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
   EXPECT_TRUE(range_empty(db, requests.range()));
   q.enqueue(db, "item");
   EXPECT_EQ(q.dequeue(db), "item");
+}
+
+// A high-contention pop keeps to its transaction's retry limit and timeout, as the simple
+// pop does through Database::run: its loops used to reset the transaction before each
+// attempt, which zeroed the retry count and restarted the timeout, so a pass that kept
+// failing was retried forever whatever the limits (only a limit of 0 was ever reached).
+// Returns the pop's error, or nullopt when it is still retrying after 10 s.
+std::optional<ErrorCode> high_contention_pop_error(Options o) {
+  o.mvcc_window = std::chrono::milliseconds(20);
+  Database db = Database::open(o);
+  Queue q(Subspace(Tuple{"Q"}), true);
+  Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
+  const Tuple stalled = register_request(db, requests, '\x07');
+  std::optional<SlowClient> slow(std::in_place);
+  auto popping = std::async(std::launch::async, [&]() -> ErrorCode {
+    try {
+      (void)q.dequeue(db);
+      return ErrorCode::success;
+    } catch (const Error& e) {
+      return e.error_code();
+    }
+  });
+  // A bound for the failure only: the pop gives up within a few attempts (~50 ms each).
+  const bool gave_up = popping.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  slow.reset();  // lets a pop that is still retrying finish
+  const ErrorCode error = popping.get();
+  if (!gave_up) return std::nullopt;
+  // It settled its request before it threw: only the stalled one is left.
+  db.run([&](Transaction& tr) { tr.clear(requests.pack(stalled)); });
+  EXPECT_TRUE(range_empty(db, requests.range()));
+  return error;
+}
+
+TEST(AbandonedPopRequests, AHighContentionPopGivesUpAtItsRetryLimit) {
+  Options o;
+  o.transaction_retry_limit = 2;
+  EXPECT_EQ(high_contention_pop_error(o), ErrorCode::transaction_too_old);
+}
+
+TEST(AbandonedPopRequests, AHighContentionPopGivesUpAtItsTimeout) {
+  Options o;
+  o.transaction_timeout = std::chrono::milliseconds(300);
+  EXPECT_EQ(high_contention_pop_error(o), ErrorCode::transaction_timed_out);
 }
 
 #if !defined(__SANITIZE_THREAD__)

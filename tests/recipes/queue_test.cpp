@@ -5,9 +5,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <future>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -106,6 +109,51 @@ TEST(QueueSignal, EnqueueBumpsTheSignalOnlyWhileAWaiterIsRegistered) {
   q.enqueue(db, "y");
   tr = db.create_transaction();
   EXPECT_EQ(tr.get(q.subspace().key()), le64(1));
+}
+
+// milliseconds::max() is "forever" to many callers: the waiter registers and waits for the
+// item. (now + max() overflowed the clock's nanoseconds into the past: dequeue_wait looked
+// once and returned nullopt.) The main thread waits for the waiter to register or return,
+// on a watch of the count.
+TEST(QueueSignal, AnUnboundedTimeoutWaitsForTheItem) {
+  Database db = Database::open();
+  Queue q;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool registered = false;
+  bool returned = false;
+  std::optional<std::string> got;
+  std::thread waiter([&] {
+    auto v = q.dequeue_wait(db, std::chrono::milliseconds::max());
+    const std::lock_guard lock(mu);
+    got = std::move(v);
+    returned = true;
+    cv.notify_all();
+  });
+  std::optional<Watch> watch;
+  const bool present = db.run([&](Transaction& tr) {
+    if (tr.get(waiters_key())) return true;
+    watch = tr.watch(waiters_key());
+    return false;
+  });
+  auto on_registered = [&] {
+    const std::lock_guard lock(mu);
+    registered = true;
+    cv.notify_all();
+  };
+  if (present) {
+    on_registered();
+  } else {
+    watch->on_ready(on_registered);
+  }
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return registered || returned; });
+    EXPECT_FALSE(returned) << "dequeue_wait returned without waiting";
+  }
+  q.enqueue(db, "x");
+  waiter.join();
+  EXPECT_EQ(got, "x");
 }
 
 // While a waiter count exists, the enqueue's reverse read finds the count before the last

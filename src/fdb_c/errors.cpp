@@ -187,7 +187,9 @@ fdb_bool_t fdb_error_predicate(int predicate_test, fdb_error_t code) {
       case 1051:  // batch_transaction_throttled
       case 1037:  // process_behind
       case 1213:  // tag_throttled
-      case 2137:  // unknown_tenant
+      case 1223:  // proxy_tag_throttled
+      case 1235:  // transaction_throttled_hot_shard
+      case 1242:  // transaction_rejected_range_locked
         return true;
       default:
         return false;

@@ -104,9 +104,11 @@ void FDB_future::reset() {
   ready_.store(false, std::memory_order_relaxed);
   destroyed_ = false;
   released_.store(false, std::memory_order_relaxed);
+  readers_.store(0, std::memory_order_relaxed);
   error_ = 0;
   callback_ = nullptr;
   callback_parameter_ = nullptr;
+  more_callbacks_.clear();
   callback_set_.store(false, std::memory_order_relaxed);
   canceller_ = nullptr;
   const bool large =
@@ -183,14 +185,17 @@ void FDB_future::run_callback() {
     FDB_future* f = held.get();
     FDBCallback callback = nullptr;
     void* parameter = nullptr;
+    std::vector<std::pair<FDBCallback, void*>> more;
     {
       std::lock_guard lock(f->mu_);
       if (!f->destroyed_) {
         callback = f->callback_;
         parameter = f->callback_parameter_;
+        more = f->more_callbacks_;  // a copy: the first callback may destroy the future
       }
     }
     if (callback != nullptr) callback(f, parameter);
+    for (const auto& [c, p] : more) c(f, p);
   });
 }
 
@@ -228,6 +233,9 @@ void FDB_future::destroy() {
 
 void FDB_future::release_memory() {
   std::lock_guard lock(mu_);
+  // As FoundationDB: one reader fewer, and the result goes with the last (a call with
+  // no reader left makes the count negative, so the next get does not free it either).
+  if (readers_.fetch_sub(1, std::memory_order_relaxed) != 1) return;
   if (!ready_.load(std::memory_order_relaxed) || error_ != 0) return;
   released_.store(true, std::memory_order_relaxed);
   row_view_ = {};
@@ -253,11 +261,17 @@ fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
   if (callback == nullptr) return fc::kClientInvalidOperation;
   {
     std::lock_guard lock(mu_);
-    if (callback_set_.load(std::memory_order_relaxed)) return fc::kClientInvalidOperation;
+    if (!ready_.load(std::memory_order_relaxed)) {
+      if (callback_set_.load(std::memory_order_relaxed)) {
+        more_callbacks_.emplace_back(callback, parameter);
+      } else {
+        callback_ = callback;
+        callback_parameter_ = parameter;
+      }
+      callback_set_.store(true, std::memory_order_release);
+      return 0;
+    }
     callback_set_.store(true, std::memory_order_release);
-    callback_ = callback;
-    callback_parameter_ = parameter;
-    if (!ready_.load(std::memory_order_relaxed)) return 0;
   }
   callback(this, parameter);  // already ready: at once, on this thread
   return 0;
@@ -265,14 +279,17 @@ fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
 
 // Once ready, a future's outcome never changes: the getters read it without the lock.
 fdb_error_t FDB_future::error() {
-  return ready_.load(std::memory_order_acquire) ? error_ : fc::kFutureNotSet;
+  if (!ready_.load(std::memory_order_acquire)) return fc::kFutureNotSet;
+  // A released result is an error from then on, as FoundationDB's.
+  return error_ == 0 && released_.load(std::memory_order_relaxed) ? fc::kFutureReleased : error_;
 }
 
-fdb_error_t FDB_future::readable(Kind kind) const {
+fdb_error_t FDB_future::readable(Kind kind) {
   if (!ready_.load(std::memory_order_acquire)) return fc::kFutureNotSet;
   if (error_ != 0) return error_;
   if (released_.load(std::memory_order_relaxed)) return fc::kFutureReleased;
   if (result_.kind != kind) return fc::kClientInvalidOperation;
+  readers_.fetch_add(1, std::memory_order_relaxed);  // one more for release_memory to end
   return 0;
 }
 

@@ -8,7 +8,13 @@
 //
 // Callbacks: set on a ready future, the callback runs at once on the caller's thread;
 // otherwise exactly once on the network thread after the future becomes ready, unless
-// the user destroyed the future first.
+// the user destroyed the future first. A future takes any number of callbacks, as
+// FoundationDB's (Python's on_ready and Go's BlockUntilReady each set one); set while it
+// is pending, they run in the order they were set.
+//
+// Memory: every successful fdb_future_get_* counts a reader; fdb_future_release_memory
+// ends one, and the last frees the result (its getters then fail with future_released),
+// as FoundationDB counts them, so a reader on another thread keeps what it got.
 //
 // Futures are recycled: the last release puts a future back in a small pool of the
 // releasing thread, keeping its buffers, and the next future that thread makes reuses it
@@ -127,7 +133,8 @@ struct FDB_future {
   void build_views();
 
   // Shared checks of the getters: 0 to go on, or the error to return.
-  fdb_error_t readable(Kind kind) const;
+  // Counts a reader when it returns 0.
+  fdb_error_t readable(Kind kind);
   bool finish(Result* result, fdb_error_t error);  // true: run the callback
   void run_callback();
 
@@ -137,10 +144,12 @@ struct FDB_future {
   std::atomic<bool> ready_{false};     // set under mu_; the result is immutable once true
   bool destroyed_ = false;             // guarded by mu_
   std::atomic<bool> released_{false};  // release_memory
+  std::atomic<int> readers_{0};        // successful gets less release_memory calls
   fdb_error_t error_ = 0;              // guarded by mu_
   Result result_;                      // guarded by mu_; stable once ready
-  FDBCallback callback_ = nullptr;
+  FDBCallback callback_ = nullptr;     // the first callback set while pending (mu_)
   void* callback_parameter_ = nullptr;
+  std::vector<std::pair<FDBCallback, void*>> more_callbacks_;  // later ones (mu_)
   std::atomic<bool> callback_set_{false};  // set under mu_; read without it by destroy
   std::function<void()> canceller_;
   // Views handed to the user, built once at completion.

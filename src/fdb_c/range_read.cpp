@@ -76,7 +76,10 @@ Batch batch_for(int limit, int target_bytes, FDBStreamingMode mode, int iteratio
   static constexpr int kIteratorBytes[] = {4096,  6144,  9216,  13824, 20736,
                                            31104, 46656, 69984, 80000, 120000};
   Batch b;
-  if (limit < 0 || target_bytes < 0) return {0, 0, fc::kRangeLimitsInvalid};
+  // -1 is "unlimited", as 0 (FoundationDB's GetRangeLimits); below it is invalid.
+  if (limit < -1 || target_bytes < -1) return {0, 0, fc::kRangeLimitsInvalid};
+  limit = std::max(limit, 0);
+  target_bytes = std::max(target_bytes, 0);
   if (limit == 0 && target_bytes == 0 && mode == FDB_STREAMING_MODE_EXACT) {
     return {0, 0, fc::kExactModeWithoutLimits};
   }

@@ -130,6 +130,11 @@ FDBFuture* FDB_transaction::commit() {
 FDBFuture* FDB_transaction::versionstamp() {
   std::lock_guard lock(mu);
   if (fdb_error_t e = check()) return FDB_future::failed(e);
+  // As FoundationDB: a cancelled transaction (cancel, or an on_error that gave up) will
+  // not commit, so its stamp fails now rather than wait for a reset.
+  if (cancelled_) {
+    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+  }
   if (commit_started_) {
     // As FoundationDB: the stamp is asked for before commit; afterwards it is misuse.
     return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::used_during_commit));

@@ -289,6 +289,62 @@ TEST_F(Futures, ResultMemoryStaysValidUntilDestroy) {
   EXPECT_EQ(str(v2, n2), big);
 }
 
+// As FoundationDB (callOrSetAsCallback): a future takes more than one callback. Python's
+// Future.on_ready, wait_for_any and add_done_callback each set one (and raise on an
+// error); Go's BlockUntilReady from two goroutines sets one each and ignores the result.
+TEST_F(Futures, ASecondCallbackOnAReadyFutureRunsAtOnceToo) {
+  ASSERT_EQ(write(k("a"), "v"), 0);
+  Tr tr = make_tr();
+  Future g(fdb_transaction_get(tr.get(), u8(k("a")), len(k("a")), 0));
+  CallbackProbe first;
+  CallbackProbe second;
+  ASSERT_EQ(fdb_future_set_callback(g.get(), &CallbackProbe::callback, &first), 0);
+  EXPECT_EQ(fdb_future_set_callback(g.get(), &CallbackProbe::callback, &second), 0);
+  EXPECT_EQ(first.count(), 1);
+  EXPECT_EQ(second.count(), 1);
+}
+
+TEST_F(Futures, TwoCallbacksOnAPendingFutureBothRunOnce) {
+  ASSERT_EQ(write(k("w"), "0"), 0);
+  Tr tr = make_tr();
+  Future w(fdb_transaction_watch(tr.get(), u8(k("w")), len(k("w"))));
+  ASSERT_EQ(commit(tr), 0);
+  CallbackProbe first;
+  CallbackProbe second;
+  ASSERT_EQ(fdb_future_set_callback(w.get(), &CallbackProbe::callback, &first), 0);
+  ASSERT_EQ(fdb_future_set_callback(w.get(), &CallbackProbe::callback, &second), 0);
+  ASSERT_EQ(write(k("w"), "1"), 0);
+  EXPECT_TRUE(first.wait_calls(1));
+  EXPECT_TRUE(second.wait_calls(1));
+  EXPECT_EQ(first.count(), 1);
+  EXPECT_EQ(second.count(), 1);
+}
+
+// api-c.rst: once fdb_future_release_memory has been called as many times as the
+// fdb_future_get_* functions, they return future_released. Until then a reader on
+// another thread keeps what it got (strata freed the result at the first call).
+TEST_F(Futures, ReleaseMemoryFreesTheResultAfterItsLastReader) {
+  ASSERT_EQ(write(k("a"), "value"), 0);
+  Tr tr = make_tr();
+  Future g(fdb_transaction_get(tr.get(), u8(k("a")), len(k("a")), 0));
+  ASSERT_EQ(wait(g), 0);
+  fdb_bool_t present = 0;
+  const uint8_t* v1 = nullptr;
+  const uint8_t* v2 = nullptr;
+  int n1 = 0;
+  int n2 = 0;
+  ASSERT_EQ(fdb_future_get_value(g.get(), &present, &v1, &n1), 0);
+  ASSERT_EQ(fdb_future_get_value(g.get(), &present, &v2, &n2), 0);
+  fdb_future_release_memory(g.get());  // one reader is done, the other is not
+  EXPECT_EQ(str(v2, n2), "value");
+  EXPECT_EQ(fdb_future_get_error(g.get()), 0);
+  ASSERT_EQ(fdb_future_get_value(g.get(), &present, &v1, &n1), 0);
+  fdb_future_release_memory(g.get());
+  fdb_future_release_memory(g.get());  // the last reader: freed
+  EXPECT_EQ(fdb_future_get_value(g.get(), &present, &v1, &n1), 1102);
+  EXPECT_EQ(fdb_future_get_error(g.get()), 1102);  // an error from then on, as FoundationDB's
+}
+
 TEST_F(Futures, ReleaseMemoryThenDestroy) {
   ASSERT_EQ(write(k("a"), "v"), 0);
   Tr tr = make_tr();

@@ -230,10 +230,15 @@ TEST_F(Ranges, IterationBelowOneIsClientInvalidOperation) {
   EXPECT_EQ(all({.mode = FDB_STREAMING_MODE_ITERATOR, .iteration = -1}).error, 2000);
 }
 
-TEST_F(Ranges, NegativeLimitsAreRangeLimitsInvalid) {
+// -1 is "unlimited", as 0 (FoundationDB's GetRangeLimits); below it the limits are invalid.
+TEST_F(Ranges, LimitsBelowMinusOneAreRangeLimitsInvalid) {
   fill(3, 100);
-  EXPECT_EQ(all({.limit = -1}).error, 2012);
-  EXPECT_EQ(all({.target_bytes = -1}).error, 2012);
+  EXPECT_EQ(all({.limit = -2}).error, 2012);
+  EXPECT_EQ(all({.target_bytes = -2}).error, 2012);
+  EXPECT_EQ(all({.limit = -1}).error, 0);
+  EXPECT_EQ(all({.limit = -1}).rows.size(), 3U);
+  EXPECT_EQ(all({.target_bytes = -1}).rows.size(), 3U);
+  EXPECT_EQ(all({.limit = -1, .mode = FDB_STREAMING_MODE_EXACT}).error, 2210);
 }
 
 TEST_F(Ranges, ExactWithoutALimitIsExactModeWithoutLimits) {

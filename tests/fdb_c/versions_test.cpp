@@ -230,5 +230,24 @@ TEST_F(Versions, VersionstampAfterADeferredErrorFails) {
   EXPECT_EQ(fdb_future_get_error(vs.get()), 2004);
 }
 
+// As FoundationDB (getVersionstamp waits on the transaction's reset): a cancelled
+// transaction will not commit, so its versionstamp fails with transaction_cancelled at
+// once (it used to stay pending until a reset, and a program waiting on it hung).
+TEST_F(Versions, TheVersionstampOfACancelledTransactionFailsAtOnce) {
+  Tr tr = make_tr();
+  fdb_transaction_cancel(tr.get());
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_TRUE(fdb_future_is_ready(vs.get()));
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 1025);
+}
+
+TEST_F(Versions, TheVersionstampAfterAnOnErrorThatGaveUpFailsAtOnce) {
+  Tr tr = make_tr();
+  ASSERT_EQ(on_error(tr, 2004), 2004);  // not retryable: the transaction is cancelled
+  Future vs(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_TRUE(fdb_future_is_ready(vs.get()));
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 1025);
+}
+
 }  // namespace
 }  // namespace fdbc_test

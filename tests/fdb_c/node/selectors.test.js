@@ -348,10 +348,12 @@ describe('key selectors and range reads against a model (API 720)', function () 
     await db.doTn(async tn => {
       const b = ks.firstGreaterOrEqual(PREFIX)
       const e = ks.firstGreaterOrEqual(PREFIX_END)
-      await assert.rejects(tn.getRangeRaw(b, e, -1, 0, StreamingMode.WantAll, 1, false),
-        err => err.code === 2012, 'negative limit: range_limits_invalid (2012)')
-      await assert.rejects(tn.getRangeRaw(b, e, 0, -1, StreamingMode.WantAll, 1, false),
-        err => err.code === 2012, 'negative target_bytes: range_limits_invalid (2012)')
+      // -1 is "unlimited", as 0 (FoundationDB's GetRangeLimits); below it is invalid.
+      await assert.rejects(tn.getRangeRaw(b, e, -2, 0, StreamingMode.WantAll, 1, false),
+        err => err.code === 2012, 'limit below -1: range_limits_invalid (2012)')
+      await assert.rejects(tn.getRangeRaw(b, e, 0, -2, StreamingMode.WantAll, 1, false),
+        err => err.code === 2012, 'target_bytes below -1: range_limits_invalid (2012)')
+      await tn.getRangeRaw(b, e, -1, -1, StreamingMode.WantAll, 1, false)
       await assert.rejects(tn.getRangeRaw(b, e, 0, 0, StreamingMode.Exact, 1, false),
         err => err.code === 2210, 'EXACT without a limit: exact_mode_without_limits (2210)')
       await assert.rejects(tn.getRangeRaw(b, e, 0, 0, StreamingMode.Iterator, 0, false),

@@ -211,6 +211,15 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
   std::uint16_t index = 0;
   for (CommitRequest* r : batch) {
     r->batch_index = index++;
+    // Reads below the pruned history cannot be checked: the writes after them may be gone.
+    // Every live reader holds the history above its version, but a version revoked past
+    // its MVCC window does not, and a commit that passed its age check can reach here
+    // after that (FoundationDB's resolvers fail such a commit the same way).
+    if (r->read_version < resolver_.floor() &&
+        (r->read_ranges != nullptr || r->read_keys != nullptr)) {
+      r->error = ErrorCode::transaction_too_old;
+      continue;
+    }
     if (!resolve(*r)) {
       r->error = ErrorCode::not_committed;
       continue;

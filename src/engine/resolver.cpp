@@ -350,6 +350,7 @@ void Resolver::record_in_treap(std::string_view begin, std::string_view end, Ver
 // keeps the rest and rebuilds the treap from them, so a pass costs O(boundaries) and runs
 // only after their count has doubled.
 void Resolver::prune(Version oldest, bool force) {
+  floor_ = std::max(floor_, oldest);
   // Recent writes at or below `oldest` can go: oldest first, so they are a prefix.
   while (recent_size_ > 0 && recent_[recent_first_].version <= oldest) {
     recent_first_ = (recent_first_ + 1) & (recent_.size() - 1);

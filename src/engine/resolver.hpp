@@ -65,6 +65,9 @@ class Resolver {
   // Forgets boundaries at or below `oldest` (merging their intervals into neighbours that
   // are too) once the boundary count has doubled since the last pass; `force` prunes now.
   void prune(Version oldest, bool force = false);
+  // The highest `oldest` prune() was given: writes at or below it may be forgotten, so a
+  // read at a version below it can no longer be checked (transaction_too_old).
+  Version floor() const { return floor_; }
 
   std::size_t boundary_count() const { return size_; }
   // Writes recorded but not yet in the treap.
@@ -152,6 +155,7 @@ class Resolver {
   Node* root_ = nullptr;
   std::size_t size_ = 0;
   std::size_t prune_at_ = kMinPrune;
+  Version floor_ = 0;
   // A ring: recent_at(0) .. recent_at(recent_size_ - 1), oldest first. Versions only grow,
   // so pruning drops a prefix. Its capacity is a power of two.
   std::vector<Recent> recent_ = std::vector<Recent>(kMinRecent);

@@ -614,8 +614,11 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
   if (type == MutationType::set_versionstamped_key) {
     auto [tmpl, offset] = split_stamp_operand(key, "key");
     base::check_writable_key(tmpl);
-    // Unreadable from the lowest stamp this commit could get to the highest.
-    std::string low = make_versionstamp(ensure_read_version() + 1, 0);
+    // Unreadable from the lowest stamp this commit could get to the highest. The commit
+    // comes after its read version and after every commit made so far; asking for a read
+    // version here would fix it at this write (FoundationDB takes it at the first read).
+    const Version before = read_version_ >= 0 ? read_version_ : db_->store().committed();
+    std::string low = make_versionstamp(before + 1, 0);
     std::string high(kVersionstampSize, '\xff');
     unreadable_.insert(apply_stamp(tmpl, offset, low), key_after(apply_stamp(tmpl, offset, high)));
     writes_.add_stamped_key({std::string(tmpl), offset, std::string(param)});
@@ -687,11 +690,21 @@ void TransactionImpl::commit() {
     finish_watches(true, ErrorCode::success);
     return;
   }
-  if (has_read_conflicts()) check_not_too_old();
-  if (std::size_t size = size_bytes(); size > base::kTransactionSizeLimit) {
-    throw Error(ErrorCode::transaction_too_large, "transaction of " + std::to_string(size) +
-                                                      " bytes exceeds the limit of " +
-                                                      std::to_string(base::kTransactionSizeLimit));
+  // A commit refused before it reaches the pipeline ends the transaction as one refused
+  // there does (FoundationDB marks the commit started before these checks): its watches
+  // fail with the error, and it takes no more operations until on_error or reset.
+  try {
+    if (has_read_conflicts()) check_not_too_old();
+    if (std::size_t size = size_bytes(); size > base::kTransactionSizeLimit) {
+      throw Error(ErrorCode::transaction_too_large,
+                  "transaction of " + std::to_string(size) + " bytes exceeds the limit of " +
+                      std::to_string(base::kTransactionSizeLimit));
+    }
+  } catch (const Error& e) {
+    state_ = State::committed;
+    release_read_version();
+    finish_watches(false, e.error_code());
+    throw;
   }
   CommitRequest request;
   request.read_version = read_version_;
@@ -723,6 +736,10 @@ void TransactionImpl::commit() {
       break;
     case ErrorCode::not_committed:
       throw conflict_error(request.read_version);
+    case ErrorCode::transaction_too_old:
+      throw Error(request.error, "read version " + std::to_string(request.read_version) +
+                                     " was released before the commit was resolved: it sat "
+                                     "idle past its mvcc_window");
     case ErrorCode::commit_unknown_result:
       throw Error(request.error,
                   "writing the commit to the log failed; it may or may not be durable");

@@ -342,5 +342,63 @@ TEST(Limits, OnlyTooOldNotCommittedAndUnknownResultAreRetryable) {
   }
 }
 
+// FoundationDB marks the commit started before its size and age checks, and (API 410 on)
+// a failed commit leaves it so: every operation throws used_during_commit (2017) until
+// reset or on_error, and the transaction's watches fail with the commit's error. strata
+// left a transaction refused by these checks usable (its writes could be trimmed and
+// committed) and its watches pending.
+TEST(Limits, ACommitTooLargeEndsTheTransactionAndFailsItsWatches) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  Watch w = tr.watch("w");
+  std::string value(kValueLimit, 'v');
+  for (int i = 0; i < 101; ++i) tr.set("big/" + std::to_string(i), value);
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_large));
+  EXPECT_THAT([&] { w.wait_for(std::chrono::milliseconds(0)); },
+              ThrowsCode(ErrorCode::transaction_too_large));
+  EXPECT_THAT([&] { tr.clear_range("big/", "big0"); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::used_during_commit));
+  tr.reset();  // and then it is usable again
+  tr.set("small", "v");
+  tr.commit();
+  EXPECT_EQ(read_key(db, "small"), "v");
+}
+
+TEST(Limits, ACommitTooOldEndsTheTransactionAndFailsItsWatches) {
+  Database db = Database::open(short_window());
+  Transaction tr = db.create_transaction();
+  tr.get("k");
+  Watch w = tr.watch("w");
+  tr.set("k", "v");
+  spin_for(kAged);
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_THAT([&] { w.wait_for(std::chrono::milliseconds(0)); },
+              ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_THAT([&] { tr.set("k2", "v"); }, ThrowsCode(ErrorCode::used_during_commit));
+  tr.on_error(Error(ErrorCode::transaction_too_old, ""));  // retryable: ready again
+  tr.set("k", "v");
+  tr.commit();
+  EXPECT_EQ(read_key(db, "k"), "v");
+}
+
+// The read version is taken at the first read (FDB-SEMANTICS 3.1). A versionstamped key
+// needs the lowest stamp its commit could get, and took a read version for it: later
+// reads then missed commits made in between, and set_read_version failed (2010).
+TEST(Limits, AVersionstampedKeyDoesNotFixTheReadVersion) {
+  Database db = Database::open();
+  const std::string stamped_key =
+      std::string("s") + std::string(10, '\0') + std::string("\x01\x00\x00\x00", 4);
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::set_versionstamped_key, stamped_key, "v");
+  apitest::put(db, "x", "1");
+  EXPECT_EQ(tr.get("x"), "1");
+  tr.commit();
+
+  Transaction tr2 = db.create_transaction();
+  tr2.atomic_op(MutationType::set_versionstamped_key, stamped_key, "w");
+  EXPECT_NO_THROW(tr2.set_read_version(db.committed_version()));
+  tr2.commit();
+}
+
 }  // namespace
 }  // namespace strata

@@ -167,6 +167,35 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   store.registry().release(reader);
 }
 
+// A request whose read version lies below the history the resolver has pruned fails with
+// transaction_too_old rather than be checked against what is left: the writes that would
+// conflict with it may be gone. (A transaction's version is held by its reader slot, but a
+// version revoked past the MVCC window is not, and the commit may pass its age check just
+// before that.) Here no reader holds version 0, so the first commit's history is pruned.
+TEST_P(CommitPipelineModes, AReadBelowThePrunedHistoryIsTooOld) {
+  kv::MvccStore store;
+  CommitPipeline pipeline(store);
+  pipeline.set_mode(GetParam());
+  BlindWrite first("a", "1");
+  pipeline.commit(first.request);
+  ASSERT_EQ(first.request.error, ErrorCode::success);
+
+  base::Arena arena(nullptr, 0);
+  ArenaRanges read_range_a(&arena);
+  append_range(read_range_a, "a", key_after("a"));
+  BlindWrite stale("b", "2");  // read "a" before `first` committed
+  stale.request.read_version = first.request.version - 1;
+  stale.request.read_ranges = &read_range_a;
+  pipeline.commit(stale.request);
+  EXPECT_EQ(stale.request.error, ErrorCode::transaction_too_old);
+  EXPECT_FALSE(store.latest("b").has_value());
+
+  BlindWrite blind("c", "3");  // no reads: nothing to check, at any read version
+  blind.request.read_version = first.request.version - 1;
+  pipeline.commit(blind.request);
+  EXPECT_EQ(blind.request.error, ErrorCode::success);
+}
+
 // A request that reports its conflicts (CommitRequest::conflicting) names every read that
 // met a newer write and only those, from whichever thread leads its batch, and also when
 // the write is an earlier request's of the same batch. Every request reads at version 0

@@ -679,20 +679,11 @@ std::size_t TransactionImpl::size_bytes() const {
   return n;
 }
 
-void TransactionImpl::commit() {
-  check_usable();
-  if (writes_.empty() && write_conflicts_.empty()) {
-    // Read-only: nothing to check, nothing to publish.
-    state_ = State::committed;
-    commit_succeeded_ = true;
-    committed_version_ = -1;
-    release_read_version();
-    finish_watches(true, ErrorCode::success);
-    return;
-  }
-  // A commit refused before it reaches the pipeline ends the transaction as one refused
-  // there does (FoundationDB marks the commit started before these checks): its watches
-  // fail with the error, and it takes no more operations until on_error or reset.
+// A commit refused before it reaches the pipeline ends the transaction as one refused
+// there does (FoundationDB marks the commit started before these checks): its watches
+// fail with the error, and it takes no more operations until on_error or reset. (Out of
+// commit()'s body: its handler there made every commit's path longer.)
+void TransactionImpl::check_commit_allowed() {
   try {
     if (has_read_conflicts()) check_not_too_old();
     if (std::size_t size = size_bytes(); size > base::kTransactionSizeLimit) {
@@ -706,6 +697,20 @@ void TransactionImpl::commit() {
     finish_watches(false, e.error_code());
     throw;
   }
+}
+
+void TransactionImpl::commit() {
+  check_usable();
+  if (writes_.empty() && write_conflicts_.empty()) {
+    // Read-only: nothing to check, nothing to publish.
+    state_ = State::committed;
+    commit_succeeded_ = true;
+    committed_version_ = -1;
+    release_read_version();
+    finish_watches(true, ErrorCode::success);
+    return;
+  }
+  check_commit_allowed();
   CommitRequest request;
   request.read_version = read_version_;
   if (!read_conflicts_.empty()) {

@@ -170,6 +170,8 @@ class TransactionImpl {
     kv::ReaderRegistry::Slot* slot_;
   };
   void detach() noexcept;  // recycle()'s part: end() but for the slot, reset, no db_
+  // commit()'s checks before the pipeline (age, size); a failure ends the transaction.
+  [[gnu::noinline]] void check_commit_allowed();
   // Arms this transaction's watches (committed) or fails them with `error`.
   void finish_watches(bool committed, ErrorCode error) {
     if (!watches_.empty()) finish_pending_watches(committed, error);

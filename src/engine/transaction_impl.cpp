@@ -679,6 +679,18 @@ std::size_t TransactionImpl::size_bytes() const {
   return n;
 }
 
+std::size_t TransactionImpl::merge_conflicts() {
+  coalesce(read_conflicts_);
+  std::sort(point_reads_.begin(), point_reads_.end());
+  point_reads_.erase(std::unique(point_reads_.begin(), point_reads_.end()), point_reads_.end());
+  std::size_t n = 0;
+  for (const ArenaRange& r : read_conflicts_) n += r.begin.size() + r.end.size();
+  for (std::string_view key : point_reads_) n += 2 * key.size() + 1;
+  for (const KeyRange& r : write_conflicts_) n += r.begin.size() + r.end.size();
+  conflict_bytes_ = n;
+  return n;
+}
+
 // A commit refused before it reaches the pipeline ends the transaction as one refused
 // there does (FoundationDB marks the commit started before these checks): its watches
 // fail with the error, and it takes no more operations until on_error or reset. (Out of
@@ -686,7 +698,12 @@ std::size_t TransactionImpl::size_bytes() const {
 void TransactionImpl::check_commit_allowed() {
   try {
     if (has_read_conflicts()) check_not_too_old();
-    if (std::size_t size = size_bytes(); size > base::kTransactionSizeLimit) {
+    std::size_t size = size_bytes();
+    // The running count adds each read's conflict as the read is made, so a key read
+    // twice counts twice; FoundationDB counts the merged ranges its commit sends. Near the
+    // limit, count them so.
+    if (size > base::kTransactionSizeLimit) size = size - conflict_bytes_ + merge_conflicts();
+    if (size > base::kTransactionSizeLimit) {
       throw Error(ErrorCode::transaction_too_large,
                   "transaction of " + std::to_string(size) + " bytes exceeds the limit of " +
                       std::to_string(base::kTransactionSizeLimit));

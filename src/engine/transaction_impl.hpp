@@ -172,6 +172,9 @@ class TransactionImpl {
   void detach() noexcept;  // recycle()'s part: end() but for the slot, reset, no db_
   // commit()'s checks before the pipeline (age, size); a failure ends the transaction.
   [[gnu::noinline]] void check_commit_allowed();
+  // Merges the read conflicts (ranges coalesced, point reads once each) and returns the
+  // conflict bytes the commit sends, which conflict_bytes_ becomes.
+  std::size_t merge_conflicts();
   // Arms this transaction's watches (committed) or fails them with `error`.
   void finish_watches(bool committed, ErrorCode error) {
     if (!watches_.empty()) finish_pending_watches(committed, error);

@@ -108,11 +108,11 @@ std::string client_status(std::string_view connection_record) {
          "\"Coordinators\":[],\"Connections\":[],\"NumConnectionsFailed\":0}}";
 }
 
-fdb_error_t create_transaction(const DatabaseState& state, fdb_error_t unavailable,
+fdb_error_t create_transaction(std::shared_ptr<const DatabaseState> state, fdb_error_t unavailable,
                                FDBTransaction** out) {
   if (out == nullptr) return kClientInvalidOperation;
   try {
-    *out = new FDB_transaction(state.database(), state.defaults(), unavailable);
+    *out = new FDB_transaction(std::move(state), unavailable);
     return 0;
   } catch (...) {
     return kInternalError;
@@ -148,7 +148,7 @@ fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption option, co
 }
 
 fdb_error_t fdb_database_create_transaction(FDBDatabase* d, FDBTransaction** out_transaction) {
-  return fc::create_transaction(*d->state, 0, out_transaction);
+  return fc::create_transaction(d->state, 0, out_transaction);
 }
 
 double fdb_database_get_main_thread_busyness(FDBDatabase* /*d*/) { return 0.0; }
@@ -165,7 +165,7 @@ fdb_error_t fdb_database_open_tenant(FDBDatabase* d, const uint8_t* /*tenant_nam
 }
 
 fdb_error_t fdb_tenant_create_transaction(FDBTenant* tenant, FDBTransaction** out_transaction) {
-  return fc::create_transaction(*tenant->state, fc::kTenantsDisabled, out_transaction);
+  return fc::create_transaction(tenant->state, fc::kTenantsDisabled, out_transaction);
 }
 
 // A tenant's id comes from the cluster's tenant map, which is empty while tenants are

@@ -52,7 +52,7 @@ class DatabaseState {
 
 // A new FDBTransaction in *out on `state`'s database, from its current defaults;
 // `unavailable` as FDB_transaction's. Returns 0 or the error.
-fdb_error_t create_transaction(const DatabaseState& state, fdb_error_t unavailable,
+fdb_error_t create_transaction(std::shared_ptr<const DatabaseState> state, fdb_error_t unavailable,
                                FDBTransaction** out);
 
 // fdb_database_get_client_status's JSON document for a handle made from

@@ -16,13 +16,13 @@ using fc::bytes;
 using fc::kDefaultSizeLimit;
 using Kind = FDB_future::Kind;
 
-FDB_transaction::FDB_transaction(strata::Database db, fc::TransactionOptions defaults,
+FDB_transaction::FDB_transaction(std::shared_ptr<const fc::DatabaseState> state,
                                  fdb_error_t unavailable)
-    : tr(db.create_transaction()),
-      db_(std::move(db)),
-      defaults_(defaults),
+    : tr(strata::Database(state->database()).create_transaction()),
+      db_(state->database()),
+      state_(std::move(state)),
       unavailable_(unavailable),
-      options_(defaults),
+      options_(state_->defaults()),
       start_(Clock::now()) {
   apply_read_options();
 }
@@ -234,7 +234,7 @@ void FDB_transaction::reset() {
   std::lock_guard lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   tr.reset();
-  options_ = defaults_;
+  options_ = state_->defaults();  // as FoundationDB: the database's defaults as they are now
   apply_read_options();
   start_ = Clock::now();
   retries_ = 0;

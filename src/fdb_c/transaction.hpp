@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -19,6 +20,7 @@
 
 #include "base/adaptive_mutex.hpp"
 #include "base/retry_backoff.hpp"
+#include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
 #include "fdb_c/future.hpp"
@@ -31,8 +33,10 @@ struct FDB_transaction {
 
   // `unavailable`: 0, or the error every read, watch and commit fails with (a tenant's
   // transaction: tenants_disabled).
-  FDB_transaction(strata::Database db, strata::fdb_c::TransactionOptions defaults,
-                  fdb_error_t unavailable = 0);
+  // `state`: the database handle's; the transaction starts from its defaults (the
+  // TRANSACTION_* database options) and a reset takes them again as they are then.
+  explicit FDB_transaction(std::shared_ptr<const strata::fdb_c::DatabaseState> state,
+                           fdb_error_t unavailable = 0);
   ~FDB_transaction();
   FDB_transaction(const FDB_transaction&) = delete;
   FDB_transaction& operator=(const FDB_transaction&) = delete;
@@ -142,7 +146,7 @@ struct FDB_transaction {
   void restart();                                // REQUIRES: mu held
 
   strata::Database db_;
-  const strata::fdb_c::TransactionOptions defaults_;
+  const std::shared_ptr<const strata::fdb_c::DatabaseState> state_;
   const fdb_error_t unavailable_;
   strata::fdb_c::TransactionOptions options_;  // guarded by mu
   Clock::time_point start_;                    // guarded by mu; the timeout counts from it

@@ -381,6 +381,19 @@ TEST(Limits, ACommitTooOldEndsTheTransactionAndFailsItsWatches) {
   EXPECT_EQ(read_key(db, "k"), "v");
 }
 
+// FoundationDB's size check counts the read conflicts its commit sends, merged: a key read
+// 6,000 times counts once. strata counted every read (12 MB here) and refused the commit.
+TEST(Limits, ReadingOneKeyAgainCountsItsConflictOnceTowardTheSize) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  const std::string key(1000, 'k');
+  for (int i = 0; i < 6000; ++i) tr.get(key);
+  for (int i = 0; i < 6000; ++i) tr.get_range(key, key + "\x01", {.limit = 1});
+  tr.set("x", "y");
+  EXPECT_NO_THROW(tr.commit());
+  EXPECT_EQ(read_key(db, "x"), "y");
+}
+
 // The read version is taken at the first read (FDB-SEMANTICS 3.1). A versionstamped key
 // needs the lowest stamp its commit could get, and took a read version for it: later
 // reads then missed commits made in between, and set_read_version failed (2010).

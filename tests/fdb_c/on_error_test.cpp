@@ -125,6 +125,19 @@ TEST_F(OnError, RetryLimit) {
   EXPECT_EQ(on_error(tr, 1020), 1020);  // the original error, not a new one
 }
 
+// As FoundationDB (ReadYourWritesTransaction::reset copies the database's transaction
+// defaults as they are then): a database option set after a transaction was made applies
+// from its next reset. (strata restored the defaults the transaction was made with.)
+TEST_F(OnError, AResetTakesTheDatabasesDefaultsAsTheyAreThen) {
+  Db d = open_db();
+  Tr tr = make_tr(d.get());
+  ASSERT_EQ(set_db_option(d.get(), FDB_DB_OPTION_TRANSACTION_RETRY_LIMIT, 0), 0);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_MAX_RETRY_DELAY, 1), 0);
+  EXPECT_EQ(on_error(tr, 1020), 0);  // made before the option: no limit
+  fdb_transaction_reset(tr.get());
+  EXPECT_EQ(on_error(tr, 1020), 1020);  // after the reset: the database's limit, 0
+}
+
 TEST_F(OnError, RetryLimitReturnsTheErrorItWasGiven) {
   Tr tr = make_tr();
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_RETRY_LIMIT, 1), 0);

@@ -105,7 +105,8 @@ class FileSystem {
   // object lives. Throws Error(database_locked) if another process or another lock()
   // in this process holds it.
   virtual std::unique_ptr<FileLock> lock(const std::filesystem::path& path) = 0;
-  // Creates the directory and any missing parents; no-op if it already exists.
+  // Creates the directory and any missing parents, each durable in its parent when this
+  // returns; no-op if it already exists.
   virtual void create_dir(const std::filesystem::path& dir) = 0;
 };
 

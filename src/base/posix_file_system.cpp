@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <system_error>
+#include <vector>
 
 #include "strata/error.hpp"
 
@@ -321,9 +322,21 @@ class PosixFileSystem final : public FileSystem {
   }
 
   void create_dir(const fs::path& dir) override {
+    // The directories to make, outermost first: each one's entry in its parent is durable
+    // only once the parent is synced, and a database's files are reachable only through
+    // them (an acknowledged commit in a directory whose entry a power loss dropped would
+    // be lost with it).
+    std::vector<fs::path> missing;
+    fs::path target = fs::absolute(dir).lexically_normal();
+    if (!target.has_filename()) target = target.parent_path();  // a trailing separator
+    for (fs::path p = target; !p.empty() && !fs::exists(p); p = p.parent_path()) {
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) throw_io_error("create directory", dir, ec.value());
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) sync_dir(it->parent_path());
   }
 };
 

@@ -308,10 +308,13 @@ std::optional<strata::MutationType> mutation_type(FDBMutationType code) {
   }
 }
 
-// Before API version 520 a versionstamp offset was 2 bytes; strata reads 4.
-std::string widen_stamp_offset(std::string_view operand) {
+// Before API version 520 a versionstamped key ended with a 2-byte offset, and a
+// versionstamped value had none (its stamp went at offset 0); strata reads a 4-byte
+// offset. FoundationDB's client appends zero bytes the same way: two to the key, four to
+// the value.
+std::string widen_stamp_offset(std::string_view operand, bool value) {
   std::string widened(operand);
-  if (fc::api_version() < 520 && widened.size() >= 2) widened.append(2, '\0');
+  if (fc::api_version() < 520) widened.append(value ? 4 : 2, '\0');
   return widened;
 }
 
@@ -391,9 +394,9 @@ void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int 
     std::string_view key = bytes(key_name, key_name_length);
     std::string_view operand = bytes(param, param_length);
     if (*type == strata::MutationType::set_versionstamped_key) {
-      tr->tr.atomic_op(*type, widen_stamp_offset(key), operand);
+      tr->tr.atomic_op(*type, widen_stamp_offset(key, false), operand);
     } else if (*type == strata::MutationType::set_versionstamped_value) {
-      tr->tr.atomic_op(*type, key, widen_stamp_offset(operand));
+      tr->tr.atomic_op(*type, key, widen_stamp_offset(operand, true));
     } else {
       tr->tr.atomic_op(*type, key, operand);
     }

@@ -54,6 +54,14 @@ TEST(PosixFileSystem, WriteReadRenameRemoveAndList) {
   EXPECT_FALSE(fs.exists(a));
   fs.create_dir(dir.path() / "sub" / "deeper");
   fs.create_dir(dir.path() / "sub");  // Already there: fine.
+  // With a trailing separator and a relative path (each new directory's parent is synced:
+  // not observable here, but every path form must still work).
+  fs.create_dir(dir.path() / "sub" / "a" / "b" / "");
+  EXPECT_TRUE(fs.exists(dir.path() / "sub" / "a" / "b"));
+  const std::filesystem::path relative = std::filesystem::relative(dir.path() / "sub" / "c" / "d");
+  fs.create_dir(relative);
+  EXPECT_TRUE(fs.exists(dir.path() / "sub" / "c" / "d"));
+  EXPECT_EQ(fs.list(dir.path() / "sub"), (std::vector<std::string>{"a", "c", "deeper"}));
   EXPECT_EQ(fs.list(dir.path()), (std::vector<std::string>{"b", "sub"}));
   fs.remove(dir.path() / "b");
   EXPECT_EQ(fs.list(dir.path()), std::vector<std::string>{"sub"});

@@ -223,10 +223,11 @@ bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version, std::int64_t
   for (const Span& span : early_spans_) {
     if (span.born <= version && version < span.died) {
       // Something visible at `version` may be gone, unless a live reader holds exactly
-      // that version: then every key it can see was kept for it.
+      // that version: then every key it can see was kept for it. Not a revoked one: its
+      // keys were not kept, though a read it is being refused may show it for a moment.
       std::vector<Version> exact;
       Version tentative;
-      registry_.snapshot(exact, tentative);
+      registry_.snapshot(exact, tentative, /*count_revoked=*/false);
       if (!std::binary_search(exact.begin(), exact.end(), version)) return false;
       break;
     }

@@ -183,14 +183,21 @@ Version ReaderRegistry::oldest(const std::atomic<Version>& committed) const {
   return result;
 }
 
-void ReaderRegistry::snapshot(std::vector<Version>& exact, Version& tentative) const {
+void ReaderRegistry::snapshot(std::vector<Version>& exact, Version& tentative,
+                              bool count_revoked) const {
   exact.clear();
   tentative = kIdle;
   std::size_t n = slot_count_.load(std::memory_order_seq_cst);
   for (std::size_t i = 0; i < n; ++i) {
     const Slot* chunk = chunks_[i / kChunkSlots].load(std::memory_order_acquire);
-    Version v = held_version(chunk[i % kChunkSlots]);
+    const Slot& slot = chunk[i % kChunkSlots];
+    Version v = held_version(slot);
     if (v == kIdle) continue;
+    // (A slot that changes between the two loads is left out at worst: the caller then
+    // refuses what it would have allowed.)
+    if (!count_revoked && (slot.version.load(std::memory_order_seq_cst) & kRevoked) != 0) {
+      continue;
+    }
     if ((v & kTentative) != 0) {
       tentative = std::min(tentative, v & ~kTentative);
     } else {

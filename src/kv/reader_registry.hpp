@@ -117,7 +117,10 @@ class ReaderRegistry {
   // Every announced version: `exact` gets the versions readers read at (sorted), and
   // `tentative` the lowest version a reader still announcing may read at (kIdle if none).
   // A reader in neither reads at the committed version loaded after this call or later.
-  void snapshot(std::vector<Version>& exact, Version& tentative) const;
+  // Without `count_revoked`, a revoked version is left out even while a read at it is
+  // under way (such a read is being refused, or ends soon): a revoked reader may not
+  // vouch for its version to another (MvccStore::pin_at).
+  void snapshot(std::vector<Version>& exact, Version& tentative, bool count_revoked = true) const;
 
   struct ThreadCache;  // per-thread free slots (reader_registry.cpp)
 

@@ -693,16 +693,17 @@ std::size_t TransactionImpl::merge_conflicts() {
 
 // A commit refused before it reaches the pipeline ends the transaction as one refused
 // there does (FoundationDB marks the commit started before these checks): its watches
-// fail with the error, and it takes no more operations until on_error or reset. (Out of
-// commit()'s body: its handler there made every commit's path longer.)
-void TransactionImpl::check_commit_allowed() {
+// fail with the error, and it takes no more operations until on_error or reset. The
+// checks stay inline in commit(), as before they ended the transaction; only a failure
+// leaves it, here. (An exception handler in commit(), or the checks in a function of
+// their own, made every commit's path longer: queue pairs ran 3-5 % slower.)
+void TransactionImpl::refuse_commit() {
   try {
     if (has_read_conflicts()) check_not_too_old();
-    std::size_t size = size_bytes();
     // The running count adds each read's conflict as the read is made, so a key read
     // twice counts twice; FoundationDB counts the merged ranges its commit sends. Near the
     // limit, count them so.
-    if (size > base::kTransactionSizeLimit) size = size - conflict_bytes_ + merge_conflicts();
+    const std::size_t size = size_bytes() - conflict_bytes_ + merge_conflicts();
     if (size > base::kTransactionSizeLimit) {
       throw Error(ErrorCode::transaction_too_large,
                   "transaction of " + std::to_string(size) + " bytes exceeds the limit of " +
@@ -727,7 +728,13 @@ void TransactionImpl::commit() {
     finish_watches(true, ErrorCode::success);
     return;
   }
-  check_commit_allowed();
+  if ((has_read_conflicts() &&
+       base::CoarseClock::now() - read_version_time_ > db_->options().mvcc_window) ||
+      size_bytes() > base::kTransactionSizeLimit) [[unlikely]] {
+    // Throws when the commit is refused, or returns when the size, counted as the commit
+    // sends its conflicts, is within the limit after all.
+    refuse_commit();
+  }
   CommitRequest request;
   request.read_version = read_version_;
   if (!read_conflicts_.empty()) {

@@ -170,8 +170,9 @@ class TransactionImpl {
     kv::ReaderRegistry::Slot* slot_;
   };
   void detach() noexcept;  // recycle()'s part: end() but for the slot, reset, no db_
-  // commit()'s checks before the pipeline (age, size); a failure ends the transaction.
-  [[gnu::noinline]] void check_commit_allowed();
+  // commit()'s checks before the pipeline (age, size) once the quick ones failed: throws,
+  // ending the transaction, unless the size counted merged is within the limit after all.
+  [[gnu::noinline, gnu::cold]] void refuse_commit();
   // Merges the read conflicts (ranges coalesced, point reads once each) and returns the
   // conflict bytes the commit sends, which conflict_bytes_ becomes.
   std::size_t merge_conflicts();

@@ -88,6 +88,18 @@ void expect_every_key(const kv::MvccStore& store, int threads, int commits) {
   }
 }
 
+// A request that writes `key` = `value` having read "a" (as a range) at `read_version`.
+struct ReadOfA : BlindWrite {
+  base::Arena arena{nullptr, 0};
+  ArenaRanges read_range{&arena};
+  ReadOfA(const std::string& key, const std::string& value, Version read_version)
+      : BlindWrite(key, value) {
+    append_range(read_range, "a", key_after("a"));
+    request.read_version = read_version;
+    request.read_ranges = &read_range;
+  }
+};
+
 class CommitPipelineModes : public ::testing::TestWithParam<CommitMode> {};
 
 TEST_P(CommitPipelineModes, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
@@ -132,24 +144,18 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   pipeline.commit(first.request);
   ASSERT_EQ(first.request.error, ErrorCode::success);
 
-  base::Arena arena(nullptr, 0);
-  ArenaRanges read_range_a(&arena);
-  append_range(read_range_a, "a", key_after("a"));
-  BlindWrite stale("b", "2");  // read "a" before `first` committed
-  stale.request.read_version = first.request.version - 1;
-  stale.request.read_ranges = &read_range_a;
+  ReadOfA stale("b", "2", first.request.version - 1);  // read "a" before `first` committed
   pipeline.commit(stale.request);
   EXPECT_EQ(stale.request.error, ErrorCode::not_committed);
   EXPECT_FALSE(store.latest("b").has_value());
 
-  BlindWrite fresh("b", "3");  // read "a" after it
-  fresh.request.read_version = first.request.version;
-  fresh.request.read_ranges = &read_range_a;
+  ReadOfA fresh("b", "3", first.request.version);  // read "a" after it
   pipeline.commit(fresh.request);
   EXPECT_EQ(fresh.request.error, ErrorCode::success);
   EXPECT_EQ(store.latest("b"), "3");
 
   // The same with "a" read by get() (a read key rather than a range).
+  base::Arena arena(nullptr, 0);
   base::ArenaVector<std::string_view> read_a(&arena);
   read_a.push_back("a");
   BlindWrite stale_get("c", "4");
@@ -180,12 +186,7 @@ TEST_P(CommitPipelineModes, AReadBelowThePrunedHistoryIsTooOld) {
   pipeline.commit(first.request);
   ASSERT_EQ(first.request.error, ErrorCode::success);
 
-  base::Arena arena(nullptr, 0);
-  ArenaRanges read_range_a(&arena);
-  append_range(read_range_a, "a", key_after("a"));
-  BlindWrite stale("b", "2");  // read "a" before `first` committed
-  stale.request.read_version = first.request.version - 1;
-  stale.request.read_ranges = &read_range_a;
+  ReadOfA stale("b", "2", first.request.version - 1);  // read "a" before `first` committed
   pipeline.commit(stale.request);
   EXPECT_EQ(stale.request.error, ErrorCode::transaction_too_old);
   EXPECT_FALSE(store.latest("b").has_value());

@@ -13,6 +13,7 @@
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
 #include "fdb_c/future.hpp"
+#include "fdb_c/network.hpp"
 #include "fdb_c/transaction.hpp"
 
 namespace strata::fdb_c {
@@ -61,6 +62,7 @@ Database open_target(const std::string& target) {
 fdb_error_t create_database(const std::string& target, const std::string& record,
                             FDBDatabase** out) {
   if (api_version() == 0) return kApiVersionUnset;
+  if (!Network::instance().is_set_up()) return kNetworkNotSetup;  // as FoundationDB's client
   if (out == nullptr) return kClientInvalidOperation;
   try {
     *out = new FDB_database(open_target(target), record);

@@ -10,6 +10,7 @@ inline constexpr fdb_error_t kOperationCancelled = 1101;
 inline constexpr fdb_error_t kFutureReleased = 1102;
 inline constexpr fdb_error_t kClientInvalidOperation = 2000;
 inline constexpr fdb_error_t kInvalidOptionValue = 2006;
+inline constexpr fdb_error_t kInvalidOption = 2007;
 inline constexpr fdb_error_t kNetworkNotSetup = 2008;
 inline constexpr fdb_error_t kNetworkAlreadySetup = 2009;
 inline constexpr fdb_error_t kVersionInvalid = 2011;

@@ -3,6 +3,7 @@
 
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/error_codes.hpp"
+#include "fdb_c/options.hpp"
 
 namespace strata::fdb_c {
 
@@ -66,6 +67,7 @@ fdb_error_t Network::stop() {
 
 fdb_error_t Network::add_completion_hook(void (*hook)(void*), void* parameter) {
   std::lock_guard lock(mu_);
+  if (state_ == State::idle) return kNetworkNotSetup;
   hooks_.emplace_back(hook, parameter);
   return 0;
 }
@@ -88,6 +90,11 @@ void Network::post_at(Clock::time_point when, std::function<void()> task) {
   cv_.notify_all();
 }
 
+bool Network::is_set_up() const {
+  std::lock_guard lock(mu_);
+  return state_ != State::idle;
+}
+
 bool Network::on_network_thread() const {
   std::lock_guard lock(mu_);
   return state_ == State::running && thread_ == std::this_thread::get_id();
@@ -99,11 +106,12 @@ using strata::fdb_c::Network;
 
 extern "C" {
 
-fdb_error_t fdb_network_set_option(FDBNetworkOption /*option*/, const uint8_t* /*value*/,
+fdb_error_t fdb_network_set_option(FDBNetworkOption option, const uint8_t* /*value*/,
                                    int /*value_length*/) {
   // Every network option (tracing, TLS, client threads, ...) concerns a cluster
   // connection strata does not have: accepted, without effect.
-  return strata::fdb_c::api_version() == 0 ? strata::fdb_c::kApiVersionUnset : 0;
+  if (strata::fdb_c::api_version() == 0) return strata::fdb_c::kApiVersionUnset;
+  return strata::fdb_c::check_network_option(option);
 }
 
 fdb_error_t fdb_setup_network(void) {

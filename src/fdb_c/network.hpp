@@ -43,6 +43,8 @@ class Network {
   void post_at(Clock::time_point when, std::function<void()> task);
 
   bool on_network_thread() const;
+  // Whether fdb_setup_network has been called (the network may have run and stopped since).
+  bool is_set_up() const;
 
  private:
   enum class State { idle, set_up, running, stopped };

@@ -1,5 +1,7 @@
 #include "fdb_c/options.hpp"
 
+#include <algorithm>
+#include <array>
 #include <optional>
 
 #include "fdb_c/error_codes.hpp"
@@ -25,6 +27,30 @@ fdb_error_t set_int(std::int64_t& field, const uint8_t* value, int length, std::
 }
 
 constexpr std::int64_t kIntMax = 2147483647;
+
+// Every option code FoundationDB 7.4's fdb.options defines, deprecated and hidden ones
+// included, in ascending order. A code outside its list fails with invalid_option (2007),
+// as FoundationDB's client answers (its "Unknown...Option" paths), so a program that
+// passes a wrong code learns it here rather than on a real cluster.
+constexpr std::array kNetworkOptionCodes{10, 20, 30, 31, 32, 33, 34, 35,   36,   37,  38, 39, 40,
+                                         41, 42, 43, 45, 46, 47, 48, 49,   50,   51,  52, 53, 54,
+                                         55, 60, 61, 62, 63, 64, 65, 66,   67,   68,  69, 70, 71,
+                                         72, 80, 81, 82, 83, 90, 91, 1000, 1001, 1002};
+constexpr std::array kDatabaseOptionCodes{10,  20,  21,  22,  26,  27,  405, 500, 501, 502,
+                                          503, 504, 505, 506, 700, 701, 702, 800, 900};
+constexpr std::array kTransactionOptionCodes{
+    10,  20,  21,  23,  30,  40,   50,   51,   52,   110,  120,  130, 200, 201, 300,
+    301, 302, 303, 304, 400, 401,  402,  403,  404,  405,  406,  500, 501, 502, 503,
+    504, 505, 507, 508, 509, 510,  511,  600,  601,  700,  701,  702, 710, 711, 712,
+    713, 714, 800, 801, 900, 1000, 1100, 1101, 1102, 2000, 4000, 4001};
+static_assert(std::is_sorted(kNetworkOptionCodes.begin(), kNetworkOptionCodes.end()));
+static_assert(std::is_sorted(kDatabaseOptionCodes.begin(), kDatabaseOptionCodes.end()));
+static_assert(std::is_sorted(kTransactionOptionCodes.begin(), kTransactionOptionCodes.end()));
+
+template <std::size_t N>
+fdb_error_t known(const std::array<int, N>& codes, int code) {
+  return std::binary_search(codes.begin(), codes.end(), code) ? 0 : kInvalidOption;
+}
 
 }  // namespace
 
@@ -61,8 +87,8 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
     case FDB_TR_OPTION_READ_SYSTEM_KEYS:
       options.read_system_keys = true;
       return 0;
-    default:
-      return 0;  // priorities, tracing, causal-read risk, ...: nothing to do in-process
+    default:  // priorities, tracing, causal-read risk, ...: nothing to do in-process
+      return known(kTransactionOptionCodes, code);
   }
 }
 
@@ -86,9 +112,11 @@ fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const 
     case FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE:
       --defaults.snapshot_ryw_count;
       return 0;
-    default:
-      return 0;  // location cache, machine and datacenter ids, ...: nothing to do
+    default:  // location cache, machine and datacenter ids, ...: nothing to do
+      return known(kDatabaseOptionCodes, code);
   }
 }
+
+fdb_error_t check_network_option(int code) { return known(kNetworkOptionCodes, code); }
 
 }  // namespace strata::fdb_c

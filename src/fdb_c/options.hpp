@@ -26,13 +26,18 @@ struct TransactionOptions {
   bool snapshot_read_your_writes() const { return snapshot_ryw_count > 0; }
 };
 
-// Applies a transaction option. Returns 0, or invalid_option_value (2006) for a bad
-// value. Options strata has no use for are accepted and ignored.
+// Applies a transaction option. Returns 0, invalid_option_value (2006) for a bad value,
+// or invalid_option (2007) for a code FoundationDB 7.4 does not define. Options strata has
+// no use for are accepted and ignored.
 fdb_error_t apply_transaction_option(TransactionOptions& options, int code, const uint8_t* value,
                                      int length);
 
 // Applies a database option to the defaults of new transactions, as above.
 fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const uint8_t* value,
                                   int length);
+
+// 0 for a network option code FoundationDB 7.4 defines (none has an effect in-process),
+// otherwise invalid_option (2007).
+fdb_error_t check_network_option(int code);
 
 }  // namespace strata::fdb_c

@@ -36,6 +36,12 @@ TEST(NetworkLifecycle, FromUnsetVersionToNoRestart) {
 
   ASSERT_EQ(fdb_select_api_version_impl(720, 720), 0);
   EXPECT_EQ(fdb_stop_network(), 2008);
+  // Before setup, as FoundationDB's client: no database, no completion hook.
+  EXPECT_EQ(fdb_create_database(nullptr, &d), 2008);
+  EXPECT_EQ(fdb_create_database_from_connection_string("desc:id@127.0.0.1:4500", &d), 2008);
+  EXPECT_EQ(d, nullptr);
+  Hook early;
+  EXPECT_EQ(fdb_add_network_thread_completion_hook(&Hook::run, &early), 2008);
 
   ASSERT_EQ(fdb_setup_network(), 0);
   EXPECT_EQ(fdb_setup_network(), 2009);
@@ -85,6 +91,7 @@ TEST(NetworkLifecycle, FromUnsetVersionToNoRestart) {
   // Completion hooks ran once, on the network thread, as it left.
   EXPECT_EQ(hook.calls.load(), 1);
   EXPECT_EQ(hook.thread, env().network_thread);
+  EXPECT_EQ(early.calls.load(), 0);  // the hook refused before setup never runs
 
   // No callback after fdb_run_network has returned, even when the watch's key changes.
   EXPECT_EQ(write(key, "2"), 0);

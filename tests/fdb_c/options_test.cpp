@@ -261,5 +261,29 @@ TEST_F(Options, OtherDatabaseOptionsAreAccepted) {
   EXPECT_EQ(commit(tr), 0);
 }
 
+// A code FoundationDB 7.4 does not define fails with invalid_option (2007), as its client
+// answers, and changes nothing; deprecated codes it still lists are accepted.
+TEST_F(Options, UnknownOptionCodesAreInvalidOption) {
+  Tr tr = make_tr();
+  for (int o : {0, 1, 22, 499, 506, 599, 715, 3000, 99999, -1}) {
+    EXPECT_EQ(fdb_transaction_set_option(tr.get(), o, nullptr, 0), 2007) << "option " << o;
+  }
+  EXPECT_EQ(fdb_transaction_set_option(tr.get(), 52, nullptr, 0), 0);   // READ_AHEAD_DISABLE
+  EXPECT_EQ(fdb_transaction_set_option(tr.get(), 130, nullptr, 0), 0);  // DURABILITY_DEV_NULL...
+  set(tr, k("a"), "1");
+  EXPECT_EQ(commit(tr), 0);
+
+  Db d = open_db();
+  for (int o : {0, 11, 28, 499, 507, 703, 901, 99999}) {
+    EXPECT_EQ(fdb_database_set_option(d.get(), o, nullptr, 0), 2007) << "option " << o;
+  }
+  EXPECT_EQ(fdb_database_set_option(d.get(), 505, nullptr, 0), 0);  // INCLUDE_PORT_IN_ADDRESS
+
+  for (int o : {0, 11, 44, 56, 73, 999, 1003}) {
+    EXPECT_EQ(fdb_network_set_option(o, nullptr, 0), 2007) << "option " << o;
+  }
+  EXPECT_EQ(fdb_network_set_option(70, nullptr, 0), 0);  // DISABLE_CLIENT_STATISTICS_LOGGING
+}
+
 }  // namespace
 }  // namespace fdbc_test

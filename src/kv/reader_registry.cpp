@@ -138,14 +138,20 @@ ReaderRegistry::Slot* ReaderRegistry::allocate_slot() {
 
 namespace {
 
+bool revoked(const ReaderRegistry::Slot& slot) {
+  return slot.deadline.load(std::memory_order_seq_cst) == ReaderRegistry::kRevoked;
+}
+
 // The version a slot holds for collection: kIdle when none, or when it was revoked and
 // no read at it is under way (then none can start).
+// (The deadline is loaded after the version: a newer announcement's version comes with its
+// own deadline, so a stale revocation is never charged to it.)
 Version held_version(const ReaderRegistry::Slot& slot) {
   Version v = slot.version.load(std::memory_order_seq_cst);
-  if (v == ReaderRegistry::kIdle || (v & ReaderRegistry::kRevoked) == 0) return v;
+  if (v == ReaderRegistry::kIdle || !revoked(slot)) return v;
   // Acquire: a read seen over happened before what collection then frees.
   if (slot.reading.load(std::memory_order_acquire) == 0) return ReaderRegistry::kIdle;
-  return v & ~ReaderRegistry::kRevoked;
+  return v;
 }
 
 }  // namespace
@@ -158,10 +164,13 @@ std::size_t ReaderRegistry::revoke_expired(std::int64_t now) {
     Slot& slot = chunks_[i / kChunkSlots].load(std::memory_order_acquire)[i % kChunkSlots];
     Version v = slot.version.load(std::memory_order_acquire);
     // Only exact versions: an announcing reader is about to take a fresh one.
-    if (v == kIdle || (v & (kTentative | kRevoked)) != 0) continue;
+    if (v == kIdle || (v & kTentative) != 0) continue;
     // Acquire above: the deadline read is the one announced with v (or a later one).
-    if (slot.deadline.load(std::memory_order_relaxed) >= now) continue;
-    if (slot.version.compare_exchange_strong(v, v | kRevoked, std::memory_order_seq_cst)) {
+    std::int64_t deadline = slot.deadline.load(std::memory_order_relaxed);
+    if (deadline == kRevoked || deadline >= now) continue;
+    // Fails if the reader has announced again since (a new deadline); if it announced
+    // with this same deadline, that announcement has expired as well.
+    if (slot.deadline.compare_exchange_strong(deadline, kRevoked, std::memory_order_seq_cst)) {
       ++revoked;
     }
   }
@@ -195,9 +204,7 @@ void ReaderRegistry::snapshot(std::vector<Version>& exact, Version& tentative,
     if (v == kIdle) continue;
     // (A slot that changes between the two loads is left out at worst: the caller then
     // refuses what it would have allowed.)
-    if (!count_revoked && (slot.version.load(std::memory_order_seq_cst) & kRevoked) != 0) {
-      continue;
-    }
+    if (!count_revoked && revoked(slot)) continue;
     if ((v & kTentative) != 0) {
       tentative = std::min(tentative, v & ~kTentative);
     } else {

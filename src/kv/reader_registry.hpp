@@ -40,9 +40,16 @@ class ReaderRegistry {
   // No deadline: the version is never revoked.
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
+  // The deadline of a revoked version. Revocation marks the deadline, not the version: an
+  // announcement replaces its deadline, so a writer that read an expired one cannot revoke
+  // a later announcement that happens to hold the same version (its compare-and-swap
+  // finds the new deadline), unless that announcement has the same deadline, expired too.
+  static constexpr std::int64_t kRevoked = std::numeric_limits<std::int64_t>::min();
+
   struct alignas(64) Slot {
     std::atomic<Version> version{kIdle};
-    // When the version may be revoked (base::CoarseClock nanoseconds), or kNever.
+    // When the version may be revoked (base::CoarseClock nanoseconds), kNever, or
+    // kRevoked once it has been.
     std::atomic<std::int64_t> deadline{kNever};
     // Whether a read is under way (begin_read .. end_read).
     std::atomic<std::uint32_t> reading{0};
@@ -87,8 +94,6 @@ class ReaderRegistry {
   // Withdraws the announcement (the slot stays owned).
   static void withdraw(Slot* slot) { slot->version.store(kIdle, std::memory_order_release); }
 
-  // A slot's version with this bit was revoked: its reader may no longer read.
-  static constexpr Version kRevoked = Version{1} << 60;
   // Starts a read at the announced version: false, with nothing started, when the writer
   // has revoked it. Either the writer sees the read under way and keeps the version, or
   // the read sees the revocation: the writer makes every thread pass a full barrier
@@ -98,7 +103,7 @@ class ReaderRegistry {
   static bool begin_read(Slot* slot) {
     slot->reading.store(1, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);  // keeps the compiler's order
-    if ((slot->version.load(std::memory_order_relaxed) & kRevoked) == 0) return true;
+    if (slot->deadline.load(std::memory_order_relaxed) != kRevoked) return true;
     end_read(slot);
     return false;
   }

@@ -1,5 +1,6 @@
 #include "kv/reader_registry.hpp"
 
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -75,6 +76,40 @@ TEST(ReaderRegistry, ExpiredVersionsAreRevokedAndNoLongerHeld) {
   ReaderRegistry::end_read(idle);
   for (auto* s : {idle, busy, endless, young}) r.release(s);
   EXPECT_EQ(r.oldest(committed), 30);
+}
+
+// A writer that read a slot's expired deadline must not revoke the slot's next
+// announcement, even when it holds the same version (no commit in between): that one's
+// deadline has not passed. The reader alternates an expired and a fresh announcement at
+// one version while a writer revokes in a loop; no fresh announcement may be refused.
+TEST(ReaderRegistry, ARevocationNeverReachesTheNextAnnouncement) {
+  ReaderRegistry r;
+  std::atomic<Version> committed{10};
+  auto* slot = r.acquire();
+  std::atomic<bool> done{false};
+  std::atomic<std::size_t> revocations{0};
+  std::thread writer([&] {
+    while (!done.load(std::memory_order_relaxed)) {
+      revocations.fetch_add(r.revoke_expired(/*now=*/500), std::memory_order_relaxed);
+    }
+  });
+  int refused = 0;
+  // Until the writer has revoked often enough that it ran alongside the reader.
+  for (int i = 0; i < 100'000 || revocations.load() < 2'000; ++i) {
+    ReaderRegistry::announce(slot, committed, /*deadline=*/100);  // expired: revocable
+    ReaderRegistry::withdraw(slot);
+    ReaderRegistry::announce(slot, committed, /*deadline=*/1000);  // fresh
+    if (ReaderRegistry::begin_read(slot)) {
+      ReaderRegistry::end_read(slot);
+    } else {
+      ++refused;
+    }
+    ReaderRegistry::withdraw(slot);
+  }
+  done = true;
+  writer.join();
+  EXPECT_EQ(refused, 0);
+  r.release(slot);
 }
 
 TEST(ReaderRegistry, SlotsAreReusedWithinAThread) {

@@ -119,7 +119,8 @@ class Transaction {
   ~Transaction();
 
   // Reads. The first read fixes the read version. Keys at or above "\xff" throw
-  // key_outside_legal_range (2004); a key longer than 10,000 bytes reads as absent.
+  // key_outside_legal_range (2004), but for FoundationDB's "\xff/metadataVersion" (see
+  // atomic_op); a key longer than 10,000 bytes reads as absent.
   // A read more than Options::mvcc_window after the read version was taken throws
   // transaction_too_old (1007); the age is measured with a clock a few ms coarse.
   std::optional<std::string> get(std::string_view key);
@@ -157,6 +158,11 @@ class Transaction {
   // a read conflict. Versionstamp operations: the 10 bytes at the offset become the
   // commit's versionstamp; an offset that leaves no room throws client_invalid_operation
   // (2000); reading a key they may write throws accessed_unreadable (1036).
+  // "\xff/metadataVersion" is the one system key a transaction reads, watches and adds as
+  // a read conflict (add_read_conflict_range only as exactly that key), as FoundationDB's:
+  // absent until written, and written only by set_versionstamped_value with 14 zero bytes
+  // (the stamp at offset 0), which makes it the commit's 10-byte versionstamp; any other
+  // write to it throws client_invalid_operation (2000), a clear 2004.
   void atomic_op(MutationType type, std::string_view key, std::string_view param);
 
   // A watch on `key` (see Watch), armed when this transaction commits. Reads the key

@@ -26,8 +26,8 @@ std::string quote_key(std::string_view key) {
   return out;
 }
 
-void check_readable_key(std::string_view key) {
-  if (key >= kSystemKeyStart) {
+void check_readable_key(std::string_view key, bool metadata_version_ok) {
+  if (key >= kSystemKeyStart && !(metadata_version_ok && key == kMetadataVersionKey)) {
     throw Error(ErrorCode::key_outside_legal_range,
                 describe_key(key) + " is in the system key space (at or above \\xff)");
   }
@@ -38,7 +38,14 @@ void check_writable_key(std::string_view key) {
     throw Error(ErrorCode::key_too_large, describe_key(key) + " exceeds the limit of " +
                                               std::to_string(kKeySizeLimit) + " bytes");
   }
-  check_readable_key(key);
+  if (key >= kSystemKeyStart) [[unlikely]] {
+    if (key == kMetadataVersionKey) {  // as FoundationDB: a misuse, not a range error
+      throw Error(ErrorCode::client_invalid_operation,
+                  "\\xff/metadataVersion is written only by a set_versionstamped_value of 14 "
+                  "zero bytes");
+    }
+    check_readable_key(key);
+  }
 }
 
 void check_value(std::string_view value) {
@@ -60,6 +67,11 @@ void check_range(std::string_view begin, std::string_view end, bool check_order)
     throw Error(ErrorCode::inverted_range,
                 "range begin " + describe_key(begin) + " is after end " + describe_key(end));
   }
+}
+
+bool is_metadata_version_range(std::string_view begin, std::string_view end) {
+  return begin == kMetadataVersionKey && end.size() == begin.size() + 1 &&
+         end.substr(0, begin.size()) == begin && end.back() == '\0';
 }
 
 }  // namespace strata::base

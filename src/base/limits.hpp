@@ -15,6 +15,14 @@ inline constexpr std::size_t kTransactionSizeLimit = 10'000'000;
 // Keys at or above this are FoundationDB's system key space.
 inline constexpr std::string_view kSystemKeyStart = "\xff";
 
+// FoundationDB's metadata version key, the one system key every transaction may read,
+// watch and add as a read conflict, and write only with a SET_VERSIONSTAMPED_VALUE of
+// kMetadataVersionOperand (its value: the 10-byte versionstamp of the commit that wrote
+// it). A layer caches what it derives from its data and re-reads when this changes.
+inline constexpr std::string_view kMetadataVersionKey = "\xff/metadataVersion";
+// A versionstamp at offset 0: ten placeholder bytes and a 4-byte little-endian offset.
+inline constexpr std::string_view kMetadataVersionOperand{"\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 14};
+
 // The first key after `key` in byte order: key + '\0'.
 inline std::string key_after(std::string_view key) {
   std::string k;
@@ -30,14 +38,18 @@ std::string describe_key(std::string_view key);
 // The same without the size: "'abc\x00'".
 std::string quote_key(std::string_view key);
 
-// Throws key_outside_legal_range (2004) for a key at or above "\xff".
-void check_readable_key(std::string_view key);
-// Also throws key_too_large (2102) over 10,000 bytes.
+// Throws key_outside_legal_range (2004) for a key at or above "\xff", but for
+// kMetadataVersionKey when `metadata_version_ok` (reads, watches, read conflicts).
+void check_readable_key(std::string_view key, bool metadata_version_ok = false);
+// Also throws key_too_large (2102) over 10,000 bytes, and client_invalid_operation (2000)
+// for kMetadataVersionKey (written only through set_versionstamped_value).
 void check_writable_key(std::string_view key);
 // Throws value_too_large (2103) over 100,000 bytes.
 void check_value(std::string_view value);
 // Range endpoints may be exactly "\xff" but not beyond (2004); begin > end throws
 // inverted_range (2005) when `check_order`.
 void check_range(std::string_view begin, std::string_view end, bool check_order);
+// Whether [begin, end) is exactly the metadata version key.
+bool is_metadata_version_range(std::string_view begin, std::string_view end);
 
 }  // namespace strata::base

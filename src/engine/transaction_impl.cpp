@@ -294,7 +294,7 @@ std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode m
 
 bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out) {
   check_usable();
-  base::check_readable_key(key);
+  base::check_readable_key(key, /*metadata_version_ok=*/true);
   // Fills `out` from a value, or clears it: only once nothing more can throw.
   auto found = [&out](std::string_view value) {
     out.assign(value);
@@ -624,21 +624,27 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
     writes_.add_stamped_key({std::string(tmpl), offset, std::string(param)});
     return;
   }
-  base::check_writable_key(key);
   if (type == MutationType::set_versionstamped_value) {
+    if (key != base::kMetadataVersionKey) {
+      base::check_writable_key(key);
+    } else if (param != base::kMetadataVersionOperand) {
+      throw Error(ErrorCode::client_invalid_operation,
+                  "\\xff/metadataVersion takes only a versionstamp at offset 0 (14 zero bytes)");
+    }
     auto [tmpl, offset] = split_stamp_operand(param, "value");
     writes_.set_stamped_value(key, tmpl, offset);
     unreadable_.insert(key, key_after(key));  // until a clear, as FoundationDB's
     if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
     return;
   }
+  base::check_writable_key(key);
   writes_.atomic(key, type, param);
   if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
 }
 
 void TransactionImpl::add_read_conflict_range(std::string_view begin, std::string_view end) {
   check_usable();
-  base::check_range(begin, end, /*check_order=*/true);
+  if (!base::is_metadata_version_range(begin, end)) base::check_range(begin, end, true);
   if (begin == end) return;
   ensure_read_version();
   // Minus this transaction's writes only when its reads see them (FoundationDB's without
@@ -650,7 +656,7 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
 // (no key+00 built, no range subtraction).
 void TransactionImpl::add_read_conflict_key(std::string_view key) {
   check_usable();
-  base::check_readable_key(key);
+  base::check_readable_key(key, /*metadata_version_ok=*/true);
   ensure_read_version();
   // Minus the keys this transaction set or cleared, when its reads see its writes.
   if (ryw_ && writes_.overwrites(key)) return;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string_view>
 
+#include "base/limits.hpp"
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
 #include "fdb_c/network.hpp"
@@ -255,7 +256,10 @@ bool FDB_transaction::get_special(std::string_view key, std::string& value) cons
 }
 
 bool FDB_transaction::materialized(std::string_view key) const {
-  return fc::is_special_key(key) || (options_.read_system_keys && fc::is_system_key(key));
+  // The metadata version key is a stored one, read from the database with or without the
+  // system-keys options.
+  return fc::is_special_key(key) || (options_.read_system_keys && fc::is_system_key(key) &&
+                                     key != strata::base::kMetadataVersionKey);
 }
 
 fc::SpecialRows FDB_transaction::special_rows(std::string_view begin_key,

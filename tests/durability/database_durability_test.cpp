@@ -228,6 +228,36 @@ TEST(DurableDatabase, AtomicOperationsLargerAsResultsAreLoggedAsOperations) {
   EXPECT_EQ(contents(again), model);
 }
 
+// The metadata version key is stored like any key: a layer's cached metadata stays
+// checked against it across a restart, from the log and from a checkpoint.
+TEST(DurableDatabase, TheMetadataVersionSurvivesARestart) {
+  const std::string key = "\xff/metadataVersion";
+  auto bump = [&](Database& db) {
+    Transaction tr = db.create_transaction();
+    tr.atomic_op(MutationType::set_versionstamped_value, key, std::string(14, '\0'));
+    tr.commit();
+    return tr.versionstamp();
+  };
+  auto read = [&](Database& db) { return db.run([&](Transaction& tr) { return tr.get(key); }); };
+  TempDir dir;
+  std::string stamp;
+  {
+    Database db = Database::open(log_only(dir.path()));
+    stamp = bump(db);
+  }
+  {
+    Database db = Database::open(log_only(dir.path()));  // replayed from the log
+    EXPECT_EQ(read(db), stamp);
+    stamp = bump(db);
+  }
+  {
+    Database db = Database::open(on_disk(dir.path()));  // closes with a checkpoint
+    EXPECT_EQ(read(db), stamp);
+  }
+  Database db = Database::open(on_disk(dir.path()));
+  EXPECT_EQ(read(db), stamp);
+}
+
 TEST(DurableDatabase, QueueItemsSurviveARestartInOrder) {
   TempDir dir;
   {

@@ -74,5 +74,61 @@ TEST_F(SystemKeys, StayReadOnly) {
   EXPECT_EQ(commit(tr), kKeyOutsideLegalRange);
 }
 
+// \xff/metadataVersion, as FoundationDB's client has it: read, watched and added as a read
+// conflict without any option; written only by SET_VERSIONSTAMPED_VALUE with fourteen zero
+// bytes, which leaves the commit's versionstamp in it. (The key is process-wide: this test
+// assumes nothing of its value before it.)
+TEST_F(SystemKeys, TheMetadataVersionKeyIsReadWithoutTheOptionAndWrittenOnlyByAStamp) {
+  const std::string key("\xff/metadataVersion");
+  const std::string operand(14, '\0');
+
+  Tr before = make_tr();
+  const Value old = get(before, key);
+  ASSERT_EQ(old.error, 0);
+  Future fired(fdb_transaction_watch(before.get(), u8(key), len(key)));
+  ASSERT_EQ(commit(before), 0);
+
+  Tr bump = make_tr();
+  atomic(bump, key, operand, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+  EXPECT_EQ(get(bump, key).error, 1036);  // accessed_unreadable in its own transaction
+  Future stamp_future(fdb_transaction_get_versionstamp(bump.get()));
+  ASSERT_EQ(commit(bump), 0);
+  ASSERT_TRUE(wait_ready_for(stamp_future));
+  const Key stamp = key_of(stamp_future.get());
+  ASSERT_EQ(stamp.error, 0);
+  ASSERT_TRUE(wait_ready_for(fired));
+  EXPECT_EQ(fdb_future_get_error(fired.get()), 0);
+
+  for (bool with_option : {false, true}) {
+    Tr tr = make_tr();
+    if (with_option) {
+      ASSERT_EQ(set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS), 0);
+    }
+    const Value now = get(tr, key);
+    ASSERT_EQ(now.error, 0);
+    ASSERT_TRUE(now.present);
+    EXPECT_EQ(hex(now.value), hex(stamp.key));
+  }
+
+  // A read conflict on exactly the key needs no option either.
+  const std::string key_end = key + std::string(1, '\0');
+  Tr reader = make_tr();
+  EXPECT_EQ(fdb_transaction_add_conflict_range(reader.get(), u8(key), len(key), u8(key_end),
+                                               len(key_end), FDB_CONFLICT_RANGE_TYPE_READ),
+            0);
+  set(reader, k("cached"), "x");
+  Tr other = make_tr();
+  atomic(other, key, operand, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+  ASSERT_EQ(commit(other), 0);
+  EXPECT_EQ(commit(reader), 1020);
+
+  Tr plain_set = make_tr();
+  set(plain_set, key, "x");
+  EXPECT_EQ(commit(plain_set), 2000);  // client_invalid_operation, as FoundationDB's
+  Tr clear_it = make_tr();
+  clear(clear_it, key);
+  EXPECT_EQ(commit(clear_it), kKeyOutsideLegalRange);
+}
+
 }  // namespace
 }  // namespace fdbc_test

@@ -33,11 +33,15 @@ void check_readable_key(std::string_view key, bool metadata_version_ok) {
   }
 }
 
-void check_writable_key(std::string_view key) {
+void check_key_size(std::string_view key) {
   if (key.size() > kKeySizeLimit) {
     throw Error(ErrorCode::key_too_large, describe_key(key) + " exceeds the limit of " +
                                               std::to_string(kKeySizeLimit) + " bytes");
   }
+}
+
+void check_writable_key(std::string_view key) {
+  check_key_size(key);
   if (key >= kSystemKeyStart) [[unlikely]] {
     if (key == kMetadataVersionKey) {  // as FoundationDB: a misuse, not a range error
       throw Error(ErrorCode::client_invalid_operation,

@@ -41,6 +41,8 @@ std::string quote_key(std::string_view key);
 // Throws key_outside_legal_range (2004) for a key at or above "\xff", but for
 // kMetadataVersionKey when `metadata_version_ok` (reads, watches, read conflicts).
 void check_readable_key(std::string_view key, bool metadata_version_ok = false);
+// Throws key_too_large (2102) over 10,000 bytes.
+void check_key_size(std::string_view key);
 // Also throws key_too_large (2102) over 10,000 bytes, and client_invalid_operation (2000)
 // for kMetadataVersionKey (written only through set_versionstamped_value).
 void check_writable_key(std::string_view key);

@@ -605,39 +605,42 @@ void TransactionImpl::clear_range(std::string_view begin, std::string_view end) 
 
 void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::string_view param) {
   check_usable();
+  // FoundationDB's order of checks: where the key is, the type, the key's size (a stamped
+  // key's offset bytes included), the operand's size, then a stamp's offset.
+  if (key >= base::kSystemKeyStart) [[unlikely]] {
+    // Only \xff/metadataVersion, and only stamped at offset 0; else 2000, or 2004.
+    if (key != base::kMetadataVersionKey) base::check_readable_key(key);
+    if (type != MutationType::set_versionstamped_value || param != base::kMetadataVersionOperand) {
+      throw Error(ErrorCode::client_invalid_operation,
+                  "\\xff/metadataVersion is written only by a set_versionstamped_value of 14 "
+                  "zero bytes");
+    }
+  }
   if (static_cast<int>(type) < 0 || type > MutationType::set_versionstamped_value) {
     throw Error(
         ErrorCode::invalid_mutation_type,
         "mutation type " + std::to_string(static_cast<int>(type)) + " is not an atomic operation");
   }
+  base::check_key_size(key);
   base::check_value(param);
   if (type == MutationType::set_versionstamped_key) {
     auto [tmpl, offset] = split_stamp_operand(key, "key");
-    base::check_writable_key(tmpl);
-    // Unreadable from the lowest stamp this commit could get to the highest. The commit
-    // comes after its read version and after every commit made so far; asking for a read
-    // version here would fix it at this write (FoundationDB takes it at the first read).
-    const Version before = read_version_ >= 0 ? read_version_ : db_->store().committed();
-    std::string low = make_versionstamp(before + 1, 0);
+    // Unreadable from the lowest stamp this commit could get to the highest: above the
+    // read version, or from the zero stamp when there is none yet, as FoundationDB's
+    // (asking for a read version here would fix it at this write).
+    std::string low = make_versionstamp(read_version_ >= 0 ? read_version_ + 1 : 0, 0);
     std::string high(kVersionstampSize, '\xff');
     unreadable_.insert(apply_stamp(tmpl, offset, low), key_after(apply_stamp(tmpl, offset, high)));
     writes_.add_stamped_key({std::string(tmpl), offset, std::string(param)});
     return;
   }
   if (type == MutationType::set_versionstamped_value) {
-    if (key != base::kMetadataVersionKey) {
-      base::check_writable_key(key);
-    } else if (param != base::kMetadataVersionOperand) {
-      throw Error(ErrorCode::client_invalid_operation,
-                  "\\xff/metadataVersion takes only a versionstamp at offset 0 (14 zero bytes)");
-    }
     auto [tmpl, offset] = split_stamp_operand(param, "value");
     writes_.set_stamped_value(key, tmpl, offset);
     unreadable_.insert(key, key_after(key));  // until a clear, as FoundationDB's
     if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
     return;
   }
-  base::check_writable_key(key);
   writes_.atomic(key, type, param);
   if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
 }

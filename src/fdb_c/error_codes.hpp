@@ -16,6 +16,7 @@ inline constexpr fdb_error_t kNetworkAlreadySetup = 2009;
 inline constexpr fdb_error_t kVersionInvalid = 2011;
 inline constexpr fdb_error_t kRangeLimitsInvalid = 2012;
 inline constexpr fdb_error_t kFutureNotSet = 2015;
+inline constexpr fdb_error_t kTransactionInvalidVersion = 2020;
 inline constexpr fdb_error_t kNetworkCannotBeRestarted = 2025;
 inline constexpr fdb_error_t kBlockedFromNetworkThread = 2026;
 inline constexpr fdb_error_t kUnsupportedOperation = 2108;

@@ -123,8 +123,12 @@ FDBFuture* FDB_transaction::commit() {
     } catch (const strata::Error& e) {
       error = fc::to_fdb_error(e);
     }
+    // As FoundationDB's commitAndWatch: whatever failed the commit, its versionstamp is
+    // transaction_invalid_version (not retryable), not the commit's own error.
+    finish_stamp_waiters(error == 0 ? 0 : fc::kTransactionInvalidVersion);
+  } else {
+    finish_stamp_waiters(error);  // refused before the commit began
   }
-  finish_stamp_waiters(error);
   return error == 0 ? FDB_future::ready(Kind::none) : FDB_future::failed(error);
 }
 
@@ -280,12 +284,19 @@ void FDB_transaction::cancel() {
 namespace {
 
 // FoundationDB's mutation codes to strata's.
+// FoundationDB's codes for the semantics its client gives BIT_AND and MIN from API 510 on
+// (a missing value takes the operand), which are strata's; its client takes them as they
+// are too (its read-your-writes layer checks only that a code is an atomic operation).
+constexpr int kMutationMinV2 = 18;
+constexpr int kMutationAndV2 = 19;
+
 std::optional<strata::MutationType> mutation_type(FDBMutationType code) {
   using strata::MutationType;
   switch (code) {
     case FDB_MUTATION_TYPE_ADD:
       return MutationType::add;
     case FDB_MUTATION_TYPE_BIT_AND:
+    case kMutationAndV2:
       return MutationType::bit_and;
     case FDB_MUTATION_TYPE_BIT_OR:
       return MutationType::bit_or;
@@ -296,6 +307,7 @@ std::optional<strata::MutationType> mutation_type(FDBMutationType code) {
     case FDB_MUTATION_TYPE_MAX:
       return MutationType::max;
     case FDB_MUTATION_TYPE_MIN:
+    case kMutationMinV2:
       return MutationType::min;
     case FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_KEY:
       return MutationType::set_versionstamped_key;

@@ -304,5 +304,49 @@ TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
   EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::no_commit_version));
 }
 
+// FoundationDB counts a versionstamped key's offset bytes against the key limit: the key
+// as passed, not the template, must fit in 10,000 bytes.
+TEST(Versionstamp, AStampedKeysOffsetCountsAgainstTheKeyLimit) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  const std::string key = stamped_key(std::string(9'990, 'k'));  // template of 10,000 bytes
+  ASSERT_EQ(key.size(), 10'004u);
+  EXPECT_THAT([&] { tr.atomic_op(MutationType::set_versionstamped_key, key, "v"); },
+              ThrowsCode(ErrorCode::key_too_large));
+}
+
+// FoundationDB's order of checks: the key's place (2004), the type, the key's size (2102),
+// the operand's size (2103), then a stamp's offset (2000).
+TEST(AtomicOps, ErrorsComeInFoundationDBsOrder) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT(
+      [&] { tr.atomic_op(MutationType::add, std::string(10'001, 'k'), std::string(100'001, 'x')); },
+      ThrowsCode(ErrorCode::key_too_large));
+  EXPECT_THAT(
+      [&] {
+        tr.atomic_op(MutationType::set_versionstamped_key,
+                     std::string("\xff\x01\x02\x03\x00\x00\x00\x00", 8), "v");
+      },
+      ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { tr.atomic_op(static_cast<MutationType>(99), std::string(10'001, 'k'), "x"); },
+              ThrowsCode(ErrorCode::invalid_mutation_type));
+  EXPECT_THAT(
+      [&] { tr.atomic_op(MutationType::set_versionstamped_value, "k", std::string(100'001, 'x')); },
+      ThrowsCode(ErrorCode::value_too_large));
+}
+
+// Before the transaction has a read version, a stamped key makes unreadable every key its
+// stamp could make from the zero stamp up, as FoundationDB's (getVersionstampKeyRange).
+TEST(Versionstamp, AStampedKeyBeforeAnyReadIsUnreadableFromTheZeroStamp) {
+  Database db = Database::open();
+  const std::string low = "q/" + std::string(10, '\0');
+  db.run([&](Transaction& tr) { tr.set(low, "stored"); });
+  Transaction tr = db.create_transaction();
+  tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("q/"), "v");
+  EXPECT_THAT([&] { (void)tr.get(low); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  EXPECT_EQ(tr.get("q."), std::nullopt);  // below the template: readable
+}
+
 }  // namespace
 }  // namespace strata

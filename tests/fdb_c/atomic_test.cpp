@@ -263,5 +263,14 @@ TEST_F(Atomics, BadVersionstampOffsetIsClientInvalidOperation) {
   EXPECT_TRUE(get_range(check, prefix(), prefix_end()).rows.empty());
 }
 
+// FoundationDB's codes 18 (MinV2) and 19 (AndV2), the semantics its client gives MIN and
+// BIT_AND from API 510 on, are taken as they are, as its client takes them.
+TEST_F(Atomics, TheCodesOfMinV2AndAndV2AreMinAndBitAnd) {
+  EXPECT_ATOMIC(b({0x0f}), static_cast<FDBMutationType>(19), b({0xff}), b({0x0f}));
+  EXPECT_ATOMIC(kAbsent, static_cast<FDBMutationType>(19), b({0x07}), b({0x07}));
+  EXPECT_ATOMIC(b({0x09}), static_cast<FDBMutationType>(18), b({0x07}), b({0x07}));
+  EXPECT_ATOMIC(kAbsent, static_cast<FDBMutationType>(18), b({0x07}), b({0x07}));
+}
+
 }  // namespace
 }  // namespace fdbc_test

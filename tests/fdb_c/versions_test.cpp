@@ -192,7 +192,9 @@ TEST_F(Versions, VersionstampOfReadOnlyCommitIsNoCommitVersion) {
   EXPECT_EQ(fdb_future_get_error(vs.get()), 2021);
 }
 
-TEST_F(Versions, VersionstampOfFailedCommitIsTheCommitError) {
+// As FoundationDB's commitAndWatch: a failed commit fails its versionstamp with
+// transaction_invalid_version (2020), whatever the commit's own error (1020, 2101, ...).
+TEST_F(Versions, VersionstampOfFailedCommitIsTransactionInvalidVersion) {
   Tr tr = make_tr();
   ASSERT_EQ(get(tr, k("a")).error, 0);
   set(tr, k("b"), "x");
@@ -200,7 +202,15 @@ TEST_F(Versions, VersionstampOfFailedCommitIsTheCommitError) {
   ASSERT_EQ(write(k("a"), "conflict"), 0);
   ASSERT_EQ(commit(tr), 1020);
   ASSERT_TRUE(wait_ready_for(vs));
-  EXPECT_EQ(fdb_future_get_error(vs.get()), 1020);
+  EXPECT_EQ(fdb_future_get_error(vs.get()), 2020);
+
+  Tr large = make_tr();
+  ASSERT_EQ(set_option(large, FDB_TR_OPTION_SIZE_LIMIT, 100), 0);
+  set(large, k("big"), std::string(200, 'x'));
+  Future large_vs(fdb_transaction_get_versionstamp(large.get()));
+  ASSERT_EQ(commit(large), 2101);
+  ASSERT_TRUE(wait_ready_for(large_vs));
+  EXPECT_EQ(fdb_future_get_error(large_vs.get()), 2020);
 }
 
 TEST_F(Versions, VersionstampOfResetTransactionIsCancelled) {

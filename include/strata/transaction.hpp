@@ -240,6 +240,10 @@ class Transaction {
   // says otherwise); below -1 throws invalid_argument (9003). Kept across on_error(), so
   // Database::run's body may set it on every attempt.
   void set_retry_limit(int limit);
+  // FoundationDB's SIZE_LIMIT: commit throws transaction_too_large (2101), ending the
+  // transaction, over `bytes` (counted as approximate_size()). 32 .. 10,000,000 (the
+  // default), else invalid_argument (9003). Kept across on_error(); reset() restores it.
+  void set_size_limit(std::size_t bytes);
   // FoundationDB's MAX_RETRY_DELAY: the longest backoff on_error sleeps from the second
   // retry on (the first is a random part of 10 ms, as FoundationDB's). Default
   // Options::transaction_max_retry_delay (1 s); negative throws invalid_argument (9003).

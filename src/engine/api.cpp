@@ -198,6 +198,7 @@ void Transaction::cancel() { impl_->cancel(); }
 void Transaction::set_timeout(std::chrono::milliseconds timeout) { impl_->set_timeout(timeout); }
 
 void Transaction::set_retry_limit(int limit) { impl_->set_retry_limit(limit); }
+void Transaction::set_size_limit(std::size_t bytes) { impl_->set_size_limit(bytes); }
 
 void Transaction::set_max_retry_delay(std::chrono::milliseconds delay) {
   impl_->set_max_retry_delay(delay);

@@ -717,10 +717,10 @@ void TransactionImpl::refuse_commit() {
     // expression its call and the read of conflict_bytes_ are not ordered.)
     const std::size_t writes = size_bytes() - conflict_bytes_;
     const std::size_t size = writes + merge_conflicts();
-    if (size > base::kTransactionSizeLimit) {
-      throw Error(ErrorCode::transaction_too_large,
-                  "transaction of " + std::to_string(size) + " bytes exceeds the limit of " +
-                      std::to_string(base::kTransactionSizeLimit));
+    if (size > size_limit_) {
+      throw Error(ErrorCode::transaction_too_large, "transaction of " + std::to_string(size) +
+                                                        " bytes exceeds the limit of " +
+                                                        std::to_string(size_limit_));
     }
   } catch (const Error& e) {
     state_ = State::committed;
@@ -743,7 +743,7 @@ void TransactionImpl::commit() {
   }
   if ((has_read_conflicts() &&
        base::CoarseClock::now() - read_version_time_ > db_->options().mvcc_window) ||
-      size_bytes() > base::kTransactionSizeLimit) [[unlikely]] {
+      size_bytes() > size_limit_) [[unlikely]] {
     // Throws when the commit is refused, or returns when the size, counted as the commit
     // sends its conflicts, is within the limit after all.
     refuse_commit();
@@ -946,6 +946,7 @@ void TransactionImpl::reset_to_defaults() {
   backoff_.reset();
   max_backoff_ = std::chrono::milliseconds{1000};
   retry_limit_ = -1;
+  size_limit_ = base::kTransactionSizeLimit;
   retries_ = 0;
   ryw_ = true;
   snapshot_ryw_ = true;
@@ -973,6 +974,16 @@ void TransactionImpl::set_deadline(std::chrono::milliseconds timeout) {
   // The coarse clock lags by up to a tick: count only what it shows beyond one tick.
   auto since_created = base::CoarseClock::now() - created_ - base::CoarseClock::resolution();
   deadline_ = Clock::now() + timeout - std::max(since_created, base::CoarseClock::duration{0});
+}
+
+// (In any state, as FoundationDB's options: it only bounds a commit yet to come.)
+void TransactionImpl::set_size_limit(std::size_t bytes) {
+  if (bytes < 32 || bytes > base::kTransactionSizeLimit) {
+    throw Error(ErrorCode::invalid_argument,
+                "size limit " + std::to_string(bytes) + " is outside 32 .. " +
+                    std::to_string(base::kTransactionSizeLimit) + " bytes");
+  }
+  size_limit_ = bytes;
 }
 
 void TransactionImpl::set_retry_limit(int limit) {

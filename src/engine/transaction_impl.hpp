@@ -22,6 +22,7 @@
 
 #include "base/arena.hpp"
 #include "base/coarse_clock.hpp"
+#include "base/limits.hpp"
 #include "base/retry_backoff.hpp"
 #include "engine/range_set.hpp"
 #include "engine/watch_registry.hpp"
@@ -93,6 +94,7 @@ class TransactionImpl {
   void cancel();
   void set_timeout(std::chrono::milliseconds timeout);
   void set_retry_limit(int limit);
+  void set_size_limit(std::size_t bytes);
   void set_max_retry_delay(std::chrono::milliseconds delay);
 
   DatabaseImpl& database() { return *db_; }
@@ -258,9 +260,10 @@ class TransactionImpl {
   Clock::time_point deadline_{};  // meaningful while timeout_ > 0
   std::chrono::milliseconds timeout_{0};
   base::RetryBackoff backoff_;
-  std::chrono::milliseconds max_backoff_{1000};  // set_max_retry_delay, as given
-  int retry_limit_ = -1;                         // -1: none
-  int retries_ = 0;                              // on_error calls since reset()
+  std::chrono::milliseconds max_backoff_{1000};           // set_max_retry_delay, as given
+  int retry_limit_ = -1;                                  // -1: none
+  std::size_t size_limit_ = base::kTransactionSizeLimit;  // set_size_limit
+  int retries_ = 0;                                       // on_error calls since reset()
 };
 
 }  // namespace strata::engine

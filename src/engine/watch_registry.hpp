@@ -67,16 +67,22 @@ class WatchRegistry {
   // past kMaxWatches.
   template <class ReadCurrent>
   void arm(const std::shared_ptr<WatchState>& watch, ReadCurrent current) {
+    bool refused = false;
     {
       std::lock_guard lock(mu_);
       if (count_.load(std::memory_order_relaxed) >= kMaxWatches) purge_finished();
       if (count_.load(std::memory_order_relaxed) >= kMaxWatches) {
-        watch->finish(WatchState::Status::failed, ErrorCode::too_many_watches);
-        return;
+        refused = true;
+      } else {
+        if (!watch->mark_armed()) return;
+        watches_.emplace(watch->key(), watch);
+        count_.fetch_add(1, std::memory_order_release);
       }
-      if (!watch->mark_armed()) return;
-      watches_.emplace(watch->key(), watch);
-      count_.fetch_add(1, std::memory_order_release);
+    }
+    if (refused) {
+      // Outside the lock, as a firing is: finish() runs the watch's callbacks.
+      watch->finish(WatchState::Status::failed, ErrorCode::too_many_watches);
+      return;
     }
     // Commits published before the insert above were not checked against this watch:
     // compare with the value now, which includes them.

@@ -49,6 +49,9 @@ void FDB_transaction::apply_read_options() {
   if (!options_.read_your_writes) tr.set_read_your_writes(false);
   tr.set_snapshot_read_your_writes(options_.snapshot_read_your_writes());
   if (options_.report_conflicting_keys) tr.set_report_conflicting_keys(true);
+  if (options_.size_limit != kDefaultSizeLimit) {
+    tr.set_size_limit(static_cast<std::size_t>(options_.size_limit));
+  }
 }
 
 // Completes the versionstamp futures asked for before the commit: with the stamp after a
@@ -111,15 +114,7 @@ FDBFuture* FDB_transaction::commit() {
   commit_started_ = true;
   if (error == 0) {
     try {
-      // strata itself enforces the default limit; a lower SIZE_LIMIT is checked here.
-      if (options_
-              .size_limit<kDefaultSizeLimit&& static_cast<std::int64_t>(tr.approximate_size())>
-                  options_.size_limit) {
-        throw strata::Error(strata::ErrorCode::transaction_too_large,
-                            "transaction of " + std::to_string(tr.approximate_size()) +
-                                " bytes exceeds SIZE_LIMIT " + std::to_string(options_.size_limit));
-      }
-      tr.commit();
+      tr.commit();  // SIZE_LIMIT is the transaction's (apply_read_options, set_option)
     } catch (const strata::Error& e) {
       error = fc::to_fdb_error(e);
     }
@@ -227,6 +222,9 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
     }
     if (updated.report_conflicting_keys != options_.report_conflicting_keys) {
       tr.set_report_conflicting_keys(updated.report_conflicting_keys);
+    }
+    if (updated.size_limit != options_.size_limit) {
+      tr.set_size_limit(static_cast<std::size_t>(updated.size_limit));
     }
   } catch (const strata::Error& e) {
     return fc::to_fdb_error(e);

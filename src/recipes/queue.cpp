@@ -1,7 +1,9 @@
 #include "strata/queue.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <utility>
 
 #include "recipes/high_contention.hpp"
@@ -17,6 +19,8 @@ using recipes_detail::End;
 constexpr std::string_view kOne("\x01\0\0\0\0\0\0\0", 8);
 constexpr std::string_view kMinusOne("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
 constexpr std::string_view kZero("\0\0\0\0\0\0\0\0", 8);
+// How often dequeue_wait looks again when the database has no watch to spare.
+constexpr std::chrono::milliseconds kPollWithoutAWatch(10);
 
 // A dequeue_wait's place in the waiter count (at `key`; none when it is empty), taken off
 // again when it leaves scope.
@@ -142,8 +146,18 @@ std::optional<std::string> Queue::dequeue_wait(Database& db,
       watch.cancel();
       return value;
     }
-    auto remaining = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-    bool fired = watch.wait_for(std::max(remaining, std::chrono::milliseconds(0)));
+    const auto remaining =
+        std::max(std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()),
+                 std::chrono::milliseconds(0));
+    bool fired = false;
+    try {
+      fired = watch.wait_for(remaining);
+    } catch (const Error& e) {
+      if (e.error_code() != ErrorCode::too_many_watches) throw;
+      // The database's 10,000 watches are in use: look again after a short wait instead,
+      // as a popper without watches would (the item may come at any time).
+      std::this_thread::sleep_for(std::min(remaining, kPollWithoutAWatch));
+    }
     watch.cancel();
     if (!fired && Clock::now() >= deadline) return dequeue(db);
   }

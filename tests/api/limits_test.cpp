@@ -364,6 +364,30 @@ TEST(Limits, ACommitTooLargeEndsTheTransactionAndFailsItsWatches) {
   EXPECT_EQ(read_key(db, "small"), "v");
 }
 
+// FoundationDB's SIZE_LIMIT: a lower limit refuses the commit as the default one does
+// (the transaction ends, its watches fail), is kept across on_error, and reset restores it.
+TEST(Limits, ASizeLimitOfItsOwnRefusesTheCommitAsTheDefaultDoes) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.set_size_limit(31); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([&] { tr.set_size_limit(10'000'001); }, ThrowsCode(ErrorCode::invalid_argument));
+  tr.set_size_limit(100);
+  Watch w = tr.watch("w");
+  tr.set("big", std::string(200, 'v'));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_large));
+  EXPECT_THAT([&] { w.wait_for(std::chrono::milliseconds(0)); },
+              ThrowsCode(ErrorCode::transaction_too_large));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::used_during_commit));
+
+  tr.on_error(Error(ErrorCode::not_committed, "retry"));  // keeps the limit
+  tr.set("big", std::string(200, 'v'));
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_large));
+  tr.reset();  // restores the default
+  tr.set("big", std::string(200, 'v'));
+  tr.commit();
+  EXPECT_EQ(read_key(db, "big"), std::string(200, 'v'));
+}
+
 TEST(Limits, ACommitTooOldEndsTheTransactionAndFailsItsWatches) {
   Database db = Database::open(short_window());
   Transaction tr = db.create_transaction();

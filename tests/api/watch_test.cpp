@@ -155,6 +155,24 @@ TEST(Watch, MoreThanTenThousandArmedWatchesAreRefused) {
   EXPECT_THAT([&] { over.wait(); }, ThrowsCode(ErrorCode::too_many_watches));
 }
 
+// A watch refused at the limit runs its callbacks as a fired one does: outside the
+// registry's lock, so a callback may arm another watch (before, it deadlocked).
+TEST(Watch, ARefusedWatchsCallbackMayArmAnother) {
+  Database db = Database::open();
+  std::vector<Watch> kept;
+  for (int i = 0; i < 10'000; ++i) kept.push_back(watch_committed(db, "k" + std::to_string(i % 7)));
+  Transaction tr = db.create_transaction();
+  Watch over = tr.watch("k");
+  bool armed_another = false;
+  over.on_ready([&] {
+    Watch another = watch_committed(db, "other");
+    armed_another = true;
+  });
+  tr.commit();
+  EXPECT_TRUE(armed_another);
+  EXPECT_THAT([&] { over.wait(); }, ThrowsCode(ErrorCode::too_many_watches));
+}
+
 // A watch whose every handle is gone is cancelled (as destroying a FoundationDB watch
 // future is), so it neither stays armed nor counts against the 10,000.
 TEST(Watch, DroppingTheLastHandleCancelsIt) {

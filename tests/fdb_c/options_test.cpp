@@ -113,6 +113,23 @@ TEST_F(Options, SizeLimit) {
   EXPECT_EQ(commit(small), 0);
 }
 
+// A commit refused by SIZE_LIMIT ends the transaction as FoundationDB's commitAndWatch
+// does: its watches fail with 2101, and it takes no more watches or commits (2017).
+TEST_F(Options, ACommitRefusedBySizeLimitFailsItsWatchesAndEndsTheTransaction) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 100), 0);
+  const std::string key = k("watched");
+  Future w(fdb_transaction_watch(tr.get(), u8(key), len(key)));
+  set(tr, k("big"), std::string(1000, 'x'));
+  ASSERT_EQ(commit(tr), 2101);
+  ASSERT_TRUE(wait_ready_for(w));
+  EXPECT_EQ(fdb_future_get_error(w.get()), 2101);
+  Future again(fdb_transaction_watch(tr.get(), u8(key), len(key)));
+  ASSERT_TRUE(wait_ready_for(again));
+  EXPECT_EQ(fdb_future_get_error(again.get()), 2017);
+  EXPECT_EQ(commit(tr), 2017);
+}
+
 TEST_F(Options, DefaultSizeLimitIsTenMillionBytes) {
   Tr tr = make_tr();
   std::string value(100000, 'v');

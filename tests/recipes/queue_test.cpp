@@ -156,6 +156,24 @@ TEST(QueueSignal, AnUnboundedTimeoutWaitsForTheItem) {
   EXPECT_EQ(got, "x");
 }
 
+// With the database's 10,000 watches in use, dequeue_wait still waits (it looks again
+// every few milliseconds) instead of throwing too_many_watches: it returns nullopt at its
+// timeout, and an item enqueued while it waits.
+TEST(QueueSignal, WithNoWatchToSpareDequeueWaitStillWaits) {
+  Database db = Database::open();
+  std::vector<Watch> kept;
+  for (int i = 0; i < 10'000; ++i) {
+    kept.push_back(db.run([&](Transaction& tr) { return tr.watch("w" + std::to_string(i % 7)); }));
+  }
+  Queue q;
+  EXPECT_EQ(q.dequeue_wait(db, 30ms), std::nullopt);
+  std::optional<std::string> got;
+  std::thread waiter([&] { got = q.dequeue_wait(db, 60s); });
+  q.enqueue(db, "x");
+  waiter.join();
+  EXPECT_EQ(got, "x");
+}
+
 // While a waiter count exists, the enqueue's reverse read finds the count before the last
 // item: items are still numbered on from the last one, and every enqueue signals.
 TEST(QueueSignal, EnqueuesNumberOnPastAWaiterCount) {

@@ -76,7 +76,11 @@ class WatchRegistry {
       } else {
         if (!watch->mark_armed()) return;
         watches_.emplace(watch->key(), watch);
-        count_.fetch_add(1, std::memory_order_release);
+        // seq_cst, with size()'s load: the arming side stores the count and then reads the
+        // committed version (read_committed), the committer stores the version (publish)
+        // and then reads the count. Only a single total order of the four rules out both
+        // missing each other (a lost wake-up); on x86 it costs nothing more.
+        count_.fetch_add(1, std::memory_order_seq_cst);
       }
     }
     if (refused) {
@@ -132,7 +136,7 @@ class WatchRegistry {
   WatchRegistry& operator=(const WatchRegistry&) = delete;
 
   void remove(const std::shared_ptr<WatchState>& watch);
-  std::size_t size() const { return count_.load(std::memory_order_relaxed); }
+  std::size_t size() const { return count_.load(std::memory_order_seq_cst); }
 
  private:
   using Map = std::multimap<std::string, std::shared_ptr<WatchState>, std::less<>>;

@@ -24,6 +24,7 @@ FDB_transaction::FDB_transaction(std::shared_ptr<const fc::DatabaseState> state,
       state_(std::move(state)),
       unavailable_(unavailable),
       options_(state_->defaults()),
+      defaults_(options_),
       start_(Clock::now()) {
   apply_read_options();
 }
@@ -195,10 +196,19 @@ void FDB_transaction::end_after_failed_retry() {
   cancelled_ = true;
 }
 
-// A retry's reset: the transaction as new, keeping its options, its retry count and its
-// timeout's start.
+// A retry's reset: the transaction as new, keeping its retry count and its timeout's
+// start. As FoundationDB's (resetRyow): its options return to the database's defaults,
+// but from API 610 for the persistent ones, TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY,
+// which it keeps.
 void FDB_transaction::restart() {
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+  fc::TransactionOptions kept = defaults_;
+  if (fc::api_version() >= 610) {
+    kept.timeout_ms = options_.timeout_ms;
+    kept.retry_limit = options_.retry_limit;
+    kept.max_retry_delay_ms = options_.max_retry_delay_ms;
+  }
+  options_ = kept;
   tr.reset();
   apply_read_options();
   deferred_ = 0;
@@ -238,6 +248,7 @@ void FDB_transaction::reset() {
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   tr.reset();
   options_ = state_->defaults();  // as FoundationDB: the database's defaults as they are now
+  defaults_ = options_;
   apply_read_options();
   start_ = Clock::now();
   retries_ = 0;

@@ -149,6 +149,9 @@ struct FDB_transaction {
   const std::shared_ptr<const strata::fdb_c::DatabaseState> state_;
   const fdb_error_t unavailable_;
   strata::fdb_c::TransactionOptions options_;  // guarded by mu
+  // The database's defaults as this transaction took them (creation or reset): what a
+  // retry returns to, but for the persistent options (restart()).
+  strata::fdb_c::TransactionOptions defaults_;  // guarded by mu
   Clock::time_point start_;                    // guarded by mu; the timeout counts from it
   std::int64_t retries_ = 0;                   // guarded by mu
   strata::base::RetryBackoff backoff_;         // guarded by mu

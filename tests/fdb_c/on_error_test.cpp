@@ -84,12 +84,25 @@ TEST_F(OnError, RetryAfterAConflictThenSucceeds) {
   EXPECT_EQ(read(k("n")).value, "51");
 }
 
-TEST_F(OnError, RetryKeepsOptions) {
+// As FoundationDB's (resetRyow; fdb.options: "like all other transaction options ... must
+// be reset after a call to onError" before 610): a retry keeps only the persistent
+// options, TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY; the others return to the database's
+// defaults.
+TEST_F(OnError, ARetryKeepsOnlyThePersistentOptions) {
   Tr tr = make_tr();
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 1000), 0);
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_RETRY_LIMIT, 1), 0);
   ASSERT_EQ(on_error(tr, 1020), 0);
   set(tr, k("a"), std::string(2000, 'v'));
-  EXPECT_EQ(commit(tr), 2101);
+  EXPECT_EQ(commit(tr), 0);            // SIZE_LIMIT is gone
+  EXPECT_EQ(on_error(tr, 1020), 1020);  // RETRY_LIMIT stayed: the second retry is refused
+
+  Db d = open_db();
+  ASSERT_EQ(set_db_option(d.get(), FDB_DB_OPTION_TRANSACTION_SIZE_LIMIT, 1000), 0);
+  Tr limited = make_tr(d.get());
+  ASSERT_EQ(on_error(limited, 1020), 0);
+  set(limited, k("a"), std::string(2000, 'v'));
+  EXPECT_EQ(commit(limited), 2101);  // the database's default holds through the retry
 }
 
 TEST_F(OnError, TooOldAndFutureVersionWaitTenMilliseconds) {

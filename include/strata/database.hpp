@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -41,6 +42,10 @@ struct Options {
   std::chrono::milliseconds transaction_timeout{0};  // 0: none
   int transaction_retry_limit = -1;                  // -1: none
   std::chrono::milliseconds transaction_max_retry_delay{1000};
+  // FoundationDB's MAX_WATCHES: watches armed at once past this many fail with
+  // too_many_watches (1032). 0 .. 1,000,000 (FoundationDB's ceiling), else open() throws
+  // invalid_argument (9003).
+  std::size_t max_watches = 10'000;
 };
 
 // Counters since open (monotonic; read with relaxed ordering, so a snapshot of several

@@ -75,7 +75,8 @@ class Watch {
   explicit Watch(std::shared_ptr<engine::WatchState> state);
   // Blocks until the watch fires or is cancelled. Throws transaction_cancelled (1025) if
   // its transaction was reset, cancelled or destroyed before committing, the commit's error if the
-  // commit failed, or too_many_watches (1032) past 10,000 armed watches.
+  // commit failed, or too_many_watches (1032) past Options::max_watches armed watches
+  // (10,000 by default).
   void wait();
   // As wait(), up to `timeout`. True: fired; false: timed out or cancelled.
   bool wait_for(std::chrono::milliseconds timeout);

@@ -24,6 +24,11 @@ DatabaseImpl::DatabaseImpl(Options options) : options_(std::move(options)) {
     refuse("transaction_max_retry_delay must not be negative, got " +
            std::to_string(options_.transaction_max_retry_delay.count()) + " ms");
   }
+  if (options_.max_watches > WatchRegistry::kMaxWatchesCeiling) {
+    refuse("max_watches must be at most " + std::to_string(WatchRegistry::kMaxWatchesCeiling) +
+           ", got " + std::to_string(options_.max_watches));
+  }
+  pipeline_.watches().set_limit(options_.max_watches);
   if (!options_.path.empty()) {
     persistence_ = std::make_unique<Persistence>(options_, store_);
     pipeline_.set_persistence(persistence_.get());

@@ -60,18 +60,22 @@ class WatchState {
 
 class WatchRegistry {
  public:
-  static constexpr std::size_t kMaxWatches = 10'000;
+  static constexpr std::size_t kMaxWatches = 10'000;  // FoundationDB's default
+  static constexpr std::size_t kMaxWatchesCeiling = 1'000'000;
+
+  // Sets how many watches may be armed at once. REQUIRES: before any watch is armed.
+  void set_limit(std::size_t limit) { limit_ = limit; }
 
   // Arms `watch`; `current` reads the key's committed value now. Fires at once if that
   // differs from what the transaction saw. Fails the watch with too_many_watches (1032)
-  // past kMaxWatches.
+  // past the limit.
   template <class ReadCurrent>
   void arm(const std::shared_ptr<WatchState>& watch, ReadCurrent current) {
     bool refused = false;
     {
       std::lock_guard lock(mu_);
-      if (count_.load(std::memory_order_relaxed) >= kMaxWatches) purge_finished();
-      if (count_.load(std::memory_order_relaxed) >= kMaxWatches) {
+      if (count_.load(std::memory_order_relaxed) >= limit_) purge_finished();
+      if (count_.load(std::memory_order_relaxed) >= limit_) {
         refused = true;
       } else {
         if (!watch->mark_armed()) return;
@@ -146,6 +150,7 @@ class WatchRegistry {
   std::mutex mu_;
   Map watches_;  // guarded by mu_
   std::atomic<std::size_t> count_{0};
+  std::size_t limit_ = kMaxWatches;
 };
 
 }  // namespace strata::engine

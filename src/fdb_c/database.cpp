@@ -50,6 +50,8 @@ Database open_target(const std::string& target) {
   auto it = open->find(target);
   if (it != open->end()) return it->second;
   Options options;
+  // Each handle counts its own watches (MAX_WATCHES); the database holds them all.
+  options.max_watches = static_cast<std::size_t>(kMaxWatchesCeiling);
   if (!target.empty()) {
     options.path = target;
     options.durability = Durability::fsync;
@@ -120,6 +122,29 @@ fdb_error_t create_transaction(std::shared_ptr<const DatabaseState> state, fdb_e
     return kInternalError;
   }
 }
+
+fdb_error_t DatabaseState::set_option(FDBDatabaseOption option, const uint8_t* value,
+                                      int value_length) {
+  if (option == FDB_DB_OPTION_MAX_WATCHES) {
+    std::int64_t limit = 0;
+    if (fdb_error_t e = int_option(value, value_length, 0, kMaxWatchesCeiling, limit)) return e;
+    max_watches_.store(limit, std::memory_order_relaxed);
+    return 0;
+  }
+  std::lock_guard lock(mu_);
+  return apply_database_option(defaults_, option, value, value_length);
+}
+
+bool DatabaseState::take_watch() const {
+  const std::int64_t limit = max_watches_.load(std::memory_order_relaxed);
+  std::int64_t n = watches_.load(std::memory_order_relaxed);
+  do {
+    if (n >= limit) return false;
+  } while (!watches_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed));
+  return true;
+}
+
+void DatabaseState::give_back_watch() const { watches_.fetch_sub(1, std::memory_order_relaxed); }
 
 }  // namespace strata::fdb_c
 

@@ -9,6 +9,8 @@
 // Thread safety: every method may be called from any thread.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,16 +40,21 @@ class DatabaseState {
     std::lock_guard lock(mu_);
     return defaults_;
   }
-  fdb_error_t set_option(FDBDatabaseOption option, const uint8_t* value, int value_length) {
-    std::lock_guard lock(mu_);
-    return apply_database_option(defaults_, option, value, value_length);
-  }
+  fdb_error_t set_option(FDBDatabaseOption option, const uint8_t* value, int value_length);
+
+  // FoundationDB's MAX_WATCHES, counted per handle as its client counts them: a watch
+  // takes one from its creation until its future is ready. False (too_many_watches) when
+  // the handle's limit is reached.
+  bool take_watch() const;
+  void give_back_watch() const;
 
  private:
   Database database_;
   const std::string connection_record_;
   mutable base::AdaptiveMutex mu_;  // taken by every transaction made: held for a copy
   TransactionOptions defaults_;     // guarded by mu_
+  std::atomic<std::int64_t> max_watches_{10'000};
+  mutable std::atomic<std::int64_t> watches_{0};  // outstanding watches of this handle
 };
 
 // A new FDBTransaction in *out on `state`'s database, from its current defaults;

@@ -210,8 +210,10 @@ enum {
   FDB_ERROR_PREDICATE_RETRYABLE_NOT_COMMITTED = 50002
 };
 
-/* The options strata acts on; every other option code is accepted and ignored. */
+/* The options strata acts on; every other code FoundationDB 7.4 defines is accepted and
+   ignored, and a code it does not define fails with invalid_option (2007). */
 enum {
+  FDB_DB_OPTION_MAX_WATCHES = 20,
   FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE = 26,
   FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE = 27,
   FDB_DB_OPTION_TRANSACTION_TIMEOUT = 500,

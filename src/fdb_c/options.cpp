@@ -119,4 +119,9 @@ fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const 
 
 fdb_error_t check_network_option(int code) { return known(kNetworkOptionCodes, code); }
 
+fdb_error_t int_option(const uint8_t* value, int length, std::int64_t low, std::int64_t high,
+                       std::int64_t& out) {
+  return set_int(out, value, length, low, high);
+}
+
 }  // namespace strata::fdb_c

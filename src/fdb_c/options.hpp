@@ -9,6 +9,12 @@
 namespace strata::fdb_c {
 
 inline constexpr std::int64_t kDefaultSizeLimit = 10'000'000;
+inline constexpr std::int64_t kMaxWatchesCeiling = 1'000'000;  // FoundationDB's
+
+// An integer option's value (8 bytes, little-endian) in [low, high] into `out`; else
+// invalid_option_value (2006).
+fdb_error_t int_option(const uint8_t* value, int length, std::int64_t low, std::int64_t high,
+                       std::int64_t& out);
 
 struct TransactionOptions {
   std::int64_t timeout_ms = 0;    // 0: none

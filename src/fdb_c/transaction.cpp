@@ -84,16 +84,23 @@ FDBFuture* FDB_transaction::watch(std::string_view key) {
     std::lock_guard lock(mu);
     if (fdb_error_t e = check()) return FDB_future::failed(e);
     if (unavailable_ != 0) return FDB_future::failed(unavailable_);
+    // As FoundationDB's client: the handle's MAX_WATCHES counts a watch from here until
+    // its future is ready.
+    if (!state_->take_watch()) {
+      return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::too_many_watches));
+    }
     try {
       watch = std::make_shared<strata::Watch>(tr.watch(key));
     } catch (const strata::Error& e) {
+      state_->give_back_watch();
       return FDB_future::failed(fc::to_fdb_error(e));
     }
   }
   FDBFuture* f = FDB_future::pending(Kind::none);
   f->set_canceller([watch] { watch->cancel(); });
   f->retain();  // for the watch's listener
-  watch->on_ready([f, watch] {
+  watch->on_ready([f, watch, state = state_] {
+    state->give_back_watch();
     try {
       if (watch->wait_for(std::chrono::milliseconds(0))) {
         f->complete(Result{Kind::none});

@@ -152,14 +152,14 @@ struct FDB_transaction {
   // The database's defaults as this transaction took them (creation or reset): what a
   // retry returns to, but for the persistent options (restart()).
   strata::fdb_c::TransactionOptions defaults_;  // guarded by mu
-  Clock::time_point start_;                    // guarded by mu; the timeout counts from it
-  std::int64_t retries_ = 0;                   // guarded by mu
-  strata::base::RetryBackoff backoff_;         // guarded by mu
-  fdb_error_t deferred_ = 0;                   // guarded by mu
-  bool commit_started_ = false;                // guarded by mu: commit() was called
-  bool cancelled_ = false;                     // guarded by mu: cancel() since the last reset
-  bool timed_out_ = false;                     // guarded by mu: expired before a TIMEOUT change
-  std::int64_t read_cost_ = 0;                 // guarded by mu
-  std::int64_t write_cost_ = 0;                // guarded by mu
-  std::vector<FDBFuture*> stamp_waiters_;      // guarded by mu; each holds a reference
+  Clock::time_point start_;                     // guarded by mu; the timeout counts from it
+  std::int64_t retries_ = 0;                    // guarded by mu
+  strata::base::RetryBackoff backoff_;          // guarded by mu
+  fdb_error_t deferred_ = 0;                    // guarded by mu
+  bool commit_started_ = false;                 // guarded by mu: commit() was called
+  bool cancelled_ = false;                      // guarded by mu: cancel() since the last reset
+  bool timed_out_ = false;                      // guarded by mu: expired before a TIMEOUT change
+  std::int64_t read_cost_ = 0;                  // guarded by mu
+  std::int64_t write_cost_ = 0;                 // guarded by mu
+  std::vector<FDBFuture*> stamp_waiters_;       // guarded by mu; each holds a reference
 };

@@ -155,6 +155,22 @@ TEST(Watch, MoreThanTenThousandArmedWatchesAreRefused) {
   EXPECT_THAT([&] { over.wait(); }, ThrowsCode(ErrorCode::too_many_watches));
 }
 
+// Options::max_watches is FoundationDB's MAX_WATCHES: a lower limit refuses sooner, and
+// one past FoundationDB's ceiling of 1,000,000 is refused at open.
+TEST(Watch, MaxWatchesSetsTheLimit) {
+  Options small;
+  small.max_watches = 2;
+  Database db = Database::open(small);
+  Watch a = watch_committed(db, "a");
+  Watch b = watch_committed(db, "b");
+  Watch over = watch_committed(db, "c");
+  EXPECT_THAT([&] { over.wait(); }, ThrowsCode(ErrorCode::too_many_watches));
+  EXPECT_FALSE(a.wait_for(0ms));
+  Options large;
+  large.max_watches = 1'000'001;
+  EXPECT_THAT([&] { (void)Database::open(large); }, ThrowsCode(ErrorCode::invalid_argument));
+}
+
 // A watch refused at the limit runs its callbacks as a fired one does: outside the
 // registry's lock, so a callback may arm another watch (before, it deadlocked).
 TEST(Watch, ARefusedWatchsCallbackMayArmAnother) {

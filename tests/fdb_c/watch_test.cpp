@@ -218,5 +218,36 @@ TEST_F(Watches, ManyWatchesOnOneKeyAllFireOnce) {
   for (auto& p : probes) EXPECT_EQ(p->count(), 1);
 }
 
+// MAX_WATCHES, as FoundationDB's client counts it: per database handle, a watch from its
+// creation until its future is ready; past the limit a watch fails with 1032.
+TEST_F(Watches, MaxWatchesLimitsAHandlesOutstandingWatches) {
+  Db d = open_db();
+  EXPECT_EQ(set_db_option(d.get(), FDB_DB_OPTION_MAX_WATCHES, -1), 2006);
+  EXPECT_EQ(set_db_option(d.get(), FDB_DB_OPTION_MAX_WATCHES, 1'000'001), 2006);
+  ASSERT_EQ(set_db_option(d.get(), FDB_DB_OPTION_MAX_WATCHES, 1), 0);
+  const std::string key = k("max");
+  Tr tr = make_tr(d.get());
+  Future first = watch(tr, key);
+  Future second = watch(tr, key);
+  ASSERT_TRUE(wait_ready_for(second));
+  EXPECT_EQ(fdb_future_get_error(second.get()), 1032);
+  EXPECT_FALSE(fdb_future_is_ready(first.get()));
+
+  // Another handle counts its own.
+  Tr elsewhere = make_tr();
+  Future other = watch(elsewhere, key);
+  EXPECT_FALSE(fdb_future_is_ready(other.get()));
+
+  // A watch that ends gives its place back.
+  fdb_future_cancel(first.get());
+  ASSERT_TRUE(wait_ready_for(first));
+  Future third = watch(tr, key);
+  EXPECT_FALSE(fdb_future_is_ready(third.get()));
+  ASSERT_EQ(commit(tr), 0);
+  ASSERT_EQ(write(key, "changed"), 0);
+  ASSERT_TRUE(wait_ready_for(third));
+  EXPECT_EQ(fdb_future_get_error(third.get()), 0);
+}
+
 }  // namespace
 }  // namespace fdbc_test

@@ -428,7 +428,8 @@ void CommitPipeline::apply(const CommitRequest& r, Version version,
   }
   for (const StampedKeyWrite& s : w.stamped_keys()) {
     std::string key = apply_stamp(s.key, s.offset, stamp);
-    if (w.cleared_after(s, key)) continue;  // a later clear of this transaction removed it
+    // A later clear of this transaction removed it (StampedKeyWrite::placeholder says which).
+    if (w.cleared_after(s, s.placeholder.empty() ? key : s.placeholder)) continue;
     stamped.push_back(std::move(key));
     set(stamped.back(), s.value);
   }

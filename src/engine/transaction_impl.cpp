@@ -630,8 +630,12 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
     // (asking for a read version here would fix it at this write).
     std::string low = make_versionstamp(read_version_ >= 0 ? read_version_ + 1 : 0, 0);
     std::string high(kVersionstampSize, '\xff');
-    unreadable_.insert(apply_stamp(tmpl, offset, low), key_after(apply_stamp(tmpl, offset, high)));
-    writes_.add_stamped_key({std::string(tmpl), offset, std::string(param)});
+    std::string lowest = apply_stamp(tmpl, offset, low);
+    unreadable_.insert(lowest, key_after(apply_stamp(tmpl, offset, high)));
+    std::string placeholder;
+    if (ryw_) placeholder = lowest + std::string(key.substr(tmpl.size()));
+    writes_.add_stamped_key(
+        {std::string(tmpl), offset, std::string(param), std::move(placeholder)});
     return;
   }
   if (type == MutationType::set_versionstamped_value) {

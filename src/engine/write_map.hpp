@@ -36,6 +36,13 @@ struct StampedKeyWrite {
   std::string key;  // template, offset bytes already removed
   std::uint32_t offset;
   std::string value;
+  // With read-your-writes, where FoundationDB's write map keeps the operation until commit:
+  // the key as given (offset bytes included) with the lowest stamp it may get. A later
+  // clear removes the operation when it covers this key, whatever the stamp turns out to
+  // be (FoundationDB sends a transaction's clears before its other mutations). Empty
+  // without read-your-writes: then a later clear removes it when it covers the stamped key,
+  // the operations being applied in order.
+  std::string placeholder;
   std::size_t clears_before = 0;  // WriteMap's clears made before it (set by add_stamped_key)
 };
 

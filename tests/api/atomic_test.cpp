@@ -348,5 +348,37 @@ TEST(Versionstamp, AStampedKeyBeforeAnyReadIsUnreadableFromTheZeroStamp) {
   EXPECT_EQ(tr.get("q."), std::nullopt);  // below the template: readable
 }
 
+// With read-your-writes, FoundationDB keeps a stamped key's operation at its lowest key
+// (the stamp above the read version, or zeros, and the offset bytes) and sends the
+// transaction's clears before it: a later clear removes the operation when it covers that
+// key, not when it covers the key the stamp makes. Without read-your-writes the operations
+// go in order, so a later clear removes the key it covers.
+TEST(Versionstamp, ALaterClearRemovesAStampedKeyAsFoundationDBsWriteMapDoes) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.set("x", "1"); });  // a read version of at least 1
+  // Above the lowest key "q/" 00x10 <offset>, below every stamp a commit can make.
+  const std::string above_lowest = "q/" + std::string(7, '\0') + "\x01";
+  Transaction kept = db.create_transaction();
+  kept.atomic_op(MutationType::set_versionstamped_key, stamped_key("q/"), "v");
+  kept.clear_range(above_lowest, "q0");
+  kept.commit();
+  EXPECT_EQ(db.run([&](Transaction& r) { return r.get("q/" + kept.versionstamp()); }), "v");
+
+  Transaction removed = db.create_transaction();
+  removed.atomic_op(MutationType::set_versionstamped_key, stamped_key("r/"), "v");
+  removed.clear_range("r/", "r/" + std::string(10, '\0') + "\x03");  // the lowest key only
+  removed.commit();
+  EXPECT_EQ(db.run([&](Transaction& r) { return r.get("r/" + removed.versionstamp()); }),
+            std::nullopt);
+
+  Transaction in_order = db.create_transaction();
+  in_order.set_read_your_writes(false);
+  in_order.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "v");
+  in_order.clear_range("s/" + std::string(7, '\0') + "\x01", "s0");
+  in_order.commit();
+  EXPECT_EQ(db.run([&](Transaction& r) { return r.get("s/" + in_order.versionstamp()); }),
+            std::nullopt);
+}
+
 }  // namespace
 }  // namespace strata

@@ -607,7 +607,7 @@ TEST(CommitPipeline, EveryRecordIsWithinTheBoundOfItsWrites) {
         w.atomic("stamped", MutationType::append_if_fits, "xyz");
       },
       [](WriteMap& w) {
-        w.add_stamped_key({std::string(14, 'k'), 2, "value"});
+        w.add_stamped_key({std::string(14, 'k'), 2, "value", ""});
       },
   };
   for (std::size_t i = 0; i < kinds.size(); ++i) {

@@ -43,13 +43,16 @@ void check_key_size(std::string_view key) {
 void check_writable_key(std::string_view key) {
   check_key_size(key);
   if (key >= kSystemKeyStart) [[unlikely]] {
-    if (key == kMetadataVersionKey) {  // as FoundationDB: a misuse, not a range error
-      throw Error(ErrorCode::client_invalid_operation,
-                  "\\xff/metadataVersion is written only by a set_versionstamped_value of 14 "
-                  "zero bytes");
-    }
+    if (key == kMetadataVersionKey) refuse_metadata_version_write();
     check_readable_key(key);
   }
+}
+
+void refuse_metadata_version_write() {
+  // As FoundationDB: a misuse, not a range error.
+  throw Error(ErrorCode::client_invalid_operation,
+              "\\xff/metadataVersion is written only by a set_versionstamped_value of 14 zero "
+              "bytes");
 }
 
 void check_value(std::string_view value) {

@@ -43,6 +43,9 @@ std::string quote_key(std::string_view key);
 void check_readable_key(std::string_view key, bool metadata_version_ok = false);
 // Throws key_too_large (2102) over 10,000 bytes.
 void check_key_size(std::string_view key);
+// Throws client_invalid_operation (2000): a write to kMetadataVersionKey other than a
+// set_versionstamped_value of kMetadataVersionOperand.
+[[noreturn]] void refuse_metadata_version_write();
 // Also throws key_too_large (2102) over 10,000 bytes, and client_invalid_operation (2000)
 // for kMetadataVersionKey (written only through set_versionstamped_value).
 void check_writable_key(std::string_view key);

@@ -611,9 +611,7 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
     // Only \xff/metadataVersion, and only stamped at offset 0; else 2000, or 2004.
     if (key != base::kMetadataVersionKey) base::check_readable_key(key);
     if (type != MutationType::set_versionstamped_value || param != base::kMetadataVersionOperand) {
-      throw Error(ErrorCode::client_invalid_operation,
-                  "\\xff/metadataVersion is written only by a set_versionstamped_value of 14 "
-                  "zero bytes");
+      base::refuse_metadata_version_write();
     }
   }
   if (static_cast<int>(type) < 0 || type > MutationType::set_versionstamped_value) {

@@ -154,8 +154,8 @@ std::optional<std::string> Queue::dequeue_wait(Database& db,
       fired = watch.wait_for(remaining);
     } catch (const Error& e) {
       if (e.error_code() != ErrorCode::too_many_watches) throw;
-      // The database's 10,000 watches are in use: look again after a short wait instead,
-      // as a popper without watches would (the item may come at any time).
+      // The database's watches are all in use (Options::max_watches): look again after a short wait
+      // instead, as a popper without watches would (the item may come at any time).
       std::this_thread::sleep_for(std::min(remaining, kPollWithoutAWatch));
     }
     watch.cancel();

@@ -94,7 +94,7 @@ TEST_F(OnError, ARetryKeepsOnlyThePersistentOptions) {
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_RETRY_LIMIT, 1), 0);
   ASSERT_EQ(on_error(tr, 1020), 0);
   set(tr, k("a"), std::string(2000, 'v'));
-  EXPECT_EQ(commit(tr), 0);            // SIZE_LIMIT is gone
+  EXPECT_EQ(commit(tr), 0);             // SIZE_LIMIT is gone
   EXPECT_EQ(on_error(tr, 1020), 1020);  // RETRY_LIMIT stayed: the second retry is refused
 
   Db d = open_db();

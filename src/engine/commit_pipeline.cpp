@@ -187,12 +187,13 @@ int CommitPipeline::wait_shared(CommitRequest& request) {
 }
 
 std::size_t CommitPipeline::process_bounded(std::span<CommitRequest* const> batch) noexcept {
-  if (!logs_) return process(batch);
+  if (!logs_ && batch.size() <= batch_count_limit_) return process(batch);
   std::size_t budget = 0;
   for (std::size_t first = 0; first < batch.size();) {
-    std::uint64_t bytes = batch[first]->log_bytes;
+    const std::size_t last = first + std::min(batch.size() - first, batch_count_limit_);
+    std::uint64_t bytes = batch[first]->log_bytes;  // 0 without a log
     std::size_t end = first + 1;
-    while (end < batch.size() && bytes + batch[end]->log_bytes <= batch_log_limit_) {
+    while (end < last && bytes + batch[end]->log_bytes <= batch_log_limit_) {
       bytes += batch[end++]->log_bytes;
     }
     budget += process(batch.subspan(first, end - first));

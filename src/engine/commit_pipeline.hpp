@@ -100,6 +100,11 @@ class CommitPipeline {
   // set a small limit). REQUIRES: no commit under way.
   static constexpr std::uint64_t kBatchLogBytes = std::uint64_t{256} << 20;
   void set_batch_log_limit(std::uint64_t bytes) { batch_log_limit_ = bytes; }
+  // The requests a batch may hold before it is split: a versionstamp numbers a commit
+  // within its version in two bytes (tests set a small limit). REQUIRES: no commit under
+  // way; at least 1, at most kBatchCommits.
+  static constexpr std::size_t kBatchCommits = std::size_t{1} << 16;
+  void set_batch_count_limit(std::size_t requests) { batch_count_limit_ = requests; }
 
   // Resolves and (if no conflict) applies `request`; fills its output fields.
   void commit(CommitRequest& request);
@@ -112,7 +117,8 @@ class CommitPipeline {
 
  private:
   // Processes the batch as one or more (each with its own version), so that no batch's log
-  // record passes batch_log_limit_; returns the units of collection they earned.
+  // record passes batch_log_limit_ and none holds more than batch_count_limit_ requests;
+  // returns the units of collection they earned.
   std::size_t process_bounded(std::span<CommitRequest* const> batch) noexcept;
   // Resolves, applies and publishes the batch; returns the units of collection it earned
   // (0 when it published nothing).
@@ -156,6 +162,7 @@ class CommitPipeline {
   bool syncs_ = false;  // every batch waits for an fdatasync
   bool logs_ = false;   // every batch is logged
   std::uint64_t batch_log_limit_ = kBatchLogBytes;
+  std::size_t batch_count_limit_ = kBatchCommits;
   base::AdaptiveMutex alone_mu_;  // alone mode: held for the whole commit
   std::mutex queue_mu_;
   std::vector<CommitRequest*> queue_;  // guarded by queue_mu_

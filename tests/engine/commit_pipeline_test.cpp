@@ -14,6 +14,8 @@
 #include <memory_resource>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -546,6 +548,44 @@ TEST(CommitPipeline, ABatchWhoseLogWouldPassTheLimitIsSplitIntoSeveralVersions) 
   }
   SyncedPipeline recovered(fs);
   for (int t = 0; t < kWriters; ++t) EXPECT_EQ(recovered.store.latest(thread_key(t, 0)), value);
+}
+
+// A versionstamp numbers a commit within its version in two bytes, so a batch holds at
+// most that many: more requests queued behind one sync go out as several versions, each
+// numbering its own from 0 (here with a limit of three).
+TEST(CommitPipeline, ABatchOfMoreRequestsThanABatchIndexNumbersIsSplitIntoSeveralVersions) {
+  FaultFileSystem fs;
+  constexpr int kWriters = 12;
+  constexpr std::size_t kLimit = 3;
+  std::array<Version, kWriters> versions{};
+  std::array<std::uint16_t, kWriters> indexes{};
+  SyncedPipeline synced(fs);
+  CommitPipeline& pipeline = synced.pipeline;
+  pipeline.set_batch_count_limit(kLimit);
+  LeaderHeldInSync leader(fs, pipeline);
+  std::array<std::atomic<pid_t>, kWriters> tids{};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < kWriters; ++t) {
+    writers.emplace_back([&, t] {
+      BlindWrite w(thread_key(t, 0), "v");
+      tids[static_cast<std::size_t>(t)] = static_cast<pid_t>(syscall(SYS_gettid));
+      pipeline.commit(w.request);
+      EXPECT_EQ(w.request.error, ErrorCode::success);
+      versions[static_cast<std::size_t>(t)] = w.request.version;
+      indexes[static_cast<std::size_t>(t)] = w.request.batch_index;
+    });
+  }
+  leader.release_once_asleep(tids);
+  for (std::thread& t : writers) t.join();
+
+  std::map<Version, std::set<std::uint16_t>> per_version;
+  for (int t = 0; t < kWriters; ++t) {
+    per_version[versions[static_cast<std::size_t>(t)]].insert(indexes[static_cast<std::size_t>(t)]);
+  }
+  EXPECT_EQ(per_version.size(), kWriters / kLimit);  // all queued behind the leader
+  for (const auto& [version, numbers] : per_version) {
+    EXPECT_EQ(numbers, (std::set<std::uint16_t>{0, 1, 2})) << version;
+  }
 }
 
 #endif

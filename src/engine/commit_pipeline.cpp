@@ -302,8 +302,15 @@ void CommitPipeline::log_dependent(std::string_view key, const PointWrite& entry
 }
 
 bool CommitPipeline::log_batch(std::span<CommitRequest* const> batch, Version version) noexcept {
+  // A batch with nothing to log (its commits wrote only conflict ranges, or cleared the
+  // keys they stamped) still gives each commit its version and versionstamp: an empty
+  // record makes that version durable, so that no opening after a crash hands it out again.
+  auto any_committed = [&] {
+    return std::any_of(batch.begin(), batch.end(),
+                       [](const CommitRequest* r) { return r->error == ErrorCode::success; });
+  };
   try {
-    if (!log_.empty()) persistence_->log(version, log_.bytes());
+    if (!log_.empty() || any_committed()) persistence_->log(version, log_.bytes());
     log_.reset();
     return true;
   } catch (const std::exception&) {

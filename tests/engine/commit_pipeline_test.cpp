@@ -370,6 +370,39 @@ TEST(CommitPipeline, APowerLossInsideASyncLosesNoAcknowledgedCommit) {
   }
 }
 
+// A commit with nothing to log (only a write conflict range) still takes a version, and
+// its versionstamp is made of it. Acknowledged under Durability::fsync, that version is
+// durable: after a power loss the database reopens at it or later, and never hands it,
+// or the versionstamp, to another commit.
+TEST(CommitPipeline, AnAcknowledgedCommitWithNothingToLogKeepsItsVersionAfterAPowerLoss) {
+  FaultFileSystem fs;
+  Version acknowledged = 0;
+  {
+    SyncedPipeline synced(fs);
+    BlindWrite w("k", "v");
+    synced.pipeline.commit(w.request);
+    ASSERT_EQ(w.request.error, ErrorCode::success);
+    WriteMap nothing;
+    CommitRequest conflict_only;
+    conflict_only.writes = &nothing;
+    conflict_only.write_ranges.push_back(KeyRange{"x", key_after("x")});
+    synced.pipeline.commit(conflict_only);
+    ASSERT_EQ(conflict_only.error, ErrorCode::success);
+    ASSERT_GT(conflict_only.version, w.request.version);
+    acknowledged = conflict_only.version;
+    fs.drop_unsynced();
+    fs.set_capacity(0);  // the process is gone: no checkpoint at close
+  }
+  fs.set_capacity(~std::uint64_t{0});
+  SyncedPipeline recovered(fs);
+  EXPECT_GE(recovered.store.committed(), acknowledged)
+      << "a version acknowledged before the power loss would be handed out again";
+  BlindWrite next("k2", "v");
+  recovered.pipeline.commit(next.request);
+  ASSERT_EQ(next.request.error, ErrorCode::success);
+  EXPECT_GT(next.request.version, acknowledged);
+}
+
 // Under Durability::fsync waiters sleep at once, all of a batch on one shared word, and
 // the leader wakes the batch with one call outside the pipeline's lock. Every commit
 // still finishes once, in order per thread, and is in the log (a reopen from the same

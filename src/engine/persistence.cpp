@@ -128,9 +128,15 @@ Persistence::~Persistence() {
   // Clean close: a final checkpoint, so the next open replays nothing.
   try {
     if (store_.committed() > last_checkpoint_) write_checkpoint();
-    if (wal_ && !wal_->failed()) wal_->close();
   } catch (const std::exception& e) {
     // The log still holds every committed batch; the next open recovers from it.
+    std::fprintf(stderr, "strata: closing %s: %s\n", dir_.c_str(), e.what());
+  }
+  // Whether or not the checkpoint was written: a buffered log is synced only here, and
+  // without the checkpoint it is all that holds the commits.
+  try {
+    if (wal_ && !wal_->failed()) wal_->close();
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: closing %s: %s\n", dir_.c_str(), e.what());
   }
 }

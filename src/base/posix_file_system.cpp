@@ -326,14 +326,19 @@ class PosixFileSystem final : public FileSystem {
     // only once the parent is synced, and a database's files are reachable only through
     // them (an acknowledged commit in a directory whose entry a power loss dropped would
     // be lost with it).
+    // (The std::filesystem calls take an error_code: what they throw is no strata::Error.)
+    std::error_code ec;
     std::vector<fs::path> missing;
-    fs::path target = fs::absolute(dir).lexically_normal();
+    fs::path target = fs::absolute(dir, ec).lexically_normal();
+    if (ec) throw_io_error("resolve directory", dir, ec.value());
     if (!target.has_filename()) target = target.parent_path();  // a trailing separator
-    for (fs::path p = target; !p.empty() && !fs::exists(p); p = p.parent_path()) {
+    for (fs::path p = target; !p.empty(); p = p.parent_path()) {
+      const bool exists = fs::exists(p, ec);
+      if (ec) throw_io_error("stat", p, ec.value());
+      if (exists) break;
       missing.push_back(p);
       if (p == p.parent_path()) break;
     }
-    std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) throw_io_error("create directory", dir, ec.value());
     for (auto it = missing.rbegin(); it != missing.rend(); ++it) sync_dir(it->parent_path());

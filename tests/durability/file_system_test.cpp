@@ -108,6 +108,21 @@ TEST(PosixFileSystem, FailuresAreIoErrorsNamingThePath) {
   EXPECT_FALSE(fs.exists(missing));
 }
 
+// create_dir fails as the other operations do, with io_error naming the path, also where
+// the first call that fails is a stat of a parent (here: a name too long; likewise a
+// parent the process may not search).
+TEST(PosixFileSystem, CreateDirFailuresAreIoErrors) {
+  TempDir dir;
+  auto& fs = base::default_file_system();
+  const auto too_long = dir.path() / std::string(300, 'a');
+  EXPECT_THAT([&] { fs.create_dir(too_long / "db"); },
+              ThrowsCodeWith(ErrorCode::io_error, "File name too long"));
+  EXPECT_THAT([&] { fs.create_dir(too_long); }, ThrowsCode(ErrorCode::io_error));
+  const auto file = dir.path() / "file";
+  fs.open_writable(file, base::OpenMode::truncate)->close();
+  EXPECT_THAT([&] { fs.create_dir(file / "db"); }, ThrowsCode(ErrorCode::io_error));
+}
+
 TEST(PosixFileSystem, SecondLockInTheSameProcessFailsUntilReleased) {
   TempDir dir;
   auto& fs = base::default_file_system();

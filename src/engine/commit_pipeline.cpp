@@ -248,10 +248,15 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
     writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
               r->writes->stamped_keys().size();
   }
-  if (persistence_ != nullptr && !log_batch(batch, version)) return 0;  // never published
-  store_.publish(version);
   std::uint64_t committed = 0;
   for (CommitRequest* r : batch) committed += r->error == ErrorCode::success ? 1 : 0;
+  // A batch whose every commit failed takes no version: it has nothing to log, and a
+  // version published without a record could be handed out again after a crash (a read
+  // version going back).
+  if (committed != 0) {
+    if (persistence_ != nullptr && !log_batch(batch, version)) return 0;  // never published
+    store_.publish(version);
+  }
   commits_.store(commits_.load(std::memory_order_relaxed) + committed, std::memory_order_relaxed);
   conflicts_.store(conflicts_.load(std::memory_order_relaxed) + (batch.size() - committed),
                    std::memory_order_relaxed);
@@ -302,15 +307,12 @@ void CommitPipeline::log_dependent(std::string_view key, const PointWrite& entry
 }
 
 bool CommitPipeline::log_batch(std::span<CommitRequest* const> batch, Version version) noexcept {
-  // A batch with nothing to log (its commits wrote only conflict ranges, or cleared the
-  // keys they stamped) still gives each commit its version and versionstamp: an empty
-  // record makes that version durable, so that no opening after a crash hands it out again.
-  auto any_committed = [&] {
-    return std::any_of(batch.begin(), batch.end(),
-                       [](const CommitRequest* r) { return r->error == ErrorCode::success; });
-  };
+  // Called only for a batch with a commit. One with nothing to log (its commits wrote only
+  // conflict ranges, or cleared the keys they stamped) still gives each commit its version
+  // and versionstamp: an empty record makes that version durable, so that no opening
+  // after a crash hands it out again.
   try {
-    if (!log_.empty() || any_committed()) persistence_->log(version, log_.bytes());
+    persistence_->log(version, log_.bytes());
     log_.reset();
     return true;
   } catch (const std::exception&) {

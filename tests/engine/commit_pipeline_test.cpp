@@ -15,7 +15,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -150,11 +149,14 @@ TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefuse
   pipeline.commit(stale.request);
   EXPECT_EQ(stale.request.error, ErrorCode::not_committed);
   EXPECT_FALSE(store.latest("b").has_value());
+  // A batch of refused commits takes no version (a durable one would have no record of it).
+  EXPECT_EQ(store.committed(), first.request.version);
 
   ReadOfA fresh("b", "3", first.request.version);  // read "a" after it
   pipeline.commit(fresh.request);
   EXPECT_EQ(fresh.request.error, ErrorCode::success);
   EXPECT_EQ(store.latest("b"), "3");
+  EXPECT_EQ(fresh.request.version, first.request.version + 1);
 
   // The same with "a" read by get() (a read key rather than a range).
   base::Arena arena(nullptr, 0);

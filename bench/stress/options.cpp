@@ -28,7 +28,8 @@ percentiles and peak memory. Exits 1 on any violation.
   --seconds S            length of each run (default 4); --duration S is the same
   --ops N                run a fixed amount instead: N items per queue run, N
                          transactions per kv run
-  --value-size N         bytes per value (default 100)
+  --value-size N         bytes per value, 20 to 100000 (default 100); a queue item
+                         starts with its producer, sequence number and priority
   --max-in-flight N      queue and pqueue runs: producers wait while N items are
                          enqueued and not yet dequeued, as on a bounded buffer
                          (default 10000; 0: no bound, producers run free and the
@@ -102,7 +103,8 @@ StressOptions parse_options(int argc, char** argv) {
     } else if (flag == "--max-in-flight") {
       o.max_in_flight = static_cast<std::int64_t>(number(flag, value, 0, 1'000'000'000));
     } else if (flag == "--value-size") {
-      o.value_size = number(flag, value, 16, 100'000);
+      // make_item's 18-byte header and the priority queue's two digits after it.
+      o.value_size = number(flag, value, 20, 100'000);
     } else if (flag == "--high-contention") {
       std::string_view m = value;
       if (m == "on")

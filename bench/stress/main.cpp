@@ -11,8 +11,7 @@
 namespace stress {
 namespace {
 
-void write_json(const std::string& file, const char* api, const std::vector<RunResult>& results) {
-  std::ofstream out(file);
+void write_json(std::ofstream& out, const char* api, const std::vector<RunResult>& results) {
   out << "{\"api\": \"" << api << "\", \"runs\": [\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const RunResult& r = results[i];
@@ -25,6 +24,7 @@ void write_json(const std::string& file, const char* api, const std::vector<RunR
         << (i + 1 < results.size() ? ",\n" : "\n");
   }
   out << "]}\n";
+  out.flush();
 }
 
 std::vector<RunResult> run_cpp(const StressOptions& o) {
@@ -48,6 +48,14 @@ std::vector<RunResult> run_c(const StressOptions& o) {
 int main(int argc, char** argv) {
   using namespace stress;
   StressOptions o = parse_options(argc, argv);
+  std::ofstream json;  // opened now: a file that cannot be written is refused before the runs
+  if (!o.json.empty()) {
+    json.open(o.json);
+    if (!json) {
+      std::fprintf(stderr, "strata-stress: cannot write '%s'\n", o.json.c_str());
+      return 2;
+    }
+  }
   bool split = false;  // producer/consumer workloads need two clients
   bool queues = false;
   for (const auto& w : o.workloads) {
@@ -110,6 +118,12 @@ int main(int argc, char** argv) {
   for (const RunResult& r : results) peak = std::max(peak, r.peak_rss_kib);
   std::printf("peak RSS %.1f MiB; %s\n", static_cast<double>(peak) / 1024.0,
               ok ? "all checks passed" : "CHECKS FAILED");
-  if (!o.json.empty()) write_json(o.json, api, results);
+  if (json.is_open()) {
+    write_json(json, api, results);
+    if (!json) {
+      std::fprintf(stderr, "strata-stress: writing '%s' failed\n", o.json.c_str());
+      return 2;
+    }
+  }
   return ok ? 0 : 1;
 }

@@ -35,7 +35,8 @@ percentiles and peak memory. Exits 1 on any violation.
                          (default 10000; 0: no bound, producers run free and the
                          consumers drain the backlog after them)
   --high-contention M    on, off or both (default both): the recipes' staged-pop mode
-  --path DIR             use a durable database in DIR (default: in memory)
+  --path DIR             use a durable database in DIR (default: in memory); the
+                         keys of earlier runs there, under ("stress", ...), are cleared
   --seed N               seed for the clients' random choices (default 1)
   --json FILE            also write the results as JSON
   --api API              cpp (default): strata's C++ API and recipes; c: FoundationDB's

@@ -49,9 +49,9 @@ struct RunResult;
 void summarise(std::vector<Latencies>& per_client, RunResult& r);
 
 struct RunResult {
-  std::string name;  // e.g. "queue/simple"
-  std::string api;   // the client API: "cpp" or "c"
-  double seconds = 0;
+  std::string name;             // e.g. "queue/simple"
+  std::string api;              // the client API: "cpp" or "c"
+  double seconds = 0;           // the clients' time, from their start until the last ends
   std::uint64_t ops = 0;        // completed operations (items delivered, or transactions)
   std::uint64_t conflicts = 0;  // commits refused with 1020 during the run
   double p50_us = 0, p99_us = 0, p999_us = 0;

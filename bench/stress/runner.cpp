@@ -52,7 +52,6 @@ std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOpt
       std::string name = w == "kv" ? "kv/cycle" : w + (high ? "/high" : "/simple");
       std::uint64_t conflicts_before = conflicts(db);
       reset_peak_rss();
-      auto start = Clock::now();
       RunResult r;
       {
         Progress progress(name, live, [&db] { return conflicts(db); });
@@ -67,7 +66,6 @@ std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOpt
       }
       r.name = name;
       r.api = Api::kName;
-      r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
       r.conflicts = conflicts(db) - conflicts_before;
       r.peak_rss_kib = rss_kib("VmHWM:");  // the run's peak, its verification included
       std::printf("%-20s done: %llu ops, %s\n", name.c_str(),

@@ -2,8 +2,8 @@
 // is full; bench/backlog.hpp), poppers alternate pop_min and pop_max until the pushers are done
 // and the queue is empty. Checks: every item delivered exactly once; in simple mode
 // (versions known), no pop_min returned an item while a smaller one was present throughout
-// its transaction (pushed at or before its read version, popped after its commit), and
-// likewise for pop_max.
+// its transaction (pushed at or before its read version, popped after its commit: at a
+// later version, or later in the same commit batch), and likewise for pop_max.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -18,7 +18,8 @@ namespace {
 constexpr int kPriorities = 100;
 
 struct Pop {
-  strata::Version read_version, commit_version;
+  strata::Version read_version;
+  CommitOrder commit;  // version -1: unknown (high-contention mode)
   bool min;
   int priority, producer;
   std::uint64_t seq;
@@ -79,17 +80,18 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
         bool done = pushers_running.load() == 0;
         auto start = Clock::now();
         std::optional<std::string> item;
-        Pop pop{-1, -1, min, 0, 0, 0};
+        Pop pop{-1, {}, min, 0, 0, 0};
         if (ctx.high_contention) {
           item = min ? pq.pop_min(ctx.db) : pq.pop_max(ctx.db);
         } else {
           tr.reset();
           item = commit_with_retry<Api>(tr, [&](auto& t) {
+            request_versionstamp(t);
             auto got = min ? pq.pop_min(t) : pq.pop_max(t);
             pop.read_version = t.read_version();  // fixed by the pop's read
             return got;
           });
-          if (item) pop.commit_version = tr.committed_version();
+          if (item) pop.commit = commit_order(tr);
         }
         if (!item) {
           if (done) break;
@@ -117,9 +119,9 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
   if (left != 0) {
     r.violations.push_back(std::to_string(left) + " items were left in the queue at the end");
   }
-  // Exactly once; and each item's pop commit version, for the order check.
-  std::vector<std::vector<strata::Version>> popped_at(pushers);
-  for (int p = 0; p < pushers; ++p) popped_at[p].assign(pushes[p].size(), -1);
+  // Exactly once; and each item's pop commit order, for the order check.
+  std::vector<std::vector<CommitOrder>> popped_at(pushers);
+  for (int p = 0; p < pushers; ++p) popped_at[p].assign(pushes[p].size(), CommitOrder{});
   std::vector<Pop> all;
   for (auto& v : pops) all.insert(all.end(), v.begin(), v.end());
   for (const Pop& pop : all) {
@@ -127,22 +129,22 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
       r.violations.emplace_back("a popper received an item nobody pushed");
       continue;
     }
-    strata::Version& at = popped_at[pop.producer][pop.seq];
-    if (at != -1) r.violations.emplace_back("an item was popped twice");
-    at = pop.commit_version >= 0 ? pop.commit_version
-                                 : std::numeric_limits<strata::Version>::max() - 1;
+    CommitOrder& at = popped_at[pop.producer][pop.seq];
+    if (at.version != -1) r.violations.emplace_back("an item was popped twice");
+    at = pop.commit.version >= 0 ? pop.commit
+                                 : CommitOrder{std::numeric_limits<strata::Version>::max() - 1, 0};
     if (pop.priority != pushes[pop.producer][pop.seq].priority) {
       r.violations.emplace_back("an item came back with another priority");
     }
   }
   for (int p = 0; p < pushers; ++p) {
     for (std::size_t s = 0; s < pushes[p].size(); ++s) {
-      if (popped_at[p][s] == -1) r.violations.emplace_back("an item was lost");
+      if (popped_at[p][s].version == -1) r.violations.emplace_back("an item was lost");
     }
   }
   if (!ctx.high_contention) {
-    // Per priority: items sorted by push version, with the running max of pop versions.
-    std::vector<std::vector<std::pair<strata::Version, strata::Version>>> bucket(kPriorities);
+    // Per priority: items sorted by push version, with the running max of pop commit orders.
+    std::vector<std::vector<std::pair<strata::Version, CommitOrder>>> bucket(kPriorities);
     for (int p = 0; p < pushers; ++p) {
       for (std::size_t s = 0; s < pushes[p].size(); ++s) {
         bucket[pushes[p][s].priority].push_back({pushes[p][s].version, popped_at[p][s]});
@@ -153,18 +155,20 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
       for (std::size_t i = 1; i < b.size(); ++i)
         b[i].second = std::max(b[i].second, b[i - 1].second);
     }
-    // Was some item of priority q present from rv through cv?
-    auto present = [&](int q, strata::Version rv, strata::Version cv) {
+    // Was some item of priority q present from rv through the commit `at`? (Commits of one
+    // batch share a version: one popped later in the batch was still there at `at`.)
+    auto present = [&](int q, strata::Version rv, CommitOrder at) {
       auto& b = bucket[q];
-      auto it = std::upper_bound(b.begin(), b.end(),
-                                 std::pair(rv, std::numeric_limits<strata::Version>::max()));
-      return it != b.begin() && std::prev(it)->second > cv;
+      auto it = std::upper_bound(
+          b.begin(), b.end(),
+          std::pair(rv, CommitOrder{std::numeric_limits<strata::Version>::max(), 0xffff}));
+      return it != b.begin() && std::prev(it)->second > at;
     };
     for (const Pop& pop : all) {
-      if (pop.commit_version < 0) continue;
+      if (pop.commit.version < 0) continue;
       int lo = pop.min ? 0 : pop.priority + 1, hi = pop.min ? pop.priority : kPriorities;
       for (int q = lo; q < hi; ++q) {
-        if (present(q, pop.read_version, pop.commit_version)) {
+        if (present(q, pop.read_version, pop.commit)) {
           r.violations.push_back(std::string(pop.min ? "pop_min" : "pop_max") +
                                  " returned priority " + std::to_string(pop.priority) +
                                  " while priority " + std::to_string(q) +

@@ -398,7 +398,9 @@ int parse(int argc, char** argv, Config& cfg) {
       bool peers = a == "--peers";
       auto& sel = peers ? cfg.peers : cfg.workloads;
       sel.assign(sel.size(), false);
-      for (const auto& name : split(need(i))) {
+      const std::vector<std::string> names = split(need(i));
+      if (names.empty()) throw std::invalid_argument(a + " needs at least one name");
+      for (const auto& name : names) {
         bool found = false;
         for (std::size_t k = 0; k < sel.size(); ++k) {
           if (name == (peers ? kPeers[k].name : kWorkloads[k].id)) sel[k] = found = true;

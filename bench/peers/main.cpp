@@ -435,7 +435,13 @@ int main(int argc, char** argv) {
                                                         : std::filesystem::temp_directory_path();
   }
   cfg.dir /= "strata-peers-" + std::to_string(::getpid());
-  std::filesystem::create_directories(cfg.dir);
+  std::error_code dir_error;
+  std::filesystem::create_directories(cfg.dir, dir_error);
+  if (dir_error) {
+    std::cerr << "strata-peers: cannot create " << cfg.dir.string() << ": " << dir_error.message()
+              << "\n";
+    return 2;
+  }
 
   // Which peers are built.
   std::vector<bool> active(kNumPeers, false);

@@ -239,6 +239,7 @@ Cell run_churn(Peer& p, double seconds, std::string& drift) {
   std::vector<long> rss(kWindows);
   std::uint64_t total = 0;
   std::string out;
+  std::uint64_t next_out = 1;  // one client: the items come out in the order they went in
   for (int window = 0; window < kWindows; ++window) {
     auto start = Clock::now();
     auto end = start + std::chrono::duration_cast<Clock::duration>(
@@ -247,6 +248,11 @@ Cell run_churn(Peer& p, double seconds, std::string& drift) {
     while (Clock::now() < end) {
       p.enqueue(0, make_value(id++));
       if (!p.dequeue(0, out)) return Cell{0.0, "the queue ran empty during churn"};
+      if (value_id(out) != next_out++) {
+        return Cell{0.0, "LOST/DUPLICATED/REORDERED: dequeued item " +
+                             std::to_string(value_id(out)) + ", expected " +
+                             std::to_string(next_out - 1) + "; "};
+      }
       ++pairs;
     }
     rate[window] =

@@ -20,7 +20,7 @@ void write_json(std::ofstream& out, const char* api, const std::vector<RunResult
         << ", \"ops_per_sec\": " << (r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0)
         << ", \"conflicts\": " << r.conflicts << ", \"p50_us\": " << r.p50_us
         << ", \"p99_us\": " << r.p99_us << ", \"p999_us\": " << r.p999_us
-        << ", \"rss_kib\": " << r.peak_rss_kib << ", \"violations\": " << r.violations.size() << "}"
+        << ", \"rss_kib\": " << r.peak_rss_kib << ", \"violations\": " << r.violation_count << "}"
         << (i + 1 < results.size() ? ",\n" : "\n");
   }
   out << "]}\n";
@@ -112,6 +112,10 @@ int main(int argc, char** argv) {
     for (const std::string& v : r.violations) {
       std::printf("  VIOLATION (%s): %s\n", r.name.c_str(), v.c_str());
       ok = false;
+    }
+    if (r.violation_count > r.violations.size()) {
+      std::printf("  ... and %zu more violations (%s)\n", r.violation_count - r.violations.size(),
+                  r.name.c_str());
     }
   }
   long peak = rss_kib("VmHWM:");  // since the last run's start, when the resets work

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -25,10 +26,12 @@ class Latencies {
     ns_.insert(ns_.end(), other.ns_.begin(), other.ns_.end());
     std::vector<std::int64_t>().swap(other.ns_);
   }
-  // The q-quantile in microseconds (0 when empty).
+  // The q-quantile in microseconds by nearest rank: the smallest sample at or above a q
+  // share of them (the largest of 100 is p999). 0 when empty.
   double quantile_us(double q) {
     if (ns_.empty()) return 0;
-    auto k = static_cast<std::size_t>(q * static_cast<double>(ns_.size() - 1));
+    const double rank = std::ceil(q * static_cast<double>(ns_.size()));
+    const auto k = std::min(ns_.size() - 1, static_cast<std::size_t>(std::max(rank, 1.0)) - 1);
     std::nth_element(ns_.begin(), ns_.begin() + static_cast<std::ptrdiff_t>(k), ns_.end());
     return static_cast<double>(ns_[k]) / 1000.0;
   }
@@ -56,7 +59,8 @@ struct RunResult {
   std::uint64_t conflicts = 0;  // commits refused with 1020 during the run
   double p50_us = 0, p99_us = 0, p999_us = 0;
   long peak_rss_kib = 0;
-  std::vector<std::string> violations;
+  std::vector<std::string> violations;  // the first 10 found, after summarise()
+  std::size_t violation_count = 0;      // all of them
 };
 
 inline void summarise(std::vector<Latencies>& per_client, RunResult& r) {
@@ -66,6 +70,7 @@ inline void summarise(std::vector<Latencies>& per_client, RunResult& r) {
   r.p99_us = merged.quantile_us(0.99);
   r.p999_us = merged.quantile_us(0.999);
   if (r.ops == 0) r.ops = merged.size();
+  r.violation_count = r.violations.size();
   if (r.violations.size() > 10) r.violations.resize(10);
 }
 

@@ -37,7 +37,7 @@ RunResult run_kv_cycle(RunContext<Api>& ctx) {
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(o.clients));
   for (int c = 0; c < o.clients; ++c) {
-    threads.emplace_back([&, c] {
+    threads.emplace_back(guarded([&, c] {
       std::mt19937 rng(static_cast<unsigned>(o.seed * 7919 + c));
       auto tr = ctx.db.create_transaction();
       for (std::uint64_t n = 0; n < quota && (o.ops || Clock::now() < deadline); ++n) {
@@ -61,7 +61,7 @@ RunResult run_kv_cycle(RunContext<Api>& ctx) {
         latency[c].add(Clock::now() - start);
         ctx.live.ops.fetch_add(1, std::memory_order_relaxed);
       }
-    });
+    }));
   }
   for (auto& t : threads) t.join();
   // The clients' time: the checks below are not the workload's.

@@ -94,11 +94,17 @@ int main(int argc, char** argv) {
   }
 
   std::vector<RunResult> results;
+  try {
 #if STRATA_STRESS_FDB_C
-  results = c_api ? run_c(o) : run_cpp(o);
+    results = c_api ? run_c(o) : run_cpp(o);
 #else
-  results = run_cpp(o);
+    results = run_cpp(o);
 #endif
+  } catch (const std::exception& e) {  // the database did not open, or a setup step failed
+    std::fflush(stdout);
+    std::fprintf(stderr, "strata-stress: %s\n", e.what());
+    return 3;
+  }
 
   std::printf("\n%-20s %4s %10s %12s %12s %10s %10s %10s %10s\n", "workload", "api", "ops", "ops/s",
               "retries/op", "p50 us", "p99 us", "p999 us", "peak MiB");

@@ -17,7 +17,8 @@ constexpr const char* kUsage = R"(usage: strata-stress [options]
 Runs concurrent clients against a Queue, a PriorityQueue and key-value transactions on one
 strata database, verifies the results (exactly-once delivery, FIFO per producer, priority
 order against the commit log, a Cycle ring), and prints throughput, retries, latency
-percentiles and peak memory. Exits 1 on any violation.
+percentiles and peak memory. Exits 1 on any violation, 2 on a bad option, 3 when the
+database cannot be opened or a client meets an error it cannot retry.
 
   --workload LIST        comma-separated: queue, pqueue, kv, queue-pairs,
                          pqueue-pairs (default: queue, pqueue, kv). The pairs

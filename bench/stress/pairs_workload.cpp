@@ -24,7 +24,7 @@ RunResult run_pairs(RunContext<Api>& ctx, bool priority) {
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(o.clients));
   for (int c = 0; c < o.clients; ++c) {
-    threads.emplace_back([&, c] {
+    threads.emplace_back(guarded([&, c] {
       std::mt19937 rng(static_cast<unsigned>(o.seed * 31 + c));
       std::uint64_t seq = 0;
       for (; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
@@ -46,7 +46,7 @@ RunResult run_pairs(RunContext<Api>& ctx, bool priority) {
         ctx.live.ops.fetch_add(1, std::memory_order_relaxed);
       }
       produced[c] = seq;
-    });
+    }));
   }
   for (auto& t : threads) t.join();
   // The clients' time: the drain and the checks below are not the workload's.

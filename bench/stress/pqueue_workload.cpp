@@ -50,7 +50,7 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
   threads.reserve(static_cast<std::size_t>(o.clients));  // pushers + poppers
 
   for (int p = 0; p < pushers; ++p) {
-    threads.emplace_back([&, p] {
+    threads.emplace_back(guarded([&, p] {
       std::mt19937_64 rng(o.seed * 1000 + static_cast<std::uint64_t>(p));
       auto tr = ctx.db.create_transaction();
       for (std::uint64_t seq = 0; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
@@ -70,10 +70,10 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
         ctx.live.in_flight.fetch_add(1, std::memory_order_relaxed);
       }
       pushers_running.fetch_sub(1);
-    });
+    }));
   }
   for (int c = 0; c < poppers; ++c) {
-    threads.emplace_back([&, c] {
+    threads.emplace_back(guarded([&, c] {
       auto tr = ctx.db.create_transaction();
       bool min = c % 2 == 0;
       for (;;) {
@@ -107,7 +107,7 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
         ctx.backlog.leave();
         min = !min;
       }
-    });
+    }));
   }
   for (auto& t : threads) t.join();
   // The clients' time: the checks below are not the workload's.

@@ -39,7 +39,7 @@ RunResult run_queue(RunContext<Api>& ctx) {
   threads.reserve(static_cast<std::size_t>(o.clients));  // producers + consumers
 
   for (int p = 0; p < producers; ++p) {
-    threads.emplace_back([&, p] {
+    threads.emplace_back(guarded([&, p] {
       std::uint64_t seq = 0;
       for (; seq < quota && (o.ops || Clock::now() < deadline); ++seq) {
         if (!ctx.backlog.enter([&] { return !o.ops && Clock::now() >= deadline; })) break;
@@ -50,10 +50,10 @@ RunResult run_queue(RunContext<Api>& ctx) {
       }
       produced[p] = seq;
       producers_running.fetch_sub(1);
-    });
+    }));
   }
   for (int c = 0; c < consumers; ++c) {
-    threads.emplace_back([&, c] {
+    threads.emplace_back(guarded([&, c] {
       auto tr = ctx.db.create_transaction();
       for (;;) {
         bool done = producers_running.load() == 0;
@@ -83,7 +83,7 @@ RunResult run_queue(RunContext<Api>& ctx) {
         ctx.live.in_flight.fetch_sub(1, std::memory_order_relaxed);
         ctx.backlog.leave();
       }
-    });
+    }));
   }
   for (auto& t : threads) t.join();
   // The clients' time: the checks below are not the workload's.

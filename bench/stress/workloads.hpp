@@ -4,6 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <utility>
 
 #include "strata/strata.hpp"
 
@@ -37,6 +41,21 @@ RunResult run_pairs(RunContext<Api>& ctx, bool priority);
 // "ppppp:sssssssssss:" + padding, to `size` bytes; and its inverse.
 std::string make_item(int producer, std::uint64_t seq, std::size_t size);
 bool parse_item(std::string_view item, int& producer, std::uint64_t& seq);
+
+// A client's body, for its thread: an error it cannot retry (a database that failed, a
+// full disk) ends the process with a message and exit status 3, not std::terminate.
+template <class F>
+auto guarded(F body) {
+  return [body = std::move(body)]() mutable {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "\nstrata-stress: a client failed: %s\n", e.what());
+      std::_Exit(3);
+    }
+  };
+}
 
 // Runs f(tr) and commits, retrying through on_error; returns f's result. The transaction
 // is left committed, so the caller can read its versions.

@@ -95,12 +95,19 @@ ReaderRegistry::Slot* ReaderRegistry::acquire() {
 
 void ReaderRegistry::release(Slot* slot) {
   withdraw(slot);
-  if (tls_cache == nullptr) {
-    std::lock_guard lock(mu_);
-    free_.push_back(slot);
-    return;
+  // A thread keeps a few free slots; the rest go back to the registry, where any thread
+  // takes them. Otherwise slots acquired on one thread and released on another (a
+  // transaction handed between threads) would pile up in the releasing thread's cache
+  // while the acquiring thread made a new slot each time, until kMaxChunks ran out.
+  if (tls_cache != nullptr) {
+    std::vector<Slot*>& free = tls_cache->entry_for(this).free;
+    if (free.size() < kThreadCacheSlots) {
+      free.push_back(slot);
+      return;
+    }
   }
-  tls_cache->entry_for(this).free.push_back(slot);
+  std::lock_guard lock(mu_);
+  free_.push_back(slot);
 }
 
 void ReaderRegistry::release_if_alive(std::uint64_t id, ReaderRegistry* registry, Slot* slot) {

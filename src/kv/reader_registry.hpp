@@ -7,7 +7,10 @@
 //     freed once oldest() > T, because every reader that might still hold it announced
 //     a version <= T.
 // Slots sit on their own cache lines and are handed out from a per-thread cache, so a
-// read-only transaction writes no cache line that other threads write.
+// read-only transaction writes no cache line that other threads write. A thread keeps at
+// most kThreadCacheSlots free slots per registry: the slot count stays near the most
+// readers ever active at once, even when slots are released on other threads than the
+// ones that acquired them.
 //
 // A reader may announce with a deadline (a transaction: its MVCC window). Past it, the
 // writer may revoke the version (`revoke_expired`), so that a transaction left idle does
@@ -131,6 +134,7 @@ class ReaderRegistry {
 
  private:
   static constexpr std::size_t kChunkSlots = 64;
+  static constexpr std::size_t kThreadCacheSlots = 8;  // free slots a thread keeps per registry
   static constexpr std::size_t kMaxChunks = 4096;
 
   Slot* allocate_slot();

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -141,6 +142,37 @@ TEST(ReaderRegistry, SlotsOfExitedThreadsAreReused) {
   }
   EXPECT_TRUE(reused);
   for (auto* s : mine) r.release(s);
+}
+
+// A slot acquired on one thread and released on another (a transaction handed between
+// threads) is taken again by the acquiring thread: the releasing thread does not keep them
+// all, which made a new slot per handover until the registry ran out (std::terminate at
+// 262,144 slots).
+TEST(ReaderRegistry, SlotsReleasedOnAnotherThreadAreReused) {
+  ReaderRegistry r;
+  std::atomic<ReaderRegistry::Slot*> mailbox{nullptr};
+  std::atomic<bool> done{false};
+  std::thread releaser([&] {
+    r.release(r.acquire());  // this thread has a slot cache of its own
+    while (!done.load()) {
+      if (ReaderRegistry::Slot* s = mailbox.load()) {
+        r.release(s);
+        mailbox.store(nullptr);
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  });
+  std::set<ReaderRegistry::Slot*> seen;
+  for (int i = 0; i < 1000; ++i) {
+    ReaderRegistry::Slot* s = r.acquire();
+    seen.insert(s);
+    mailbox.store(s);
+    while (mailbox.load() != nullptr) std::this_thread::yield();
+  }
+  done = true;
+  releaser.join();
+  EXPECT_LE(seen.size(), 16u);
 }
 
 }  // namespace

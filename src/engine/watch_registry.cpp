@@ -1,5 +1,7 @@
 #include "engine/watch_registry.hpp"
 
+#include <algorithm>
+
 #include "base/limits.hpp"
 
 namespace strata::engine {
@@ -78,6 +80,7 @@ void WatchRegistry::purge_finished() {
       ++it;
     }
   }
+  purge_at_ = std::max(kMinPurge, 2 * count_.load(std::memory_order_relaxed));
 }
 
 void WatchRegistry::fire(const std::shared_ptr<WatchState>& watch) {

@@ -74,7 +74,8 @@ class WatchRegistry {
     bool refused = false;
     {
       std::lock_guard lock(mu_);
-      if (count_.load(std::memory_order_relaxed) >= limit_) purge_finished();
+      const std::size_t count = count_.load(std::memory_order_relaxed);
+      if (count >= limit_ || count >= purge_at_) purge_finished();
       if (count_.load(std::memory_order_relaxed) >= limit_) {
         refused = true;
       } else {
@@ -145,12 +146,20 @@ class WatchRegistry {
  private:
   using Map = std::multimap<std::string, std::shared_ptr<WatchState>, std::less<>>;
   void fire(const std::shared_ptr<WatchState>& watch);
-  void purge_finished();  // REQUIRES: mu_ held
+  // Drops the watches that finished while armed (cancelled, their handles dropped); sets
+  // purge_at_. REQUIRES: mu_ held.
+  void purge_finished();
 
   std::mutex mu_;
   Map watches_;  // guarded by mu_
   std::atomic<std::size_t> count_{0};
   std::size_t limit_ = kMaxWatches;
+  // A cancelled watch stays in watches_ until a write to its key or a purge: arm() purges
+  // once the count has doubled since the last purge, so cancelled watches cost amortized
+  // O(1) each and never outnumber the armed ones by much (waiting for the limit let a
+  // database with no armed watch hold max_watches cancelled ones, and their values).
+  static constexpr std::size_t kMinPurge = 64;
+  std::size_t purge_at_ = kMinPurge;  // guarded by mu_
 };
 
 }  // namespace strata::engine

@@ -31,6 +31,11 @@ std::unordered_set<std::uint64_t>& live_ids() {
   return *ids;
 }
 
+// The calling thread's ThreadCache, or nullptr before its first acquire() and once the
+// cache is destroyed at thread exit (a thread-local reader released after that gives its
+// slot to the registry).
+thread_local ReaderRegistry::ThreadCache* tls_cache = nullptr;
+
 }  // namespace
 
 // Per-thread free slots, per registry. Entries of destroyed registries are never
@@ -56,14 +61,11 @@ struct ReaderRegistry::ThreadCache {
     std::erase_if(entries, [](const Entry& e) { return !live_ids().contains(e.id); });
   }
   ~ThreadCache() {
+    tls_cache = nullptr;
     std::lock_guard lock(live_mu);
     for (Entry& e : entries) return_if_alive(e.id, e.registry, e.free);
   }
 };
-
-namespace {
-thread_local ReaderRegistry::ThreadCache* tls_cache = nullptr;
-}  // namespace
 
 ReaderRegistry::ReaderRegistry()
     : id_(next_registry_id.fetch_add(1)), chunks_(new std::atomic<Slot*>[kMaxChunks]) {

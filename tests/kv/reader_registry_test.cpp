@@ -175,5 +175,37 @@ TEST(ReaderRegistry, SlotsReleasedOnAnotherThreadAreReused) {
   EXPECT_LE(seen.size(), 16u);
 }
 
+// Releases its slot when its thread exits.
+struct ReleaseAtExit {
+  ReaderRegistry* registry = nullptr;
+  ReaderRegistry::Slot* slot = nullptr;
+  ReleaseAtExit() = default;
+  ReleaseAtExit(const ReleaseAtExit&) = delete;
+  ReleaseAtExit& operator=(const ReleaseAtExit&) = delete;
+  ~ReleaseAtExit() {
+    if (slot != nullptr) registry->release(slot);
+  }
+};
+
+// A slot released at thread exit after the thread's slot cache is gone (a thread-local
+// transaction made before the thread's first read) goes back to the registry. It went into
+// the destroyed cache: a use after free, and a slot lost per such thread.
+TEST(ReaderRegistry, ASlotReleasedAfterItsThreadsCacheIsGoneIsReused) {
+  ReaderRegistry r;
+  ReaderRegistry::Slot* released = nullptr;
+  std::thread([&] {
+    thread_local ReleaseAtExit late;  // made before the thread's cache, so destroyed after it
+    late.registry = &r;
+    late.slot = r.acquire();
+    released = late.slot;
+  }).join();
+  ReaderRegistry::Slot* again = nullptr;
+  std::thread([&] {
+    again = r.acquire();
+    r.release(again);
+  }).join();
+  EXPECT_EQ(again, released);
+}
+
 }  // namespace
 }  // namespace strata::kv

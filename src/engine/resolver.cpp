@@ -356,7 +356,9 @@ void Resolver::prune(Version oldest, bool force) {
     recent_first_ = (recent_first_ + 1) & (recent_.size() - 1);
     --recent_size_;
   }
-  if (size_ < prune_at_ && !force) return;
+  // All of the treap is history (a burst that an old reader held there is over): free it
+  // now. Later writes may never reach the treap to double its count.
+  if (size_ < prune_at_ && !force && (root_ == nullptr || max_of(root_) > oldest)) return;
   if (max_of(root_) <= oldest) {
     recycle(root_);
     root_ = nullptr;

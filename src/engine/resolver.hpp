@@ -6,7 +6,8 @@
 // so "the newest write in [begin, end)" costs O(log n), independent of history length.
 // History at or below the oldest live read version can never cause a conflict; prune()
 // merges it away in one in-order pass whenever the boundary count has doubled since the
-// last pass (amortized O(1) per recorded write). Nodes are recycled, so a steady stream of
+// last pass (amortized O(1) per recorded write), or at once when all of it is (the treap
+// an old reader's burst left behind). Nodes are recycled, so a steady stream of
 // short transactions allocates nothing here.
 //
 // The newest writes wait in a ring, oldest first, before entering the treap. Most are

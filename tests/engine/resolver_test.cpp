@@ -171,6 +171,26 @@ TEST(Resolver, PruningEverythingEmptiesTheHistory) {
   EXPECT_EQ(r.newest_write("", "\xff"), 0);
 }
 
+// A burst that an old reader held in the treap leaves it once the reader is gone, though
+// the writes after it, pruned in the ring, never double the treap's boundary count (it
+// kept every boundary, and its keys, until they did).
+TEST(Resolver, ATreapLeftByABurstEmptiesOnceItIsHistory) {
+  Resolver r;
+  Version v = 0;
+  for (int i = 0; i < 20000; ++i) {  // more than the ring holds: they spill into the treap
+    const std::string key = "k" + std::to_string(i);
+    r.record_write(key, key + "x", ++v);
+    r.prune(0);  // a reader holds version 0
+  }
+  ASSERT_GT(r.boundary_count(), 0u);
+  for (int i = 0; i < 1000; ++i) {  // the reader is gone: one client
+    r.prune(v);
+    r.record_write_at("q", ++v);
+  }
+  EXPECT_EQ(r.boundary_count(), 0u);
+  EXPECT_EQ(r.newest_write_at("q"), v);
+}
+
 // One client: each commit's reader started after the previous commit, so every write is
 // history by the next prune and should never cost a treap insert.
 TEST(Resolver, WritesPrunedWhileRecentNeverEnterTheTreap) {

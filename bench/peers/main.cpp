@@ -150,15 +150,17 @@ std::string make_value(std::uint64_t id) {
 }
 std::uint64_t value_id(const std::string& v) { return v.size() >= 8 ? get_be64(v.data()) : 0; }
 
-// Sums of the ids that went in and came out, per thread, for the exactly-once check.
-struct Ledger {
-  std::vector<std::uint64_t> in_count, out_count, in_sum, out_sum, misses;
-  explicit Ledger(int threads)
-      : in_count(static_cast<std::size_t>(threads)),
-        out_count(in_count),
-        in_sum(in_count),
-        out_sum(in_count),
-        misses(in_count) {}
+// What went in and came out, per thread, for the exactly-once check: counts, sums of the
+// ids and sums of a 64-bit mix of them (a loss and a duplicate whose ids sum alike still
+// differ there). Each thread's account is a cache line of its own: clients of a cell
+// update theirs on every operation.
+class Ledger {
+ public:
+  explicit Ledger(int threads) : accounts_(static_cast<std::size_t>(threads)) {}
+  void put(int thread, std::uint64_t id) { accounts_[index(thread)].in.add(id); }
+  void took(int thread, std::uint64_t id) { accounts_[index(thread)].out.add(id); }
+  void missed(int thread) { ++accounts_[index(thread)].misses; }
+
   static std::uint64_t total(const std::vector<std::uint64_t>& v) {
     std::uint64_t s = 0;
     for (auto x : v) s += x;
@@ -166,26 +168,55 @@ struct Ledger {
   }
   // Adds whatever is left in the queue, then checks that in == out.
   std::string verify(const std::function<bool(std::string&)>& drain) {
-    std::uint64_t left = 0, left_sum = 0;
-    std::string out;
-    while (drain(out)) {
-      ++left;
-      left_sum += value_id(out);
+    Flow in, out;
+    std::uint64_t misses = 0;
+    for (const Account& a : accounts_) {
+      in.merge(a.in);
+      out.merge(a.out);
+      misses += a.misses;
     }
-    std::uint64_t ic = total(in_count), oc = total(out_count) + left;
-    std::uint64_t is = total(in_sum), os = total(out_sum) + left_sum;
+    std::string value;
+    while (drain(value)) out.add(value_id(value));
     std::ostringstream msg;
-    if (ic != oc || is != os) msg << "LOST/DUPLICATED: in " << ic << " out " << oc << "; ";
-    if (total(misses) != 0) msg << total(misses) << " empty pops in pairs; ";
+    if (in.count != out.count || in.sum != out.sum || in.mixed != out.mixed) {
+      msg << "LOST/DUPLICATED: in " << in.count << " out " << out.count << "; ";
+    }
+    if (misses != 0) msg << misses << " empty pops in pairs; ";
     return msg.str();
   }
+
+ private:
+  struct Flow {
+    std::uint64_t count = 0, sum = 0, mixed = 0;
+    void add(std::uint64_t id) {
+      ++count;
+      sum += id;
+      mixed += mix(id);
+    }
+    void merge(const Flow& f) {
+      count += f.count;
+      sum += f.sum;
+      mixed += f.mixed;
+    }
+    // SplitMix64's finalizer.
+    static std::uint64_t mix(std::uint64_t z) {
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      return z ^ (z >> 31);
+    }
+  };
+  struct alignas(64) Account {
+    Flow in, out;
+    std::uint64_t misses = 0;
+  };
+  static std::size_t index(int thread) { return static_cast<std::size_t>(thread); }
+  std::vector<Account> accounts_;
 };
 
 Cell run_pairs(Peer& p, const Workload& w, double seconds, bool priority) {
   p.prepare(w.clients);
   Ledger ledger(w.clients);
   double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
-    auto i = static_cast<std::size_t>(t);
     std::uint64_t seq = 0;
     std::string out;
     Rng rng(0x51ed + static_cast<std::uint64_t>(t));
@@ -200,13 +231,11 @@ Cell run_pairs(Peer& p, const Workload& w, double seconds, bool priority) {
         p.enqueue(t, value);
         got = p.dequeue(t, out);
       }
-      ++ledger.in_count[i];
-      ledger.in_sum[i] += id;
+      ledger.put(t, id);
       if (got) {
-        ++ledger.out_count[i];
-        ledger.out_sum[i] += value_id(out);
+        ledger.took(t, value_id(out));
       } else {
-        ++ledger.misses[i];
+        ledger.missed(t);
       }
     }
     return seq;
@@ -279,7 +308,6 @@ Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
   Ledger ledger(w.clients);
   bench::Backlog backlog(kMaxInFlight);
   double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
-    auto i = static_cast<std::size_t>(t);
     std::uint64_t done = 0;
     std::string out;
     if (t < producers) {
@@ -287,8 +315,7 @@ Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
         if (!backlog.enter([&] { return stop.load(std::memory_order_relaxed); })) break;
         std::uint64_t id = (static_cast<std::uint64_t>(t + 1) << 40) | ++done;
         p.enqueue(t, make_value(id));
-        ++ledger.in_count[i];
-        ledger.in_sum[i] += id;
+        ledger.put(t, id);
       }
       return std::uint64_t{0};  // throughput counts delivered items
     }
@@ -299,8 +326,7 @@ Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
       }
       backlog.leave();
       ++done;
-      ++ledger.out_count[i];
-      ledger.out_sum[i] += value_id(out);
+      ledger.took(t, value_id(out));
     }
     return done;
   });

@@ -76,7 +76,8 @@ class Database {
   // transaction. Non-retryable errors and exceptions thrown by f propagate.
   // The transaction borrows this database for the call (it takes no reference count), so
   // this Database must not be destroyed or reassigned while run() runs; a Transaction
-  // moved out of f takes a reference of its own.
+  // moved out of f takes a reference of its own (and run(), left with the moved-from one,
+  // throws client_invalid_operation, 2000, unless f throws).
   template <class F>
   auto run(F&& f) {
     Transaction tr = borrowing_transaction();

@@ -113,7 +113,9 @@ class ReadView {
 
 class Transaction {
  public:
-  // Made by Database::create_transaction(). Move-only.
+  // Made by Database::create_transaction(). Move-only. A moved-from Transaction, and a
+  // ReadView of it, throw client_invalid_operation (2000) from every method (assigning to
+  // it or destroying it is fine).
   explicit Transaction(std::unique_ptr<engine::TransactionImpl> impl);
   Transaction(Transaction&&) noexcept;
   Transaction& operator=(Transaction&&) noexcept;

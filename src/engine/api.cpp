@@ -76,31 +76,54 @@ void Watch::on_ready(std::function<void()> callback) { state_->on_finish(std::mo
 
 // ---- ReadView ---------------------------------------------------------------------
 
+namespace {
+
+// A moved-from Transaction (and a ReadView of one) has no state: every operation throws
+// client_invalid_operation rather than dereference it.
+[[noreturn, gnu::cold]] void throw_moved_from_transaction() {
+  throw Error(ErrorCode::client_invalid_operation,
+              "the transaction was moved from; use the transaction it was moved to");
+}
+
+template <class Impl>
+Impl& live(Impl* impl) {
+  if (impl == nullptr) [[unlikely]]
+    throw_moved_from_transaction();
+  return *impl;
+}
+
+template <class Impl>
+Impl& live(const std::unique_ptr<Impl>& impl) {
+  return live(impl.get());
+}
+
+}  // namespace
+
 std::optional<std::string> ReadView::get(std::string_view key) {
-  return impl_->get(key, ReadMode::snapshot);
+  return live(impl_).get(key, ReadMode::snapshot);
 }
 
 bool ReadView::get(std::string_view key, std::string& out) {
-  return impl_->get(key, ReadMode::snapshot, out);
+  return live(impl_).get(key, ReadMode::snapshot, out);
 }
 
 std::vector<KeyValue> ReadView::get_range(std::string_view begin, std::string_view end,
                                           RangeOptions options) {
-  return impl_->get_range(begin, end, options, ReadMode::snapshot);
+  return live(impl_).get_range(begin, end, options, ReadMode::snapshot);
 }
 
 std::vector<KeyValue> ReadView::get_range(const KeyRange& range, RangeOptions options) {
-  return impl_->get_range(range.begin, range.end, options, ReadMode::snapshot);
+  return live(impl_).get_range(range.begin, range.end, options, ReadMode::snapshot);
 }
 
 std::size_t ReadView::visit_range(std::string_view begin, std::string_view end,
                                   RangeOptions options, const RowVisitor& visit) {
-  return impl_->visit_range(begin, end, options, ReadMode::snapshot, visit);
+  return live(impl_).visit_range(begin, end, options, ReadMode::snapshot, visit);
 }
 
 std::size_t ReadView::visit_range(const KeyRange& range, RangeOptions options,
                                   const RowVisitor& visit) {
-  return impl_->visit_range(range.begin, range.end, options, ReadMode::snapshot, visit);
+  return live(impl_).visit_range(range.begin, range.end, options, ReadMode::snapshot, visit);
 }
 
 // ---- Transaction ------------------------------------------------------------------
@@ -121,87 +144,93 @@ Transaction& Transaction::operator=(Transaction&& other) noexcept {
 Transaction::~Transaction() { engine::TransactionImpl::recycle(std::move(impl_)); }
 
 std::optional<std::string> Transaction::get(std::string_view key) {
-  return impl_->get(key, ReadMode::serializable);
+  return live(impl_).get(key, ReadMode::serializable);
 }
 
 bool Transaction::get(std::string_view key, std::string& out) {
-  return impl_->get(key, ReadMode::serializable, out);
+  return live(impl_).get(key, ReadMode::serializable, out);
 }
 
 std::vector<KeyValue> Transaction::get_range(std::string_view begin, std::string_view end,
                                              RangeOptions options) {
-  return impl_->get_range(begin, end, options, ReadMode::serializable);
+  return live(impl_).get_range(begin, end, options, ReadMode::serializable);
 }
 
 std::vector<KeyValue> Transaction::get_range(const KeyRange& range, RangeOptions options) {
-  return impl_->get_range(range.begin, range.end, options, ReadMode::serializable);
+  return live(impl_).get_range(range.begin, range.end, options, ReadMode::serializable);
 }
 
 std::size_t Transaction::visit_range(std::string_view begin, std::string_view end,
                                      RangeOptions options, const RowVisitor& visit) {
-  return impl_->visit_range(begin, end, options, ReadMode::serializable, visit);
+  return live(impl_).visit_range(begin, end, options, ReadMode::serializable, visit);
 }
 
 std::size_t Transaction::visit_range(const KeyRange& range, RangeOptions options,
                                      const RowVisitor& visit) {
-  return impl_->visit_range(range.begin, range.end, options, ReadMode::serializable, visit);
+  return live(impl_).visit_range(range.begin, range.end, options, ReadMode::serializable, visit);
 }
 
-void Transaction::set(std::string_view key, std::string_view value) { impl_->set(key, value); }
-void Transaction::clear(std::string_view key) { impl_->clear(key); }
+void Transaction::set(std::string_view key, std::string_view value) { live(impl_).set(key, value); }
+void Transaction::clear(std::string_view key) { live(impl_).clear(key); }
 void Transaction::clear_range(std::string_view begin, std::string_view end) {
-  impl_->clear_range(begin, end);
+  live(impl_).clear_range(begin, end);
 }
-void Transaction::clear_range(const KeyRange& range) { impl_->clear_range(range.begin, range.end); }
+void Transaction::clear_range(const KeyRange& range) {
+  live(impl_).clear_range(range.begin, range.end);
+}
 void Transaction::atomic_op(MutationType type, std::string_view key, std::string_view param) {
-  impl_->atomic_op(type, key, param);
+  live(impl_).atomic_op(type, key, param);
 }
 
-Watch Transaction::watch(std::string_view key) { return Watch(impl_->watch(key)); }
+Watch Transaction::watch(std::string_view key) { return Watch(live(impl_).watch(key)); }
 
 void Transaction::add_read_conflict_range(std::string_view begin, std::string_view end) {
-  impl_->add_read_conflict_range(begin, end);
+  live(impl_).add_read_conflict_range(begin, end);
 }
-void Transaction::add_read_conflict_key(std::string_view key) { impl_->add_read_conflict_key(key); }
+void Transaction::add_read_conflict_key(std::string_view key) {
+  live(impl_).add_read_conflict_key(key);
+}
 void Transaction::add_write_conflict_range(std::string_view begin, std::string_view end) {
-  impl_->add_write_conflict_range(begin, end);
+  live(impl_).add_write_conflict_range(begin, end);
 }
 void Transaction::add_write_conflict_key(std::string_view key) {
-  impl_->add_write_conflict_range(key, base::key_after(key));
+  live(impl_).add_write_conflict_range(key, base::key_after(key));
 }
 
-Version Transaction::read_version() { return impl_->read_version(); }
-void Transaction::set_read_version(Version version) { impl_->set_read_version(version); }
-void Transaction::set_read_your_writes(bool enabled) { impl_->set_read_your_writes(enabled); }
+Version Transaction::read_version() { return live(impl_).read_version(); }
+void Transaction::set_read_version(Version version) { live(impl_).set_read_version(version); }
+void Transaction::set_read_your_writes(bool enabled) { live(impl_).set_read_your_writes(enabled); }
 void Transaction::set_snapshot_read_your_writes(bool enabled) {
-  impl_->set_snapshot_read_your_writes(enabled);
+  live(impl_).set_snapshot_read_your_writes(enabled);
 }
 void Transaction::set_report_conflicting_keys(bool enabled) {
-  impl_->set_report_conflicting_keys(enabled);
+  live(impl_).set_report_conflicting_keys(enabled);
 }
 std::vector<KeyRange> Transaction::conflicting_ranges() const {
-  return impl_->conflicting_ranges();
+  return live(impl_).conflicting_ranges();
 }
 std::vector<KeyRange> Transaction::read_conflict_ranges() const {
-  return impl_->read_conflict_ranges();
+  return live(impl_).read_conflict_ranges();
 }
 std::vector<KeyRange> Transaction::write_conflict_ranges() const {
-  return impl_->write_conflict_ranges();
+  return live(impl_).write_conflict_ranges();
 }
-std::size_t Transaction::approximate_size() const { return impl_->size_bytes(); }
-void Transaction::commit() { impl_->commit(); }
-Version Transaction::committed_version() const { return impl_->committed_version(); }
-std::string Transaction::versionstamp() const { return impl_->versionstamp(); }
-void Transaction::on_error(const Error& e) { impl_->on_error(e); }
-void Transaction::reset() { impl_->reset(); }
-void Transaction::cancel() { impl_->cancel(); }
-void Transaction::set_timeout(std::chrono::milliseconds timeout) { impl_->set_timeout(timeout); }
+std::size_t Transaction::approximate_size() const { return live(impl_).size_bytes(); }
+void Transaction::commit() { live(impl_).commit(); }
+Version Transaction::committed_version() const { return live(impl_).committed_version(); }
+std::string Transaction::versionstamp() const { return live(impl_).versionstamp(); }
+void Transaction::on_error(const Error& e) { live(impl_).on_error(e); }
+void Transaction::reset() { live(impl_).reset(); }
+void Transaction::cancel() { live(impl_).cancel(); }
+void Transaction::set_timeout(std::chrono::milliseconds timeout) {
+  live(impl_).set_timeout(timeout);
+}
 
-void Transaction::set_retry_limit(int limit) { impl_->set_retry_limit(limit); }
-void Transaction::set_size_limit(std::size_t bytes) { impl_->set_size_limit(bytes); }
+void Transaction::set_retry_limit(int limit) { live(impl_).set_retry_limit(limit); }
+void Transaction::set_size_limit(std::size_t bytes) { live(impl_).set_size_limit(bytes); }
 
 void Transaction::set_max_retry_delay(std::chrono::milliseconds delay) {
-  impl_->set_max_retry_delay(delay);
+  live(impl_).set_max_retry_delay(delay);
 }
 
 }  // namespace strata

@@ -1,0 +1,61 @@
+// Misuse of the public handles (Database, Transaction, ReadView, Watch) that their
+// headers answer with an error rather than undefined behaviour: moved-from handles, and
+// timeouts at the ends of milliseconds' range.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "strata/database.hpp"
+#include "strata/transaction.hpp"
+
+#include "api/api_test_util.hpp"
+#include "support/error_matchers.hpp"
+
+namespace strata {
+namespace {
+
+using apitest::read_key;
+using testing::ThrowsCode;
+
+TEST(MovedFrom, TransactionThrowsClientInvalidOperation) {
+  Database db = Database::open();
+  Transaction a = db.create_transaction();
+  Transaction b = std::move(a);
+  EXPECT_THAT([&] { a.get("k"); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.set("k", "v"); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.commit(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.reset(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.on_error(Error(ErrorCode::not_committed)); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.snapshot().get("k"); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)a.approximate_size(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  // Assigning to it makes it usable again.
+  a = db.create_transaction();
+  a.set("k", "v");
+  a.commit();
+  EXPECT_EQ(read_key(db, "k"), "v");
+}
+
+// run() commits its transaction after f returns: one f moved away must not be dereferenced.
+TEST(MovedFrom, RunWhoseBodyMovesItsTransactionOutThrows) {
+  Database db = Database::open();
+  std::optional<Transaction> escaped;
+  EXPECT_THAT(
+      [&] {
+        db.run([&](Transaction& tr) {
+          tr.set("k", "v");
+          escaped.emplace(std::move(tr));
+        });
+      },
+      ThrowsCode(ErrorCode::client_invalid_operation));
+  ASSERT_TRUE(escaped.has_value());
+  escaped->commit();
+  EXPECT_EQ(read_key(db, "k"), "v");
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,7 +1,8 @@
 // strata/database.hpp: opening a database, and the retry loop.
 //
 // Thread safety: a Database is a handle; copies share one store and may be used from
-// any number of threads at once.
+// any number of threads at once. A moved-from Database throws client_invalid_operation
+// (2000) from every method (assigning to it or destroying it is fine).
 #pragma once
 
 #include <chrono>

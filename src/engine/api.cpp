@@ -12,6 +12,33 @@ namespace strata {
 
 using engine::ReadMode;
 
+namespace {
+
+// A moved-from handle (Database, Transaction and a ReadView of it, Watch) has no state:
+// every operation throws client_invalid_operation rather than dereference it.
+[[noreturn, gnu::cold]] void throw_moved_from(const char* handle) {
+  throw Error(ErrorCode::client_invalid_operation,
+              std::string("the ") + handle + " was moved from; use the one it was moved to");
+}
+
+engine::DatabaseImpl& live(const std::shared_ptr<engine::DatabaseImpl>& impl) {
+  if (impl == nullptr) [[unlikely]]
+    throw_moved_from("database");
+  return *impl;
+}
+
+engine::TransactionImpl& live(engine::TransactionImpl* impl) {
+  if (impl == nullptr) [[unlikely]]
+    throw_moved_from("transaction");
+  return *impl;
+}
+
+engine::TransactionImpl& live(const std::unique_ptr<engine::TransactionImpl>& impl) {
+  return live(impl.get());
+}
+
+}  // namespace
+
 // ---- Database ---------------------------------------------------------------------
 
 Database Database::open(Options options) {
@@ -19,18 +46,19 @@ Database Database::open(Options options) {
 }
 
 Transaction Database::create_transaction() {
+  live(impl_);  // a moved-from database throws
   return Transaction(engine::TransactionImpl::make(impl_));
 }
 
 Transaction Database::borrowing_transaction() {
-  return Transaction(engine::TransactionImpl::make_borrowed(*impl_));
+  return Transaction(engine::TransactionImpl::make_borrowed(live(impl_)));
 }
 
-Version Database::committed_version() const { return impl_->store().committed(); }
+Version Database::committed_version() const { return live(impl_).store().committed(); }
 
-Version Database::opened_version() const { return impl_->opened_version(); }
+Version Database::opened_version() const { return live(impl_).opened_version(); }
 
-DatabaseStats Database::stats() const { return impl_->pipeline().stats(); }
+DatabaseStats Database::stats() const { return live(impl_).pipeline().stats(); }
 
 // ---- Watch ------------------------------------------------------------------------
 
@@ -75,29 +103,6 @@ void Watch::cancel() { state_->finish(engine::WatchState::Status::cancelled); }
 void Watch::on_ready(std::function<void()> callback) { state_->on_finish(std::move(callback)); }
 
 // ---- ReadView ---------------------------------------------------------------------
-
-namespace {
-
-// A moved-from Transaction (and a ReadView of one) has no state: every operation throws
-// client_invalid_operation rather than dereference it.
-[[noreturn, gnu::cold]] void throw_moved_from_transaction() {
-  throw Error(ErrorCode::client_invalid_operation,
-              "the transaction was moved from; use the transaction it was moved to");
-}
-
-template <class Impl>
-Impl& live(Impl* impl) {
-  if (impl == nullptr) [[unlikely]]
-    throw_moved_from_transaction();
-  return *impl;
-}
-
-template <class Impl>
-Impl& live(const std::unique_ptr<Impl>& impl) {
-  return live(impl.get());
-}
-
-}  // namespace
 
 std::optional<std::string> ReadView::get(std::string_view key) {
   return live(impl_).get(key, ReadMode::snapshot);

@@ -57,5 +57,20 @@ TEST(MovedFrom, RunWhoseBodyMovesItsTransactionOutThrows) {
   EXPECT_EQ(read_key(db, "k"), "v");
 }
 
+TEST(MovedFrom, DatabaseThrowsClientInvalidOperation) {
+  Database a = Database::open();
+  Database b = std::move(a);
+  EXPECT_THAT([&] { a.create_transaction(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.run([](Transaction& tr) { tr.set("k", "v"); }); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)a.committed_version(); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)a.opened_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)a.stats(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  a = b;  // assigning to it makes it usable again
+  a.run([](Transaction& tr) { tr.set("k", "v"); });
+  EXPECT_EQ(read_key(b, "k"), "v");
+}
+
 }  // namespace
 }  // namespace strata

@@ -69,7 +69,8 @@ class Transaction;
 // is promised: a change and change back may be missed.
 // Thread safety: a Watch is a handle; copies share one watch; any thread may wait or
 // cancel. It outlives its transaction. Destroying its last copy cancels it (as destroying
-// a FoundationDB watch future does): keep one while you wait for it or its callback.
+// a FoundationDB watch future does): keep one while you wait for it or its callback. A
+// moved-from Watch throws client_invalid_operation (2000) from every method.
 class Watch {
  public:
   explicit Watch(std::shared_ptr<engine::WatchState> state);

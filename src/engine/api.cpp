@@ -27,6 +27,12 @@ engine::DatabaseImpl& live(const std::shared_ptr<engine::DatabaseImpl>& impl) {
   return *impl;
 }
 
+engine::WatchState& live(const std::shared_ptr<engine::WatchState>& state) {
+  if (state == nullptr) [[unlikely]]
+    throw_moved_from("watch");
+  return *state;
+}
+
 engine::TransactionImpl& live(engine::TransactionImpl* impl) {
   if (impl == nullptr) [[unlikely]]
     throw_moved_from("transaction");
@@ -83,24 +89,27 @@ Watch::Watch(std::shared_ptr<engine::WatchState> state) {
   state_ = std::shared_ptr<engine::WatchState>(std::move(handle), raw);  // shares the handle
 }
 
-void Watch::wait() { state_->wait_until(std::nullopt); }
+void Watch::wait() { live(state_).wait_until(std::nullopt); }
 
 bool Watch::wait_for(std::chrono::milliseconds timeout) {
+  engine::WatchState& state = live(state_);
   // A timeout past the clock's range (milliseconds::max(), "forever" to many callers) waits
   // with no deadline: now + timeout would overflow the clock's nanoseconds.
   const auto now = std::chrono::steady_clock::now();
   if (timeout >= std::chrono::floor<std::chrono::milliseconds>(
                      std::chrono::steady_clock::time_point::max() - now)) {
-    return state_->wait_until(std::nullopt);
+    return state.wait_until(std::nullopt);
   }
-  return state_->wait_until(now + timeout);
+  return state.wait_until(now + timeout);
 }
 
 // The registry drops cancelled watches lazily (it may be gone by now: a Watch can
 // outlive its database).
-void Watch::cancel() { state_->finish(engine::WatchState::Status::cancelled); }
+void Watch::cancel() { live(state_).finish(engine::WatchState::Status::cancelled); }
 
-void Watch::on_ready(std::function<void()> callback) { state_->on_finish(std::move(callback)); }
+void Watch::on_ready(std::function<void()> callback) {
+  live(state_).on_finish(std::move(callback));
+}
 
 // ---- ReadView ---------------------------------------------------------------------
 

@@ -72,5 +72,22 @@ TEST(MovedFrom, DatabaseThrowsClientInvalidOperation) {
   EXPECT_EQ(read_key(b, "k"), "v");
 }
 
+TEST(MovedFrom, WatchThrowsClientInvalidOperation) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  Watch a = tr.watch("k");
+  tr.commit();
+  Watch b = std::move(a);
+  EXPECT_THAT([&] { a.wait(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.wait_for(std::chrono::milliseconds(0)); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.cancel(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.on_ready([] {}); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_FALSE(b.wait_for(std::chrono::milliseconds(0))) << "the moved-to watch is still armed";
+  a = b;  // assigning to it makes it usable again
+  a.cancel();
+  EXPECT_FALSE(b.wait_for(std::chrono::milliseconds(0)));
+}
+
 }  // namespace
 }  // namespace strata

@@ -89,5 +89,22 @@ TEST(MovedFrom, WatchThrowsClientInvalidOperation) {
   EXPECT_FALSE(b.wait_for(std::chrono::milliseconds(0)));
 }
 
+// milliseconds::max() is "no deadline" to many callers: now + max() overflowed the clock's
+// nanoseconds into the past, and every operation threw transaction_timed_out at once.
+TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  tr.set_timeout(std::chrono::milliseconds::max());
+  tr.set("k", "v");
+  EXPECT_EQ(tr.get("k"), "v");
+  EXPECT_NO_THROW(tr.commit());
+
+  Options options;
+  options.transaction_timeout = std::chrono::milliseconds::max();
+  Database with_default = Database::open(options);
+  EXPECT_NO_THROW(with_default.run([](Transaction& t) { t.set("k", "v"); }));
+  EXPECT_EQ(read_key(with_default, "k"), "v");
+}
+
 }  // namespace
 }  // namespace strata

@@ -79,7 +79,8 @@ class Watch {
   // commit failed, or too_many_watches (1032) past Options::max_watches armed watches
   // (10,000 by default).
   void wait();
-  // As wait(), up to `timeout`. True: fired; false: timed out or cancelled.
+  // As wait(), up to `timeout` (a negative one is 0). True: fired; false: timed out or
+  // cancelled.
   bool wait_for(std::chrono::milliseconds timeout);
   // Wakes waiters, which return without a change, and disarms the watch.
   void cancel();

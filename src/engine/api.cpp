@@ -1,4 +1,5 @@
 // The public Database, Transaction and ReadView methods, forwarding to the engine.
+#include <algorithm>
 #include <utility>
 
 #include "strata/database.hpp"
@@ -94,7 +95,9 @@ void Watch::wait() { live(state_).wait_until(std::nullopt); }
 bool Watch::wait_for(std::chrono::milliseconds timeout) {
   engine::WatchState& state = live(state_);
   // A timeout past the clock's range (milliseconds::max(), "forever" to many callers) waits
-  // with no deadline: now + timeout would overflow the clock's nanoseconds.
+  // with no deadline: now + timeout would overflow the clock's nanoseconds. A negative one
+  // waits not at all (milliseconds::min() would overflow the other way).
+  timeout = std::max(timeout, std::chrono::milliseconds(0));
   const auto now = std::chrono::steady_clock::now();
   if (timeout >= std::chrono::floor<std::chrono::milliseconds>(
                      std::chrono::steady_clock::time_point::max() - now)) {

@@ -47,10 +47,12 @@ class WaiterRegistration {
 };
 
 // now + timeout, or the clock's last instant for a timeout that reaches past it
-// (milliseconds::max() means "forever" to many callers; the plain sum would overflow).
+// (milliseconds::max() means "forever" to many callers; the plain sum would overflow), or
+// now for a negative one (milliseconds::min() would overflow the other way).
 std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point now,
                                                      std::chrono::milliseconds timeout) {
   using Clock = std::chrono::steady_clock;
+  if (timeout.count() <= 0) return now;
   const auto room = std::chrono::floor<std::chrono::milliseconds>(Clock::time_point::max() - now);
   return timeout >= room ? Clock::time_point::max() : now + timeout;
 }

@@ -106,5 +106,18 @@ TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
   EXPECT_EQ(read_key(with_default, "k"), "v");
 }
 
+// A negative timeout waits not at all. now + milliseconds::min() (or any timeout below about
+// -292 years) overflowed the clock's nanoseconds: UBSan reports it, and a release build
+// wrapped -10^13 ms to a deadline some 267 years ahead.
+TEST(Timeouts, WatchWaitForWithAHugeNegativeTimeoutReturnsAtOnce) {
+  Database db = Database::open();
+  Transaction tr = db.create_transaction();
+  Watch w = tr.watch("k");
+  tr.commit();
+  EXPECT_FALSE(w.wait_for(std::chrono::milliseconds(-1)));
+  EXPECT_FALSE(w.wait_for(std::chrono::milliseconds::min()));
+  EXPECT_FALSE(w.wait_for(std::chrono::milliseconds(-10'000'000'000'000)));
+}
+
 }  // namespace
 }  // namespace strata

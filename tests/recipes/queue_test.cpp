@@ -156,6 +156,18 @@ TEST(QueueSignal, AnUnboundedTimeoutWaitsForTheItem) {
   EXPECT_EQ(got, "x");
 }
 
+// A negative timeout is one look, however large (now + milliseconds::min() overflowed the
+// clock's nanoseconds; a release build wrapped -10^13 ms to a wait of some 267 years).
+TEST(QueueSignal, ANegativeTimeoutLooksOnce) {
+  Database db = Database::open();
+  Queue q;
+  EXPECT_EQ(q.dequeue_wait(db, -1ms), std::nullopt);
+  EXPECT_EQ(q.dequeue_wait(db, std::chrono::milliseconds::min()), std::nullopt);
+  EXPECT_EQ(q.dequeue_wait(db, std::chrono::milliseconds(-10'000'000'000'000)), std::nullopt);
+  q.enqueue(db, "x");
+  EXPECT_EQ(q.dequeue_wait(db, std::chrono::milliseconds::min()), "x");
+}
+
 // With the database's 10,000 watches in use, dequeue_wait still waits (it looks again
 // every few milliseconds) instead of throwing too_many_watches: it returns nullopt at its
 // timeout, and an item enqueued while it waits.

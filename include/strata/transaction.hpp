@@ -87,7 +87,9 @@ class Watch {
   // Calls `callback` once when the watch fires, is cancelled or fails: on the thread that
   // finishes it (a committing thread, or the caller of cancel()), or at once on this
   // thread if it already has. `callback` must be short and must not block; wait_for(0)
-  // inside it tells which outcome happened.
+  // inside it tells which outcome happened. REQUIRES: `callback` does not throw (run by a
+  // commit, by the last copy's destructor or by the database's close, an exception from it
+  // calls std::terminate; from cancel(), it skips the callbacks after it).
   void on_ready(std::function<void()> callback);
 
  private:

@@ -84,10 +84,10 @@ void CommitPipeline::set_persistence(Persistence* persistence) {
 }
 
 void CommitPipeline::commit(CommitRequest& request) {
-  if (failed_.load(std::memory_order_acquire)) {
+  if (failed_.load(std::memory_order_acquire)) {  // failure_ was written before it was set
     throw Error(ErrorCode::database_failed,
-                "an earlier write to the log failed, so the database accepts no more commits; "
-                "reopen it to recover");
+                "an earlier write to the log failed (" + failure_ +
+                    "), so the database accepts no more commits; reopen it to recover");
   }
   if (mode_ == CommitMode::alone) {
     std::lock_guard lock(alone_mu_);
@@ -315,11 +315,12 @@ bool CommitPipeline::log_batch(std::span<CommitRequest* const> batch, Version ve
     persistence_->log(version, log_.bytes());
     log_.reset();
     return true;
-  } catch (const std::exception&) {
+  } catch (const std::exception& e) {
     // The batch may or may not be in the log. Its writes stay unpublished, and nothing is
     // appended after an unknown tail: every later commit fails until the database is
     // reopened (and recovery decides).
     log_.reset();
+    failure_ = e.what();
     failed_.store(true, std::memory_order_release);
     for (CommitRequest* r : batch) {
       if (r->error == ErrorCode::success) r->error = ErrorCode::commit_unknown_result;

@@ -156,6 +156,7 @@ class CommitPipeline {
   WatchRegistry watches_;
   class Persistence* persistence_ = nullptr;
   std::atomic<bool> failed_{false};  // a log write failed: no further commits
+  std::string failure_;              // why; written once, before failed_ is set (release)
   // Written by the leader only.
   std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
   CommitMode mode_ = CommitMode::alone;

@@ -35,6 +35,7 @@ namespace {
 
 using strata::testing::FaultFileSystem;
 using strata::testing::ThrowsCode;
+using strata::testing::ThrowsCodeWith;
 
 std::string key_after(const std::string& key) { return key + '\0'; }
 
@@ -748,7 +749,9 @@ TEST(CommitPipeline, FailingLogFailsThatBatchAsUnknownAndEveryLaterCommit) {
   EXPECT_EQ(store.committed(), published);  // never published
 
   BlindWrite after("c", "3");
-  EXPECT_THAT([&] { pipeline.commit(after.request); }, ThrowsCode(ErrorCode::database_failed));
+  // The refusal names the log's own error, so that the first failure is not lost.
+  EXPECT_THAT([&] { pipeline.commit(after.request); },
+              ThrowsCodeWith(ErrorCode::database_failed, "sync (injected fault)"));
   EXPECT_EQ(store.committed(), published);
 }
 

@@ -1,10 +1,10 @@
 // The public Database, Transaction and ReadView methods, forwarding to the engine.
-#include <algorithm>
 #include <utility>
 
 #include "strata/database.hpp"
 #include "strata/transaction.hpp"
 
+#include "base/deadline.hpp"
 #include "base/limits.hpp"
 #include "engine/database_impl.hpp"
 #include "engine/transaction_impl.hpp"
@@ -94,16 +94,10 @@ void Watch::wait() { live(state_).wait_until(std::nullopt); }
 
 bool Watch::wait_for(std::chrono::milliseconds timeout) {
   engine::WatchState& state = live(state_);
-  // A timeout past the clock's range (milliseconds::max(), "forever" to many callers) waits
-  // with no deadline: now + timeout would overflow the clock's nanoseconds. A negative one
-  // waits not at all (milliseconds::min() would overflow the other way).
-  timeout = std::max(timeout, std::chrono::milliseconds(0));
-  const auto now = std::chrono::steady_clock::now();
-  if (timeout >= std::chrono::floor<std::chrono::milliseconds>(
-                     std::chrono::steady_clock::time_point::max() - now)) {
+  const auto deadline = base::deadline_after(std::chrono::steady_clock::now(), timeout);
+  if (deadline == std::chrono::steady_clock::time_point::max())
     return state.wait_until(std::nullopt);
-  }
-  return state.wait_until(now + timeout);
+  return state.wait_until(deadline);
 }
 
 // The registry drops cancelled watches lazily (it may be gone by now: a Watch can

@@ -5,6 +5,7 @@
 #include <thread>
 #include <utility>
 
+#include "base/deadline.hpp"
 #include "base/key_compare.hpp"
 #include "base/limits.hpp"
 #include "engine/database_impl.hpp"
@@ -973,16 +974,11 @@ void TransactionImpl::set_timeout(std::chrono::milliseconds timeout) {
 
 void TransactionImpl::set_deadline(std::chrono::milliseconds timeout) {
   timeout_ = timeout;
-  const Clock::time_point now = Clock::now();
-  // A timeout past the clock's range (milliseconds::max(), "never" to many callers) has no
-  // deadline: now + timeout would overflow the clock's nanoseconds into the past.
-  if (timeout >= std::chrono::floor<std::chrono::milliseconds>(Clock::time_point::max() - now)) {
-    deadline_ = Clock::time_point::max();
-    return;
-  }
+  deadline_ = base::deadline_after(Clock::now(), timeout);
+  if (deadline_ == Clock::time_point::max()) return;  // past the clock's range: none
   // The coarse clock lags by up to a tick: count only what it shows beyond one tick.
   auto since_created = base::CoarseClock::now() - created_ - base::CoarseClock::resolution();
-  deadline_ = now + timeout - std::max(since_created, base::CoarseClock::duration{0});
+  deadline_ -= std::max(since_created, base::CoarseClock::duration{0});
 }
 
 // (In any state, as FoundationDB's options: it only bounds a commit yet to come.)

@@ -6,6 +6,7 @@
 #include <thread>
 #include <utility>
 
+#include "base/deadline.hpp"
 #include "recipes/high_contention.hpp"
 #include "recipes/random_id.hpp"
 
@@ -45,17 +46,6 @@ class WaiterRegistration {
   Database& db_;
   const std::string& key_;
 };
-
-// now + timeout, or the clock's last instant for a timeout that reaches past it
-// (milliseconds::max() means "forever" to many callers; the plain sum would overflow), or
-// now for a negative one (milliseconds::min() would overflow the other way).
-std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point now,
-                                                     std::chrono::milliseconds timeout) {
-  using Clock = std::chrono::steady_clock;
-  if (timeout.count() <= 0) return now;
-  const auto room = std::chrono::floor<std::chrono::milliseconds>(Clock::time_point::max() - now);
-  return timeout >= room ? Clock::time_point::max() : now + timeout;
-}
 
 }  // namespace
 
@@ -131,7 +121,7 @@ std::optional<std::string> Queue::peek(Database& db) const {
 std::optional<std::string> Queue::dequeue_wait(Database& db,
                                                std::chrono::milliseconds timeout) const {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = deadline_after(Clock::now(), timeout);
+  const Clock::time_point deadline = base::deadline_after(Clock::now(), timeout);
   for (;;) {
     if (auto value = dequeue(db)) return value;
     Clock::time_point now = Clock::now();

@@ -115,6 +115,9 @@ class ReadView {
   engine::TransactionImpl* impl_;
 };
 
+// commit_async's callback: null for success, else the commit's error.
+using CommitCallback = std::function<void(const Error* error)>;
+
 class Transaction {
  public:
   // Made by Database::create_transaction(). Move-only. A moved-from Transaction, and a
@@ -223,6 +226,20 @@ class Transaction {
   // over 10,000,000 bytes. A transaction with no writes commits at once (version -1).
   // After commit, further operations throw used_during_commit (2017) until reset().
   void commit();
+  // Starts the commit and returns; `done` is called exactly once with its outcome: null
+  // for success, else the Error commit() would have thrown (the pointer lives for the
+  // call). The transaction ends as after commit(). A durable database commits the
+  // transaction with the others in flight (one log write and sync for the batch), and
+  // calls `done` on the thread that leads the batch: the pipeline's own thread, or a
+  // thread inside commit(). An in-memory database, a read-only or refused commit, and
+  // misuse (2017, 1025, 1031) call it before commit_async returns.
+  // Until `done` is called the transaction belongs to the commit: do not use it.
+  // Destroying or assigning to it waits for `done` to return. `done` runs where other
+  // commits wait on it: it must not throw or block; it may call commit_async (of this
+  // transaction too, after reset()) and use other transactions, but commit() throws
+  // client_invalid_operation (2000) there, and it must not destroy the database's last
+  // handle.
+  void commit_async(CommitCallback done);
   // After a successful commit: its commit version; -1 for a read-only transaction.
   // Before commit: client_invalid_operation (2000).
   Version committed_version() const;

@@ -49,7 +49,7 @@ engine::TransactionImpl& live(const std::unique_ptr<engine::TransactionImpl>& im
 // ---- Database ---------------------------------------------------------------------
 
 Database Database::open(Options options) {
-  return Database(std::make_shared<engine::DatabaseImpl>(std::move(options)));
+  return Database(engine::DatabaseImpl::open(std::move(options)));
 }
 
 Transaction Database::create_transaction() {
@@ -228,6 +228,7 @@ std::vector<KeyRange> Transaction::write_conflict_ranges() const {
 }
 std::size_t Transaction::approximate_size() const { return live(impl_).size_bytes(); }
 void Transaction::commit() { live(impl_).commit(); }
+void Transaction::commit_async(CommitCallback done) { live(impl_).commit_async(std::move(done)); }
 Version Transaction::committed_version() const { return live(impl_).committed_version(); }
 std::string Transaction::versionstamp() const { return live(impl_).versionstamp(); }
 void Transaction::on_error(const Error& e) { live(impl_).on_error(e); }

@@ -30,6 +30,10 @@ constexpr std::size_t kPrepareBatch = 4;
 // as in a log replay; otherwise its writes are fetched together (prepare_writes).
 constexpr std::size_t kPrepareWrites = 16;
 
+// Set while this thread calls submitted requests' on_done: a commit() there would wait
+// for this very thread to lead.
+thread_local bool t_settling = false;
+
 // The bytes logging a key's atomic operations as operations takes at most.
 std::uint64_t ops_log_bytes(std::string_view key, const PointWrite& entry) {
   std::uint64_t n = 0;
@@ -83,12 +87,27 @@ void CommitPipeline::set_persistence(Persistence* persistence) {
   logs_ = persistence != nullptr && persistence->logging();
 }
 
-void CommitPipeline::commit(CommitRequest& request) {
-  if (failed_.load(std::memory_order_acquire)) {  // failure_ was written before it was set
-    throw Error(ErrorCode::database_failed,
-                "an earlier write to the log failed (" + failure_ +
-                    "), so the database accepts no more commits; reopen it to recover");
+CommitPipeline::~CommitPipeline() {
+  if (!async_thread_.joinable()) return;
+  {
+    std::lock_guard lock(queue_mu_);
+    async_stop_ = true;
   }
+  async_cv_.notify_one();
+  async_thread_.join();
+}
+
+bool CommitPipeline::settling_here() noexcept { return t_settling; }
+
+Error CommitPipeline::failure_error() const {
+  // failure_ was written before failed_ was set (release), and is read after it was seen.
+  return Error(ErrorCode::database_failed,
+               "an earlier write to the log failed (" + failure_ +
+                   "), so the database accepts no more commits; reopen it to recover");
+}
+
+void CommitPipeline::commit(CommitRequest& request) {
+  if (failed()) throw failure_error();
   if (mode_ == CommitMode::alone) {
     std::lock_guard lock(alone_mu_);
     batch_.push_back(&request);
@@ -96,6 +115,11 @@ void CommitPipeline::commit(CommitRequest& request) {
     batch_.clear();
     collect(gc_budget);
     return;
+  }
+  if (t_settling) [[unlikely]] {
+    throw Error(ErrorCode::client_invalid_operation,
+                "commit() inside a commit_async callback would wait for the thread it runs "
+                "on; use commit_async");
   }
   if (logs_) request.log_bytes = log_bytes_bound(*request.writes);
   std::unique_lock lock(queue_mu_);
@@ -112,12 +136,44 @@ void CommitPipeline::commit(CommitRequest& request) {
     lock.lock();
   }
   leader_active_ = true;
+  lead(lock, &request);
+}
+
+void CommitPipeline::submit(CommitRequest& request) {
+  // A request queued after a log write failed is refused by process().
+  if (logs_) request.log_bytes = log_bytes_bound(*request.writes);
+  std::lock_guard lock(queue_mu_);
+  if (!async_thread_.joinable()) async_thread_ = std::thread([this] { run_async_leader(); });
+  queue_.push_back(&request);
+  request.ticket = taken_;
+  if (leader_active_) return;  // the leader takes it (perhaps this thread, settling)
+  leader_active_ = true;
+  hand_to_async_leader();
+}
+
+void CommitPipeline::hand_to_async_leader() {
+  async_lead_ = true;
+  async_cv_.notify_one();
+}
+
+void CommitPipeline::run_async_leader() {
+  std::unique_lock lock(queue_mu_);
+  for (;;) {
+    async_cv_.wait(lock, [this] { return async_lead_ || async_stop_; });
+    if (!async_lead_) return;  // stopping, with nothing in flight
+    async_lead_ = false;
+    lead(lock, nullptr);
+  }
+}
+
+void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own) {
   // Lead: process what is queued, then keep processing whatever queued meanwhile, up to
   // kMaxRounds batches. The requests of a finished batch are woken but not handed the
   // leadership: on a busy machine a woken thread may wait a long time for a core, and the
   // pipeline would stall with it (every commit paid a hand-off before this; see
   // docs/architecture.md). Leadership passes to a waiter only after kMaxRounds, so no
-  // leader is kept from its own caller for long. Collection runs after the batch is woken,
+  // leader is kept from its own caller for long (the pipeline's thread, which has no
+  // caller, leads until the queue is empty). Collection runs after the batch is woken,
   // off its latency (a batch of the leader's own request alone has nobody to wake: no
   // extra lock round).
   // Where the wake happens depends on the mode. In memory and with a buffered log the
@@ -125,20 +181,22 @@ void CommitPipeline::commit(CommitRequest& request) {
   // the wake for the lock cost 8 buffered committers ~30 % of their rate and 64 of them
   // ~40 %. With a synced log a batch is tens of sleeping requests, and waking them under
   // the lock kept every arrival blocked on it: 64 committers ran ~1.9x as fast with the
-  // wake outside (docs/benchmarks.md, "Durable commits").
+  // wake outside (docs/benchmarks.md, "Durable commits"). Submitted requests are settled
+  // outside the lock in both: their on_done may submit again.
   for (int round = 0;; ++round) {
     batch_.swap(queue_);
     const std::uint32_t ticket = taken_++;
     lock.unlock();
     const std::size_t gc_budget = process_bounded(batch_);
-    const bool alone = batch_.size() == 1 && batch_.front() == &request;
+    const bool alone = batch_.size() == 1 && batch_.front() == own;
     if (alone) collect(gc_budget);
-    if (syncs_ && !alone) wake(batch_, request, ticket);
+    if (syncs_ && !alone) wake(batch_, own, ticket);
     lock.lock();
-    if (!syncs_) wake(batch_, request, ticket);
+    if (!syncs_) wake(batch_, own, ticket);
     batch_.clear();
     if (!alone) {
       lock.unlock();
+      settle_submitted();
       collect(gc_budget);
       lock.lock();
     }
@@ -146,8 +204,12 @@ void CommitPipeline::commit(CommitRequest& request) {
       leader_active_ = false;
       break;
     }
-    if (round + 1 == kMaxRounds) {
+    if (own != nullptr && round + 1 == kMaxRounds) {
       CommitRequest* next = queue_.front();
+      if (next->on_done != nullptr) {
+        hand_to_async_leader();  // nobody waits on a submitted request
+        break;
+      }
       next->state.set(kLeader);
       // Under a synced log it sleeps on its batch's word: its batch-mates wake too, find
       // themselves still waiting and sleep again.
@@ -157,13 +219,24 @@ void CommitPipeline::commit(CommitRequest& request) {
   }
 }
 
-void CommitPipeline::wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader,
+void CommitPipeline::wake(const std::vector<CommitRequest*>& batch, const CommitRequest* leader,
                           std::uint32_t ticket) {
   for (CommitRequest* r : batch) {
-    // Under a synced log no system call: the waiters sleep on the shared word instead.
-    if (r != &leader) r->state.set(kDone);
+    if (r->on_done != nullptr) {
+      submitted_.push_back(r);
+    } else if (r != leader) {
+      // Under a synced log no system call: the waiters sleep on the shared word instead.
+      r->state.set(kDone);
+    }
   }
   if (syncs_) wake_word(ticket);
+}
+
+void CommitPipeline::settle_submitted() noexcept {
+  t_settling = true;
+  for (CommitRequest* r : submitted_) r->on_done(*r);
+  t_settling = false;
+  submitted_.clear();
 }
 
 // Every request of batch `ticket` sleeps on this word; so will those of batch ticket + 2,

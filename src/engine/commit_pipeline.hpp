@@ -19,6 +19,10 @@
 //              7. collects garbage (after the wake, so the batch does not wait for it),
 //            then goes on with whatever queued meanwhile; after 64 batches it hands
 //            leadership to the first waiting request.
+//            An asynchronous commit (submit()) queues its request and returns; when it
+//            finds the pipeline idle, the pipeline's own thread (started by the first
+//            submit) leads, until the queue is empty. Its requests are settled by calling
+//            their on_done, after the batch is published and its waiters woken.
 //            When each batch waits for the disk (Durability::fsync), waiters sleep at
 //            once rather than spin, all of a batch on one word, and the leader wakes the
 //            batch with one system call outside the pipeline's lock, so arrivals queue
@@ -26,11 +30,13 @@
 // Steps 2-5 cannot throw: everything that can fail was checked before the request was
 // submitted.
 //
-// Thread safety: commit() from any number of threads; set_persistence() and set_mode()
-// before the first commit.
+// Thread safety: commit() and submit() from any number of threads; set_persistence() and
+// set_mode() before the first commit. The destructor stops the pipeline's thread: no
+// request may be in flight then.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory_resource>
 #include <mutex>
@@ -38,6 +44,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "strata/database.hpp"
@@ -79,6 +86,12 @@ struct CommitRequest {
   base::WaitWord state{0};
   // Grouped mode: the number of the batch the request joins (taken_ when it queued).
   std::uint32_t ticket = 0;
+  // A request queued with submit() rather than commit(): called once the request is
+  // settled (its output fields filled in), by the leader, outside the pipeline's lock.
+  // The leader touches the request no more once it is called, so it may reuse the request
+  // or submit another. Null for a committer that waits in commit().
+  void (*on_done)(CommitRequest& request) noexcept = nullptr;
+  void* context = nullptr;  // the submitter's, for on_done
 };
 
 enum class CommitMode : std::uint8_t { alone, grouped };
@@ -92,10 +105,14 @@ std::uint64_t log_bytes_bound(const WriteMap& writes);
 class CommitPipeline {
  public:
   explicit CommitPipeline(kv::MvccStore& store) : store_(store) {}
+  ~CommitPipeline();
+  CommitPipeline(const CommitPipeline&) = delete;
+  CommitPipeline& operator=(const CommitPipeline&) = delete;
 
   // Log batches here before publishing them (a durable database); selects grouped mode.
   void set_persistence(class Persistence* persistence);
   void set_mode(CommitMode mode) { mode_ = mode; }
+  CommitMode mode() const { return mode_; }
   // The log bytes a batch may hold before it is split (a record holds at most 1 GiB; tests
   // set a small limit). REQUIRES: no commit under way.
   static constexpr std::uint64_t kBatchLogBytes = std::uint64_t{256} << 20;
@@ -106,8 +123,20 @@ class CommitPipeline {
   static constexpr std::size_t kBatchCommits = std::size_t{1} << 16;
   void set_batch_count_limit(std::size_t requests) { batch_count_limit_ = requests; }
 
-  // Resolves and (if no conflict) applies `request`; fills its output fields.
+  // Resolves and (if no conflict) applies `request`; fills its output fields. Throws
+  // database_failed once a log write failed, and client_invalid_operation when called
+  // from a request's on_done (it would wait for the thread it runs on).
   void commit(CommitRequest& request);
+  // Grouped mode: queues `request`, whose on_done must be set, and returns; on_done is
+  // called once it is settled, on the thread that leads its batch (never inside submit()
+  // itself). Throws (queueing nothing) when out of memory or threads.
+  void submit(CommitRequest& request);
+
+  // Whether this thread is calling submitted requests' on_done (of any pipeline).
+  static bool settling_here() noexcept;
+  // Whether a log write failed, and the database_failed error every commit then gets.
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  Error failure_error() const;
 
   WatchRegistry& watches() { return watches_; }
   DatabaseStats stats() const {
@@ -116,6 +145,16 @@ class CommitPipeline {
   }
 
  private:
+  // Leads from the queue (the caller holds `lock`, and leader_active_ is set): processes
+  // batches until the queue is empty, or hands the leadership on after kMaxRounds when
+  // `own`, the leader's own request, is given; returns with `lock` held.
+  void lead(std::unique_lock<std::mutex>& lock, CommitRequest* own);
+  // The pipeline's own thread: leads whenever a submit() finds the pipeline idle.
+  void run_async_leader();
+  // Asks the pipeline's thread to lead (under queue_mu_; submit() started it).
+  void hand_to_async_leader();
+  // Calls on_done for the submitted requests of the last batch (outside queue_mu_).
+  void settle_submitted() noexcept;
   // Processes the batch as one or more (each with its own version), so that no batch's log
   // record passes batch_log_limit_ and none holds more than batch_count_limit_ requests;
   // returns the units of collection they earned.
@@ -123,9 +162,9 @@ class CommitPipeline {
   // Resolves, applies and publishes the batch; returns the units of collection it earned
   // (0 when it published nothing).
   std::size_t process(std::span<CommitRequest* const> batch) noexcept;
-  // Marks the batch's requests but the leader's own done, waking those that sleep; batch
-  // number `ticket`.
-  void wake(const std::vector<CommitRequest*>& batch, const CommitRequest& leader,
+  // Marks the batch's waiting requests but the leader's own done, waking those that
+  // sleep, and sets its submitted ones aside for settle_submitted(); batch number `ticket`.
+  void wake(const std::vector<CommitRequest*>& batch, const CommitRequest* leader,
             std::uint32_t ticket);
   // Synced log: bumps the shared word of batch `ticket` and wakes every request on it.
   void wake_word(std::uint32_t ticket);
@@ -173,9 +212,15 @@ class CommitPipeline {
   // their own: the leader wakes a whole batch with one system call. Bumped after the
   // batch's requests are marked done (or one is handed the leadership).
   std::atomic<std::int32_t> finished_[2] = {0, 0};
+  // The pipeline's own thread (started by the first submit()), and what it is asked.
+  std::thread async_thread_;
+  std::condition_variable async_cv_;
+  bool async_lead_ = false;  // guarded by queue_mu_: lead now
+  bool async_stop_ = false;  // guarded by queue_mu_: exit
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.
   Resolver resolver_;
   std::vector<CommitRequest*> batch_;
+  std::vector<CommitRequest*> submitted_;               // the last batch's submitted requests
   std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
   std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
   durability::MutationBatchEncoder log_;                // the batch's net effect, for the log

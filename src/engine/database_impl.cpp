@@ -1,9 +1,21 @@
 #include "engine/database_impl.hpp"
 
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace strata::engine {
+
+std::shared_ptr<DatabaseImpl> DatabaseImpl::open(Options options) {
+  auto close = [](DatabaseImpl* db) noexcept {
+    if (CommitPipeline::settling_here()) {
+      std::thread([db] { delete db; }).detach();
+    } else {
+      delete db;
+    }
+  };
+  return {new DatabaseImpl(std::move(options)), close};
+}
 
 DatabaseImpl::DatabaseImpl(Options options) : options_(std::move(options)) {
   if (options_.mvcc_window.count() <= 0) {

@@ -14,10 +14,14 @@
 
 namespace strata::engine {
 
-// Made only by make_shared (Database::open): a borrowed transaction that needs a reference
-// takes one with weak_from_this().
+// Made only by open(), shared: a borrowed transaction that needs a reference takes one
+// with weak_from_this().
 class DatabaseImpl : public std::enable_shared_from_this<DatabaseImpl> {
  public:
+  // Opens (recovers) the database. Its last reference closes it on the releasing thread,
+  // but for a commit_async callback's: that thread may be the pipeline's own, which
+  // closing stops and waits for, so the close runs on a thread of its own.
+  static std::shared_ptr<DatabaseImpl> open(Options options);
   explicit DatabaseImpl(Options options);
 
   kv::MvccStore& store() { return store_; }

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include "base/deadline.hpp"
+#include "base/futex.hpp"
 #include "base/key_compare.hpp"
 #include "base/limits.hpp"
 #include "engine/database_impl.hpp"
@@ -113,6 +116,7 @@ void TransactionImpl::own() noexcept {
 
 void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
   if (t == nullptr || t_spare != nullptr || t_spare_closed) return;  // destroyed as usual
+  t->wait_for_async();
   t->detach();
   t_reaper.armed = true;
   t_spare = t.release();
@@ -127,7 +131,10 @@ void TransactionImpl::detach() noexcept {
   db_ = nullptr;
 }
 
-TransactionImpl::~TransactionImpl() { end(); }
+TransactionImpl::~TransactionImpl() {
+  wait_for_async();
+  end();
+}
 
 void TransactionImpl::end() noexcept {
   finish_watches(false, ErrorCode::transaction_cancelled);
@@ -736,12 +743,7 @@ void TransactionImpl::refuse_commit() {
 void TransactionImpl::commit() {
   check_usable();
   if (writes_.empty() && write_conflicts_.empty()) {
-    // Read-only: nothing to check, nothing to publish.
-    state_ = State::committed;
-    commit_succeeded_ = true;
-    committed_version_ = -1;
-    release_read_version();
-    finish_watches(true, ErrorCode::success);
+    commit_read_only();
     return;
   }
   if ((has_read_conflicts() &&
@@ -752,6 +754,21 @@ void TransactionImpl::commit() {
     refuse_commit();
   }
   CommitRequest request;
+  prepare_commit(request);
+  state_ = State::committing;
+  db_->pipeline().commit(request);
+  if (!settle(request)) throw commit_error(request);
+}
+
+void TransactionImpl::commit_read_only() {
+  state_ = State::committed;
+  commit_succeeded_ = true;
+  committed_version_ = -1;
+  release_read_version();
+  finish_watches(true, ErrorCode::success);
+}
+
+void TransactionImpl::prepare_commit(CommitRequest& request) {
   request.read_version = read_version_;
   if (!read_conflicts_.empty()) {
     coalesce(read_conflicts_);
@@ -767,35 +784,136 @@ void TransactionImpl::commit() {
     conflicting_.reserve(read_conflicts_.size() + point_reads_.size());
     request.conflicting = &conflicting_;
   }
+}
 
-  state_ = State::committing;
-  db_->pipeline().commit(request);
+bool TransactionImpl::settle(CommitRequest& request) {
   state_ = State::committed;
   // Kept (with the cleared ranges, merged) for write_conflict_ranges(); soft_reset()
   // empties it and its room serves the next transaction.
   write_conflicts_ = std::move(request.write_ranges);
   release_read_version();
   finish_watches(request.error == ErrorCode::success, request.error);
-  switch (request.error) {
-    case ErrorCode::success:
-      break;
-    case ErrorCode::not_committed:
-      throw conflict_error(request.read_version);
-    case ErrorCode::transaction_too_old:
-      throw Error(request.error, "read version " + std::to_string(request.read_version) +
-                                     " was released before the commit was resolved: it sat "
-                                     "idle past its mvcc_window");
-    case ErrorCode::commit_unknown_result:
-      throw Error(request.error,
-                  "writing the commit to the log failed; it may or may not be durable");
-    default:
-      throw Error(request.error,
-                  "an earlier write to the log failed, so the database accepts no more "
-                  "commits; reopen it to recover");
-  }
+  if (request.error != ErrorCode::success) return false;
   commit_succeeded_ = true;
   committed_version_ = request.version;
   batch_index_ = request.batch_index;
+  return true;
+}
+
+Error TransactionImpl::commit_error(const CommitRequest& request) const {
+  switch (request.error) {
+    case ErrorCode::not_committed:
+      return conflict_error(request.read_version);
+    case ErrorCode::transaction_too_old:
+      return Error(request.error, "read version " + std::to_string(request.read_version) +
+                                      " was released before the commit was resolved: it sat "
+                                      "idle past its mvcc_window");
+    case ErrorCode::commit_unknown_result:
+      return Error(request.error,
+                   "writing the commit to the log failed; it may or may not be durable");
+    default:
+      return Error(request.error,
+                   "an earlier write to the log failed, so the database accepts no more "
+                   "commits; reopen it to recover");
+  }
+}
+
+namespace {
+
+// The transaction whose commit_async callback this thread is running, until the callback
+// destroys it.
+thread_local TransactionImpl* t_settling_transaction = nullptr;
+
+}  // namespace
+
+void TransactionImpl::commit_async(CommitCallback done) {
+  std::optional<Error> finished;  // the commit ended here, with this error (or success)
+  if (db_->pipeline().mode() == CommitMode::alone) {
+    // In memory a commit is made by its caller in microseconds: nothing to wait for.
+    try {
+      commit();
+    } catch (const Error& e) {
+      finished = e;
+    }
+    done(finished ? &*finished : nullptr);
+    return;
+  }
+  bool read_only = false;
+  try {
+    check_usable();  // misuse: the transaction goes on as it was, as in commit()
+    read_only = writes_.empty() && write_conflicts_.empty();
+    if (read_only) {
+      commit_read_only();
+    } else if ((has_read_conflicts() &&
+                base::CoarseClock::now() - read_version_time_ > db_->options().mvcc_window) ||
+               size_bytes() > size_limit_) {
+      refuse_commit();
+    }
+  } catch (const Error& e) {
+    finished = e;
+  }
+  if (!finished && !read_only && db_->pipeline().failed()) {
+    finished = db_->pipeline().failure_error();
+    state_ = State::committed;
+    release_read_version();
+    finish_watches(false, finished->error_code());
+  }
+  if (finished || read_only) {
+    done(finished ? &*finished : nullptr);
+    return;
+  }
+  if (async_request_ == nullptr) {
+    async_request_ = std::make_unique<CommitRequest>();
+  } else {  // a fresh request where the last one was (a WaitWord cannot be assigned)
+    std::destroy_at(async_request_.get());
+    std::construct_at(async_request_.get());
+  }
+  CommitRequest& request = *async_request_;
+  prepare_commit(request);
+  request.on_done = &TransactionImpl::on_async_done;
+  request.context = this;
+  done_ = std::move(done);
+  state_ = State::committing;
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  try {
+    db_->pipeline().submit(request);
+  } catch (...) {  // out of memory, or no thread for the pipeline: nothing was queued
+    in_flight_.fetch_sub(1, std::memory_order_relaxed);
+    done_ = nullptr;
+    request.error = ErrorCode::transaction_cancelled;
+    settle(request);
+    throw;
+  }
+}
+
+void TransactionImpl::on_async_done(CommitRequest& request) noexcept {
+  auto* const t = static_cast<TransactionImpl*>(request.context);
+  TransactionImpl* const outer = t_settling_transaction;
+  t_settling_transaction = t;
+  {
+    std::optional<Error> error;
+    if (!t->settle(request)) error.emplace(t->commit_error(request));
+    // Moved out (and destroyed before the count drops): `done` may submit this
+    // transaction again, which sets done_ anew.
+    const CommitCallback done = std::move(t->done_);
+    done(error ? &*error : nullptr);
+  }
+  const bool alive = t_settling_transaction == t;  // else `done` destroyed it
+  t_settling_transaction = outer;
+  if (alive && t->in_flight_.fetch_sub(1, std::memory_order_release) == 1) {
+    base::futex_wake_all(t->in_flight_);
+  }
+}
+
+void TransactionImpl::wait_for_async() noexcept {
+  if (t_settling_transaction == this) {
+    // Destroyed by its own callback: the commit is over but for its count.
+    t_settling_transaction = nullptr;
+    in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  for (std::int32_t n; (n = in_flight_.load(std::memory_order_acquire)) != 0;) {
+    base::futex_wait(in_flight_, n);
+  }
 }
 
 Error TransactionImpl::conflict_error(Version read_version) const {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -32,6 +33,7 @@
 namespace strata::engine {
 
 class DatabaseImpl;
+struct CommitRequest;
 
 enum class ReadMode : std::uint8_t { serializable, snapshot };
 
@@ -86,6 +88,7 @@ class TransactionImpl {
   std::vector<KeyRange> read_conflict_ranges() const;
   std::vector<KeyRange> write_conflict_ranges() const;
   void commit();
+  void commit_async(CommitCallback done);
   Version committed_version() const;
   std::string versionstamp() const;
 
@@ -136,6 +139,19 @@ class TransactionImpl {
     return mode == ReadMode::serializable ? ryw_ : ryw_ && snapshot_ryw_;
   }
   void release_read_version();
+  // commit()'s request from this transaction's conflicts and writes.
+  void prepare_commit(CommitRequest& request);
+  // A read-only commit: nothing to check, nothing to publish.
+  void commit_read_only();
+  // Records the pipeline's outcome (the transaction ends committed either way); returns
+  // whether it committed, and commit_error() then says why not.
+  bool settle(CommitRequest& request);
+  [[gnu::cold]] Error commit_error(const CommitRequest& request) const;
+  // A submitted commit's on_done: settles it, then calls done_ (on the pipeline's thread).
+  static void on_async_done(CommitRequest& request) noexcept;
+  // Waits until no commit_async of this transaction is in flight (destruction does: the
+  // pipeline holds its request), unless called from this transaction's own callback.
+  void wait_for_async() noexcept;
   // The not_committed error of a failed commit, naming the conflicting ranges when they
   // were reported.
   Error conflict_error(Version read_version) const;
@@ -251,6 +267,12 @@ class TransactionImpl {
   Version committed_version_ = -1;
   std::uint16_t batch_index_ = 0;
   bool commit_succeeded_ = false;
+  // commit_async: its request, which the pipeline holds until it calls on_async_done (made
+  // by the first, kept for the next), the callback, and the commits in flight (the count
+  // drops after the callback returns; destruction waits for 0).
+  std::unique_ptr<CommitRequest> async_request_;
+  CommitCallback done_;
+  std::atomic<std::int32_t> in_flight_{0};
 
   // A timeout counts from creation (or reset), but reading steady_clock for every
   // transaction cost 4-5 % of a queue operation. So creation reads the coarse clock, and

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <mutex>
 
 #include "strata/error.hpp"
 
@@ -142,8 +143,42 @@ void WalWriter::flush_locked(bool sync) {
   }
 }
 
+void WalWriter::sync_written() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  throw_if_failed();
+  if (!unsynced_ && !dir_sync_pending_) return;
+  if (dir_sync_pending_ || !buffer_.empty()) {  // a new segment's first sync: under the lock
+    flush_locked(/*sync=*/true);
+    return;
+  }
+  base::WritableFile* const file = active_.get();
+  const std::uint64_t written = total_bytes_;
+  syncing_ = true;
+  lock.unlock();
+  std::exception_ptr error;
+  try {
+    file->sync();  // the file's descriptor only: appends meanwhile touch other fields
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  syncing_ = false;
+  sync_done_.notify_all();
+  if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (...) {
+      fail_locked();
+    }
+  }
+  // Bytes written during the sync may not be covered; they wait for the next one.
+  if (total_bytes_ == written) unsynced_ = false;
+}
+
 void WalWriter::close_active_locked() {
   if (active_ == nullptr) return;
+  // sync_written() may be syncing the file outside the lock: not under it.
+  while (syncing_) sync_done_.wait(mutex_);
   try {
     if (unsynced_) active_->sync();
     unsynced_ = false;

@@ -24,13 +24,15 @@
 //
 // Thread safety: all methods may be called from any thread; they serialise on one internal
 // mutex (flush holds it during its write and sync, so a concurrent
-// remove_segments_before() waits for the sync to finish).
+// remove_segments_before() waits for the sync to finish), but for sync_written(), which
+// lets it go while the disk works, so that appends and flushes go on meanwhile.
 //
 // Invariants: versions of appended records strictly increase; each record carries the
 // version of the one before it (prev_version), starting from the version given to the
 // constructor; all segments but the active one are complete and durable.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -86,6 +88,12 @@ class WalWriter {
   // Throws io_error (the writer is then failed; the records' fate is unknown: report
   // commit_unknown_result) or database_failed.
   void flush(bool sync);
+
+  // Makes every byte flush() has written so far durable, like flush(true) with nothing
+  // buffered, but without holding the writer's lock during the fdatasync: other threads
+  // append and flush(false) meanwhile (what they write then is not covered). One call at a
+  // time; a segment is not closed while it runs. Throws like flush().
+  void sync_written();
 
   // Flushes buffered records, syncs and closes the active segment; the next record starts
   // a new segment. No-op if there is no active segment and nothing buffered.
@@ -149,6 +157,8 @@ class WalWriter {
   Version pending_first_version_ = 0;
   std::unique_ptr<base::WritableFile> active_;  // Open segment, if any (segments_.back()).
   bool unsynced_ = false;                       // active_ has bytes written but not synced.
+  bool syncing_ = false;                        // sync_written() syncs active_ unlocked.
+  std::condition_variable_any sync_done_;       // syncing_ went false (waited on mutex_).
   bool dir_sync_pending_ = false;               // active_'s directory entry is not yet durable.
   std::deque<Segment> segments_;                // Oldest first.
   std::deque<Mark> marks_;

@@ -88,13 +88,158 @@ void CommitPipeline::set_persistence(Persistence* persistence) {
 }
 
 CommitPipeline::~CommitPipeline() {
-  if (!async_thread_.joinable()) return;
-  {
-    std::lock_guard lock(queue_mu_);
-    async_stop_ = true;
+  if (async_thread_.joinable()) {
+    {
+      std::lock_guard lock(queue_mu_);
+      async_stop_ = true;
+    }
+    async_cv_.notify_one();
+    async_thread_.join();
   }
-  async_cv_.notify_one();
-  async_thread_.join();
+  if (sync_thread_.joinable()) {
+    {
+      std::lock_guard lock(sync_mu_);
+      sync_stop_ = true;
+    }
+    sync_cv_.notify_one();
+    sync_thread_.join();
+  }
+}
+
+void CommitPipeline::fail(const char* what) noexcept {
+  bool first = false;
+  if (!failing_.compare_exchange_strong(first, true)) return;  // the first cause is kept
+  try {
+    failure_ = what;
+  } catch (...) {  // out of memory: the code alone says it
+  }
+  failed_.store(true, std::memory_order_release);
+}
+
+bool CommitPipeline::defer_sync(std::span<CommitRequest* const> batch) {
+  if (!syncs_ || no_syncer_) return false;
+  // A submitter with several commits in flight keeps sending more: its batches overlap.
+  std::size_t submitted = queued_submitted_.load(std::memory_order_relaxed);
+  for (const CommitRequest* r : batch) submitted += r->on_done != nullptr ? 1 : 0;
+  std::lock_guard lock(sync_mu_);
+  if (sync_jobs_.empty() && !syncer_busy_ && submitted < 2) {
+    return false;  // nothing ahead is unsynced, and no submitter is sending
+  }
+  if (!sync_thread_.joinable()) {  // nothing was ever sent: no order to keep yet
+    try {
+      sync_thread_ = std::thread([this] { run_syncer(); });
+    } catch (...) {
+      no_syncer_ = true;  // every batch syncs on its leader's thread, as with one committer
+      return false;
+    }
+  }
+  return true;
+}
+
+void CommitPipeline::send_to_syncer(std::span<CommitRequest* const> batch, Version version,
+                                    std::vector<std::string> stamped) noexcept {
+  // The leader's own request is settled by the syncer too: it waits on its batch's word.
+  if (own_ != nullptr && batch.front() == own_) {
+    own_->ticket = round_ticket_;
+    own_->state.set(kWaiting);
+  }
+  sent_to_syncer_ = true;
+  try {
+    std::lock_guard lock(sync_mu_);
+    sync_jobs_.push_back(
+        SyncJob{version, {batch.begin(), batch.end()}, std::move(stamped), round_ticket_});
+  } catch (...) {
+    // Out of memory: this batch cannot wait for the syncer, and later ones must not pass
+    // it. Fail the pipeline (as a failed log write does): nothing is published after this.
+    fail("out of memory handing a batch to the log's syncer");
+    std::unique_lock lock(sync_mu_);
+    sync_idle_.wait(lock, [this] { return sync_jobs_.empty() && !syncer_busy_; });
+    lock.unlock();
+    for (CommitRequest* r : batch) {
+      if (r->error == ErrorCode::success) r->error = ErrorCode::commit_unknown_result;
+      if (r->on_done != nullptr) {
+        r->on_done(*r);
+      } else {
+        r->state.set(kDone);
+      }
+    }
+    wake_word(round_ticket_);
+    return;
+  }
+  sync_cv_.notify_one();
+}
+
+void CommitPipeline::run_syncer() {
+  kv::ReaderRegistry::Slot* slot = store_.registry().acquire();  // watches read with it
+  std::vector<SyncJob> jobs;
+  std::vector<CommitRequest*> submitted;
+  std::unique_lock lock(sync_mu_);
+  for (;;) {
+    sync_cv_.wait(lock, [this] { return !sync_jobs_.empty() || sync_stop_; });
+    if (sync_jobs_.empty()) break;  // stopping, with nothing in flight
+    jobs.assign(std::make_move_iterator(sync_jobs_.begin()),
+                std::make_move_iterator(sync_jobs_.end()));
+    sync_jobs_.clear();
+    syncer_busy_ = true;
+    lock.unlock();
+    // One sync covers every batch taken: each was written before it was sent.
+    bool durable = true;
+    try {
+      persistence_->sync();
+    } catch (const std::exception& e) {
+      durable = false;
+      fail(e.what());
+    }
+    for (SyncJob& job : jobs) {
+      if (job.version < 0) continue;  // nothing to publish (every commit failed)
+      if (durable) {
+        store_.publish(job.version);
+        synced_apart_.store(synced_apart_.load(std::memory_order_relaxed) + 1,
+                            std::memory_order_relaxed);
+      } else {
+        for (CommitRequest* r : job.requests) {
+          if (r->error == ErrorCode::success) r->error = ErrorCode::commit_unknown_result;
+        }
+      }
+    }
+    if (durable && watches_.size() != 0) {
+      // After the publish (WatchRegistry::arm's order), with the value now published: the
+      // leader is applying later batches, so the store's newest value is not it.
+      auto value_of = [&](std::string_view key) -> std::optional<std::string> {
+        const Version v = kv::ReaderRegistry::announce(slot, store_.committed_atomic());
+        std::optional<std::string> value;
+        if (const kv::VersionRecord* r = store_.get(key, v)) value.emplace(r->value());
+        kv::ReaderRegistry::withdraw(slot);
+        return value;
+      };
+      for (const SyncJob& job : jobs) {
+        if (job.version < 0) continue;
+        for (const CommitRequest* r : job.requests) {
+          if (r->error == ErrorCode::success) watches_.on_commit(*r->writes, job.stamped, value_of);
+        }
+      }
+    }
+    for (const SyncJob& job : jobs) {
+      for (CommitRequest* r : job.requests) {
+        if (r->on_done != nullptr) {
+          submitted.push_back(r);
+        } else {
+          r->state.set(kDone);
+        }
+      }
+      wake_word(job.ticket);
+    }
+    jobs.clear();
+    t_settling = true;
+    for (CommitRequest* r : submitted) r->on_done(*r);
+    t_settling = false;
+    submitted.clear();
+    lock.lock();
+    syncer_busy_ = false;
+    sync_idle_.notify_all();
+  }
+  lock.unlock();
+  store_.registry().release(slot);
 }
 
 bool CommitPipeline::settling_here() noexcept { return t_settling; }
@@ -145,6 +290,8 @@ void CommitPipeline::submit(CommitRequest& request) {
   std::lock_guard lock(queue_mu_);
   if (!async_thread_.joinable()) async_thread_ = std::thread([this] { run_async_leader(); });
   queue_.push_back(&request);
+  queued_submitted_.store(queued_submitted_.load(std::memory_order_relaxed) + 1,
+                          std::memory_order_relaxed);
   request.ticket = taken_;
   if (leader_active_) return;  // the leader takes it (perhaps this thread, settling)
   leader_active_ = true;
@@ -183,16 +330,24 @@ void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own
   // the lock kept every arrival blocked on it: 64 committers ran ~1.9x as fast with the
   // wake outside (docs/benchmarks.md, "Durable commits"). Submitted requests are settled
   // outside the lock in both: their on_done may submit again.
+  bool own_synced_later = false;
   for (int round = 0;; ++round) {
     batch_.swap(queue_);
+    queued_submitted_.store(0, std::memory_order_relaxed);
     const std::uint32_t ticket = taken_++;
     lock.unlock();
+    round_ticket_ = ticket;
+    own_ = round == 0 ? own : nullptr;  // a leader's own request is the first it takes
     const std::size_t gc_budget = process_bounded(batch_);
-    const bool alone = batch_.size() == 1 && batch_.front() == own;
+    // The requests from synced_from_ on went to the syncer, which wakes them: they are not
+    // touched again here (a woken committer may already have destroyed its request).
+    const std::span<CommitRequest* const> woken(batch_.data(), synced_from_);
+    if (round == 0 && own != nullptr && synced_from_ == 0) own_synced_later = true;
+    const bool alone = batch_.size() == 1 && batch_.front() == own && synced_from_ == 1;
     if (alone) collect(gc_budget);
-    if (syncs_ && !alone) wake(batch_, own, ticket);
+    if (syncs_ && !alone) wake(woken, own, ticket);
     lock.lock();
-    if (!syncs_) wake(batch_, own, ticket);
+    if (!syncs_) wake(woken, own, ticket);
     batch_.clear();
     if (!alone) {
       lock.unlock();
@@ -217,9 +372,15 @@ void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own
       break;
     }
   }
+  if (own_synced_later) {
+    // The syncer settles the leader's own request with the rest of its batch.
+    lock.unlock();
+    wait_shared(*own);
+    lock.lock();
+  }
 }
 
-void CommitPipeline::wake(const std::vector<CommitRequest*>& batch, const CommitRequest* leader,
+void CommitPipeline::wake(std::span<CommitRequest* const> batch, const CommitRequest* leader,
                           std::uint32_t ticket) {
   for (CommitRequest* r : batch) {
     if (r->on_done != nullptr) {
@@ -260,6 +421,7 @@ int CommitPipeline::wait_shared(CommitRequest& request) {
 }
 
 std::size_t CommitPipeline::process_bounded(std::span<CommitRequest* const> batch) noexcept {
+  synced_from_ = batch.size();
   if (!logs_ && batch.size() <= batch_count_limit_) return process(batch);
   std::size_t budget = 0;
   for (std::size_t first = 0; first < batch.size();) {
@@ -270,17 +432,22 @@ std::size_t CommitPipeline::process_bounded(std::span<CommitRequest* const> batc
       bytes += batch[end++]->log_bytes;
     }
     budget += process(batch.subspan(first, end - first));
+    // Once a part goes to the syncer, so does every later one (defer_sync()).
+    if (sent_to_syncer_ && synced_from_ == batch.size()) synced_from_ = first;
     first = end;
   }
   return budget;
 }
 
 std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexcept {
+  sent_to_syncer_ = false;
   if (failed_.load(std::memory_order_relaxed)) {  // queued before an earlier batch's log failed
     for (CommitRequest* r : batch) r->error = ErrorCode::database_failed;
+    if (defer_sync(batch)) send_to_syncer(batch, -1, {});
     return 0;
   }
-  const Version version = store_.committed() + 1;
+  // Versions handed to the syncer are not published yet.
+  const Version version = std::max(store_.committed(), assigned_) + 1;
   std::size_t writes = 0;
   std::uint16_t index = 0;
   for (CommitRequest* r : batch) {
@@ -326,16 +493,25 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
   // A batch whose every commit failed takes no version: it has nothing to log, and a
   // version published without a record could be handed out again after a crash (a read
   // version going back).
+  // With a submitter sending, its sync goes to the syncer (then so must every batch after
+  // it, so that versions publish in order) while this thread goes on.
+  const bool deferred = persistence_ != nullptr && defer_sync(batch);
   if (committed != 0) {
-    if (persistence_ != nullptr && !log_batch(batch, version)) return 0;  // never published
-    store_.publish(version);
+    if (persistence_ != nullptr && !log_batch(batch, version, /*sync=*/!deferred)) {
+      if (deferred) send_to_syncer(batch, -1, {});
+      return 0;  // never published
+    }
+    assigned_ = version;
+    if (!deferred) store_.publish(version);
   }
   commits_.store(commits_.load(std::memory_order_relaxed) + committed, std::memory_order_relaxed);
   conflicts_.store(conflicts_.load(std::memory_order_relaxed) + (batch.size() - committed),
                    std::memory_order_relaxed);
   batches_.store(batches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (persistence_ != nullptr) persistence_->maybe_checkpoint();
-  if (watches_.size() != 0) {
+  if (deferred) {
+    send_to_syncer(batch, committed != 0 ? version : -1, std::move(stamped));
+  } else if (watches_.size() != 0) {
     auto value_of = [this](std::string_view key) -> std::optional<std::string> {
       auto v = store_.latest(key);
       return v ? std::optional<std::string>(*v) : std::nullopt;
@@ -379,13 +555,18 @@ void CommitPipeline::log_dependent(std::string_view key, const PointWrite& entry
   }
 }
 
-bool CommitPipeline::log_batch(std::span<CommitRequest* const> batch, Version version) noexcept {
+bool CommitPipeline::log_batch(std::span<CommitRequest* const> batch, Version version,
+                               bool sync) noexcept {
   // Called only for a batch with a commit. One with nothing to log (its commits wrote only
   // conflict ranges, or cleared the keys they stamped) still gives each commit its version
   // and versionstamp: an empty record makes that version durable, so that no opening
   // after a crash hands it out again.
   try {
-    persistence_->log(version, log_.bytes());
+    if (sync) {
+      persistence_->log(version, log_.bytes());
+    } else {
+      persistence_->write(version, log_.bytes());
+    }
     log_.reset();
     return true;
   } catch (const std::exception& e) {
@@ -393,8 +574,7 @@ bool CommitPipeline::log_batch(std::span<CommitRequest* const> batch, Version ve
     // appended after an unknown tail: every later commit fails until the database is
     // reopened (and recovery decides).
     log_.reset();
-    failure_ = e.what();
-    failed_.store(true, std::memory_order_release);
+    fail(e.what());
     for (CommitRequest* r : batch) {
       if (r->error == ErrorCode::success) r->error = ErrorCode::commit_unknown_result;
     }

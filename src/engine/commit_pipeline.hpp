@@ -138,6 +138,11 @@ class CommitPipeline {
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   Error failure_error() const;
 
+  // Batches the syncer published (for tests and diagnostics).
+  std::uint64_t batches_synced_apart() const {
+    return synced_apart_.load(std::memory_order_relaxed);
+  }
+
   WatchRegistry& watches() { return watches_; }
   DatabaseStats stats() const {
     return {commits_.load(std::memory_order_relaxed), conflicts_.load(std::memory_order_relaxed),
@@ -155,6 +160,24 @@ class CommitPipeline {
   void hand_to_async_leader();
   // Calls on_done for the submitted requests of the last batch (outside queue_mu_).
   void settle_submitted() noexcept;
+  // The log's syncer (a durable database under Durability::fsync). A leader whose batch
+  // and queue hold two submitted requests or more (a submitter with several in flight), or
+  // that has batches ahead of it not yet synced, writes the batch without syncing and
+  // sends it here: the syncer syncs everything
+  // written so far, publishes the batches in order and settles their requests, while the
+  // leader goes on with the next batch (one sync overlaps the next batch's work).
+  // Committers that wait in commit() do not start it: each needs a core to wake on, and
+  // with tens of them on two cores the overlap cost more than it saved (64 committers ran
+  // 89-111 k/s with it, 128-153 k/s without; docs/benchmarks.md, "Durable commits"). A lone
+  // committer syncs on its own thread, as before. defer_sync() decides (starting the
+  // thread the first time; false if it cannot), send_to_syncer() hands over a batch
+  // (version -1: nothing to publish), run_syncer() is the thread.
+  bool defer_sync(std::span<CommitRequest* const> batch);
+  void send_to_syncer(std::span<CommitRequest* const> batch, Version version,
+                      std::vector<std::string> stamped) noexcept;
+  void run_syncer();
+  // Fails the pipeline for good with `what` as the cause (the first cause is kept).
+  void fail(const char* what) noexcept;
   // Processes the batch as one or more (each with its own version), so that no batch's log
   // record passes batch_log_limit_ and none holds more than batch_count_limit_ requests;
   // returns the units of collection they earned.
@@ -164,7 +187,7 @@ class CommitPipeline {
   std::size_t process(std::span<CommitRequest* const> batch) noexcept;
   // Marks the batch's waiting requests but the leader's own done, waking those that
   // sleep, and sets its submitted ones aside for settle_submitted(); batch number `ticket`.
-  void wake(const std::vector<CommitRequest*>& batch, const CommitRequest* leader,
+  void wake(std::span<CommitRequest* const> batch, const CommitRequest* leader,
             std::uint32_t ticket);
   // Synced log: bumps the shared word of batch `ticket` and wakes every request on it.
   void wake_word(std::uint32_t ticket);
@@ -188,14 +211,16 @@ class CommitPipeline {
   // Logs a dependent entry's atomic operations by their `result`, or as the operations
   // when those take fewer bytes.
   void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);
-  // Logs the batch; false when the log failed (the pipeline is then failed for good).
-  bool log_batch(std::span<CommitRequest* const> batch, Version version) noexcept;
+  // Logs the batch, synced or (for the syncer) only written; false when the log failed
+  // (the pipeline is then failed for good).
+  bool log_batch(std::span<CommitRequest* const> batch, Version version, bool sync) noexcept;
 
   kv::MvccStore& store_;
   WatchRegistry watches_;
   class Persistence* persistence_ = nullptr;
-  std::atomic<bool> failed_{false};  // a log write failed: no further commits
-  std::string failure_;              // why; written once, before failed_ is set (release)
+  std::atomic<bool> failed_{false};   // a log write failed: no further commits
+  std::atomic<bool> failing_{false};  // fail() was called: failure_ is its writer's
+  std::string failure_;               // why; written once, before failed_ is set (release)
   // Written by the leader only.
   std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
   CommitMode mode_ = CommitMode::alone;
@@ -217,10 +242,33 @@ class CommitPipeline {
   std::condition_variable async_cv_;
   bool async_lead_ = false;  // guarded by queue_mu_: lead now
   bool async_stop_ = false;  // guarded by queue_mu_: exit
+  // Submitted requests in queue_ (written under queue_mu_), for defer_sync().
+  std::atomic<std::size_t> queued_submitted_{0};
+  // The syncer's thread and its queue of batches written but not synced.
+  struct SyncJob {
+    Version version;  // -1: nothing to publish
+    std::vector<CommitRequest*> requests;
+    std::vector<std::string> stamped;  // the batch's versionstamped keys, for watches
+    std::uint32_t ticket;              // the batch's number (its waiters' word)
+  };
+  std::thread sync_thread_;
+  std::mutex sync_mu_;
+  std::condition_variable sync_cv_;             // a job was queued, or stop
+  std::condition_variable sync_idle_;           // the syncer settled what it took
+  std::vector<SyncJob> sync_jobs_;              // guarded by sync_mu_
+  bool syncer_busy_ = false;                    // guarded by sync_mu_: jobs taken, not yet settled
+  bool sync_stop_ = false;                      // guarded by sync_mu_
+  bool no_syncer_ = false;                      // leader: the thread could not be started
+  std::atomic<std::uint64_t> synced_apart_{0};  // written by the syncer only
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.
   Resolver resolver_;
   std::vector<CommitRequest*> batch_;
   std::vector<CommitRequest*> submitted_;               // the last batch's submitted requests
+  Version assigned_ = 0;                                // the newest version given a batch
+  std::uint32_t round_ticket_ = 0;                      // the batch being processed
+  CommitRequest* own_ = nullptr;                        // the leader's own, in its first batch
+  bool sent_to_syncer_ = false;                         // process() sent its batch on
+  std::size_t synced_from_ = 0;                         // process_bounded(): first sent on
   std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
   std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
   durability::MutationBatchEncoder log_;                // the batch's net effect, for the log

@@ -147,6 +147,16 @@ void Persistence::log(Version version, std::string_view payload) {
   wal_->flush(/*sync=*/mode_ == Durability::fsync);
 }
 
+void Persistence::write(Version version, std::string_view payload) {
+  if (!wal_) return;
+  wal_->append(version, payload);
+  wal_->flush(/*sync=*/false);
+}
+
+void Persistence::sync() {
+  if (wal_) wal_->sync_written();
+}
+
 void Persistence::maybe_checkpoint() {
   if (!wal_ || wal_->bytes_since(checkpoint_floor_.load(std::memory_order_relaxed)) <
                    checkpoint_log_bytes_) {

@@ -8,8 +8,9 @@
 // checkpoint_log_bytes since the last one (no committer waits for it), then removes the
 // log segments and checkpoints it makes unnecessary. Closing writes a final checkpoint.
 //
-// Thread safety: log() and maybe_checkpoint() are called by the pipeline leader only; the
-// checkpoint thread reads the store through a reader slot like any transaction.
+// Thread safety: log(), write() and maybe_checkpoint() are called by the pipeline leader
+// only, sync() by one thread at a time (the pipeline's syncer); the checkpoint thread
+// reads the store through a reader slot like any transaction.
 #pragma once
 
 #include <condition_variable>
@@ -43,6 +44,11 @@ class Persistence {
   // Makes the batch at `version` as durable as the mode promises. Throws io_error or
   // database_failed: the batch's fate is then unknown (commit_unknown_result).
   void log(Version version, std::string_view payload);
+  // log() in two steps, for a pipeline that syncs on another thread while it writes the
+  // next batch: write() hands the batch to the file (no sync); sync() makes everything
+  // written so far durable, letting write() go on meanwhile. Throw like log().
+  void write(Version version, std::string_view payload);
+  void sync();
   // Wakes the checkpoint thread when the log has grown enough since the last checkpoint.
   void maybe_checkpoint();
 

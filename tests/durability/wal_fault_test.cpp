@@ -1,7 +1,10 @@
 // Fault injection at the file boundary: lost unsynced bytes, torn writes, failing writes
 // and syncs, a full disk. Each gives a clean recovery of every acknowledged (synced)
 // record or a clear error, never silent loss; a failed writer never appends again.
+#include <atomic>
+#include <future>
 #include <random>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -229,6 +232,90 @@ TEST_F(WalFaultTest, RandomCrashesNeverLoseAcknowledgedRecords) {
     EXPECT_EQ(last, acknowledged);
   }
   EXPECT_GT(wal_segments(fs_, dir_).size(), 5u);
+}
+
+// sync_written() lets the writer's lock go while the disk works: a group is appended and
+// written while a sync is held (it would wait for the lock otherwise). The writer does not
+// count it as covered by that sync (the disk may have taken it or not): the next
+// sync_written() syncs again.
+TEST_F(WalFaultTest, SyncWrittenLetsWritesGoOnAndSyncsThemNextTime) {
+  {
+    dur::WalWriter writer(fs_, dir_, 0);
+    group(writer, 1, 5, /*sync=*/true);  // the segment and its directory entry are durable
+    group(writer, 6, 10, /*sync=*/false);
+    std::promise<void> in_sync;
+    std::promise<void> release;
+    fs_.set_sync_hook([&, released = release.get_future().share()] {
+      in_sync.set_value();
+      released.wait();
+    });
+    std::thread syncer([&] { writer.sync_written(); });
+    in_sync.get_future().wait();
+    group(writer, 11, 15, /*sync=*/false);
+    release.set_value();
+    syncer.join();
+    fs_.set_sync_hook(nullptr);
+    const int syncs = fs_.count(Op::sync);
+    writer.sync_written();
+    EXPECT_EQ(fs_.count(Op::sync), syncs + 1);
+    fs_.drop_unsynced();
+  }
+  Version last = 0;
+  EXPECT_EQ(versions(recover_log(fs_, dir_, &last)), range(1, 15));
+}
+
+TEST_F(WalFaultTest, SyncWrittenTwiceCoversEverythingWritten) {
+  {
+    dur::WalWriter writer(fs_, dir_, 0);
+    group(writer, 1, 5, /*sync=*/false);  // a new segment: synced with its directory entry
+    writer.sync_written();
+    group(writer, 6, 9, /*sync=*/false);
+    writer.sync_written();
+    EXPECT_EQ(fs_.unsynced_bytes(dir_ / dur::wal_file_name(1)), 0U);
+    const int syncs = fs_.count(Op::sync);
+    writer.sync_written();  // nothing new: no sync
+    EXPECT_EQ(fs_.count(Op::sync), syncs);
+    fs_.drop_unsynced();
+  }
+  Version last = 0;
+  EXPECT_EQ(versions(recover_log(fs_, dir_, &last)), range(1, 9));
+}
+
+// A segment roll (the active segment is full) waits for a sync_written() in progress
+// rather than close the file under it; both segments are whole afterwards.
+TEST_F(WalFaultTest, ARollWaitsForASyncWrittenInProgress) {
+  {
+    dur::WalWriter writer(fs_, dir_, 0, {.segment_bytes = 100});
+    group(writer, 1, 3, /*sync=*/true, 40);
+    group(writer, 4, 4, /*sync=*/false, 40);
+    std::promise<void> in_sync;
+    std::promise<void> release;
+    std::atomic<bool> held{false};
+    fs_.set_sync_hook([&, released = release.get_future().share()] {
+      if (held.exchange(true)) return;  // only the first
+      in_sync.set_value();
+      released.wait();
+    });
+    std::thread syncer([&] { writer.sync_written(); });
+    in_sync.get_future().wait();
+    std::atomic<bool> rolled{false};
+    std::thread roller([&] {
+      writer.append(5, payload_for(5, 40));  // the segment is full: closes it first
+      writer.flush(/*sync=*/true);
+      rolled = true;
+    });
+    // The roll cannot finish while the sync is held (it waits for it, then closes).
+    EXPECT_FALSE(rolled.load());
+    release.set_value();
+    syncer.join();
+    roller.join();
+    fs_.set_sync_hook(nullptr);
+    EXPECT_TRUE(rolled.load());
+    EXPECT_EQ(wal_segments(fs_, dir_).size(), 2U);
+    fs_.drop_unsynced();
+  }
+  Version last = 0;
+  EXPECT_EQ(versions(recover_log(fs_, dir_, &last)), range(1, 5));
 }
 
 }  // namespace

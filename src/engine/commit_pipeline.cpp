@@ -1,6 +1,7 @@
 #include "engine/commit_pipeline.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "base/futex.hpp"
 #include "base/limits.hpp"
@@ -155,6 +156,7 @@ void CommitPipeline::send_to_syncer(std::span<CommitRequest* const> batch, Versi
     std::unique_lock lock(sync_mu_);
     sync_idle_.wait(lock, [this] { return sync_jobs_.empty() && !syncer_busy_; });
     lock.unlock();
+    t_settling = true;
     for (CommitRequest* r : batch) {
       if (r->error == ErrorCode::success) r->error = ErrorCode::commit_unknown_result;
       if (r->on_done != nullptr) {
@@ -163,6 +165,7 @@ void CommitPipeline::send_to_syncer(std::span<CommitRequest* const> batch, Versi
         r->state.set(kDone);
       }
     }
+    t_settling = false;
     wake_word(round_ticket_);
     return;
   }
@@ -281,7 +284,7 @@ void CommitPipeline::commit(CommitRequest& request) {
     lock.lock();
   }
   leader_active_ = true;
-  lead(lock, &request);
+  lead(lock, &request, kMaxRounds);
 }
 
 void CommitPipeline::submit(CommitRequest& request) {
@@ -309,11 +312,11 @@ void CommitPipeline::run_async_leader() {
     async_cv_.wait(lock, [this] { return async_lead_ || async_stop_; });
     if (!async_lead_) return;  // stopping, with nothing in flight
     async_lead_ = false;
-    lead(lock, nullptr);
+    lead(lock, nullptr, std::numeric_limits<int>::max());  // it has no caller to return to
   }
 }
 
-void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own) {
+void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own, int max_rounds) {
   // Lead: process what is queued, then keep processing whatever queued meanwhile, up to
   // kMaxRounds batches. The requests of a finished batch are woken but not handed the
   // leadership: on a busy machine a woken thread may wait a long time for a core, and the
@@ -359,7 +362,7 @@ void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own
       leader_active_ = false;
       break;
     }
-    if (own != nullptr && round + 1 == kMaxRounds) {
+    if (round + 1 == max_rounds) {
       CommitRequest* next = queue_.front();
       if (next->on_done != nullptr) {
         hand_to_async_leader();  // nobody waits on a submitted request

@@ -151,9 +151,9 @@ class CommitPipeline {
 
  private:
   // Leads from the queue (the caller holds `lock`, and leader_active_ is set): processes
-  // batches until the queue is empty, or hands the leadership on after kMaxRounds when
-  // `own`, the leader's own request, is given; returns with `lock` held.
-  void lead(std::unique_lock<std::mutex>& lock, CommitRequest* own);
+  // batches until the queue is empty, or hands the leadership on after `max_rounds`;
+  // `own` is the leader's own request, if any. Returns with `lock` held.
+  void lead(std::unique_lock<std::mutex>& lock, CommitRequest* own, int max_rounds);
   // The pipeline's own thread: leads whenever a submit() finds the pipeline idle.
   void run_async_leader();
   // Asks the pipeline's thread to lead (under queue_mu_; submit() started it).

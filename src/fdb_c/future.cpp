@@ -82,6 +82,15 @@ void FDB_future::publish(fdb_error_t error) {
   ready_.store(true, std::memory_order_release);
 }
 
+namespace {
+// The last commit future made on this thread, until this thread blocked on it. Compared
+// by address only (it may be gone, and its memory reused: a wrong guess costs speed only).
+thread_local const FDB_future* t_unwaited_commit = nullptr;
+}  // namespace
+
+void FDB_future::made_commit(const FDB_future* f) { t_unwaited_commit = f; }
+bool FDB_future::last_commit_unwaited() { return t_unwaited_commit != nullptr; }
+
 void FDB_future::set_canceller(std::function<void()> canceller) {
   std::lock_guard lock(mu_);
   canceller_ = std::move(canceller);
@@ -245,6 +254,7 @@ void FDB_future::release_memory() {
 }
 
 fdb_error_t FDB_future::block_until_ready() {
+  if (t_unwaited_commit == this) t_unwaited_commit = nullptr;
   if (ready_.load(std::memory_order_acquire)) return 0;
   std::unique_lock lock(mu_);
   lock.unlock();

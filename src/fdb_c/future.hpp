@@ -93,6 +93,13 @@ struct FDB_future {
   // (e.g. disarms a watch). Set before handing the future to the user.
   void set_canceller(std::function<void()> canceller);
 
+  // How the calling thread waits for its commits, for FDB_transaction::commit: the last
+  // commit future made on this thread is remembered until this thread blocks on it
+  // (fdb_future_block_until_ready). A thread whose last commit is unwaited when it makes
+  // another keeps commits in flight; one that blocks on each does not.
+  static void made_commit(const FDB_future* f);
+  static bool last_commit_unwaited();
+
   void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release();
   // A reference that releases itself: for tasks the network may drop without running.

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/limits.hpp"
+#include "engine/database_impl.hpp"
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
 #include "fdb_c/network.hpp"
@@ -23,6 +24,7 @@ FDB_transaction::FDB_transaction(std::shared_ptr<const fc::DatabaseState> state,
       db_(state->database()),
       state_(std::move(state)),
       unavailable_(unavailable),
+      durable_(!state_->database().impl().options().path.empty()),
       options_(state_->defaults()),
       defaults_(options_),
       start_(Clock::now()) {
@@ -116,6 +118,19 @@ FDBFuture* FDB_transaction::watch(std::string_view key) {
 }
 
 FDBFuture* FDB_transaction::commit() {
+  if (durable_) {
+    // A thread that blocks on each commit commits on its own thread, with no hand-off to
+    // strata's pipeline thread and back (one committer ran ~15 % slower so); one that
+    // made a commit and has not waited for it keeps commits in flight, and they share
+    // log syncs. The first commit of a burst is made here and the rest in flight.
+    FDBFuture* f = FDB_future::last_commit_unwaited() ? commit_in_flight() : commit_here();
+    FDB_future::made_commit(f);
+    return f;
+  }
+  return commit_here();
+}
+
+FDBFuture* FDB_transaction::commit_here() {
   std::lock_guard lock(mu);
   fdb_error_t error = check();
   if (error == 0) error = unavailable_;
@@ -133,6 +148,44 @@ FDBFuture* FDB_transaction::commit() {
     finish_stamp_waiters(error);  // refused before the commit began
   }
   return error == 0 ? FDB_future::ready(Kind::none) : FDB_future::failed(error);
+}
+
+// A durable database's commit in flight: queued (Transaction::commit_async) and settled
+// once its batch is durable, on strata's pipeline thread, so that one thread's commits
+// share log writes and syncs. The transaction's lock is held until then, on whichever thread
+// settles it: every other call on this transaction waits for the commit meanwhile, as a
+// strata::Transaction must not be used while its commit is in flight.
+FDBFuture* FDB_transaction::commit_in_flight() {
+  mu.lock();
+  fdb_error_t error = check();
+  if (error == 0) error = unavailable_;
+  commit_started_ = true;
+  if (error != 0) {
+    finish_stamp_waiters(error);  // refused before the commit began
+    mu.unlock();
+    return FDB_future::failed(error);
+  }
+  FDB_future* f = FDB_future::pending(Kind::none);
+  f->retain();  // for the commit's callback
+  try {
+    tr.commit_async([this, f](const strata::Error* e) {
+      const fdb_error_t result = e == nullptr ? 0 : fc::to_fdb_error(*e);
+      finish_stamp_waiters(result == 0 ? 0 : fc::kTransactionInvalidVersion);  // as above
+      mu.unlock();  // this transaction is not touched after this: it may be destroyed
+      if (result == 0) {
+        f->complete(Result{Kind::none});
+      } else {
+        f->complete_error(result);
+      }
+      f->release();
+    });
+  } catch (...) {  // out of memory or threads: nothing was queued, the callback not called
+    finish_stamp_waiters(fc::kInternalError);
+    mu.unlock();
+    f->complete_error(fc::kInternalError);
+    f->release();
+  }
+  return f;
 }
 
 FDBFuture* FDB_transaction::versionstamp() {

@@ -84,6 +84,9 @@ struct FDB_transaction {
   }
 
   FDBFuture* watch(std::string_view key);
+  // The commit is made on the calling thread and its future returned ready
+  // (commit_here), but on a durable database by a thread that has another commit not yet
+  // waited for: there it is queued, and completes once durable (commit_in_flight).
   FDBFuture* commit();
   FDBFuture* versionstamp();
   FDBFuture* on_error(fdb_error_t error);
@@ -140,6 +143,8 @@ struct FDB_transaction {
     return pages * kCostPage;
   }
 
+  FDBFuture* commit_here();
+  FDBFuture* commit_in_flight();
   void apply_read_options();                     // REQUIRES: mu held
   void finish_stamp_waiters(fdb_error_t error);  // REQUIRES: mu held; 0: after a commit
   void end_after_failed_retry();                 // REQUIRES: mu held
@@ -148,6 +153,7 @@ struct FDB_transaction {
   strata::Database db_;
   const std::shared_ptr<const strata::fdb_c::DatabaseState> state_;
   const fdb_error_t unavailable_;
+  const bool durable_;  // the database has a log: commits complete on its pipeline's thread
   strata::fdb_c::TransactionOptions options_;  // guarded by mu
   // The database's defaults as this transaction took them (creation or reset): what a
   // retry returns to, but for the persistent options (restart()).

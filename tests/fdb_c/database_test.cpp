@@ -2,7 +2,9 @@
 // database a cluster file names, handles sharing one database, busyness.
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -76,6 +78,76 @@ TEST_F(Databases, StrataClusterFileOpensADurableDatabaseOfItsOwn) {
   EXPECT_TRUE(fs::exists(dir / "data"));
   // The database stays open until the process exits, so its directory is left in the
   // temp directory.
+}
+
+// A durable database's commits made by a thread that has not waited for its last one
+// complete on strata's pipeline thread once durable: one thread may have many in flight
+// (their futures pending), and they share log syncs. (The first of a burst is made on the
+// calling thread.) A call on a transaction whose commit is in flight waits for it; its
+// versionstamp future, asked for before the commit, completes with it.
+TEST_F(Databases, ADurableDatabaseTakesManyCommitsInFlightFromOneThread) {
+  namespace fs = std::filesystem;
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("strata-fdbc-in-flight-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string connection = "strata:" + (dir / "data").string();
+  FDBDatabase* d = nullptr;
+  ASSERT_EQ(fdb_create_database_from_connection_string(connection.c_str(), &d), 0);
+  Db durable(d);
+
+  constexpr int kInFlight = 64;
+  std::vector<Tr> trs;
+  std::vector<Future> stamps;
+  std::vector<Future> commits;
+  for (int i = 0; i < kInFlight; ++i) {
+    trs.push_back(make_tr(durable.get()));
+    set(trs.back(), k("f" + std::to_string(i)), std::to_string(i));
+    stamps.emplace_back(fdb_transaction_get_versionstamp(trs.back().get()));
+    commits.emplace_back(fdb_transaction_commit(trs.back().get()));
+  }
+  // Every call on a committing transaction waits for its commit: the version is there.
+  int64_t last_version = 0;
+  ASSERT_EQ(fdb_transaction_get_committed_version(trs.back().get(), &last_version), 0);
+  EXPECT_GT(last_version, 0);
+  std::set<std::string> distinct_stamps;
+  for (int i = 0; i < kInFlight; ++i) {
+    ASSERT_EQ(wait(commits[static_cast<std::size_t>(i)]), 0) << i;
+    ASSERT_EQ(wait(stamps[static_cast<std::size_t>(i)]), 0) << i;
+    const uint8_t* key = nullptr;
+    int length = 0;
+    ASSERT_EQ(fdb_future_get_key(stamps[static_cast<std::size_t>(i)].get(), &key, &length), 0);
+    ASSERT_EQ(length, 10);
+    distinct_stamps.emplace(reinterpret_cast<const char*>(key), static_cast<std::size_t>(length));
+  }
+  EXPECT_EQ(distinct_stamps.size(), std::size_t{kInFlight});
+  // Fewer versions than commits: commits that queued together shared a batch (a version,
+  // a log write and a sync).
+  std::set<int64_t> versions;
+  for (const Tr& tr : trs) {
+    int64_t v = 0;
+    ASSERT_EQ(fdb_transaction_get_committed_version(tr.get(), &v), 0);
+    versions.insert(v);
+  }
+  EXPECT_LT(versions.size(), std::size_t{kInFlight});
+  Tr reader = make_tr(durable.get());
+  for (int i = 0; i < kInFlight; ++i) {
+    EXPECT_EQ(get(reader, k("f" + std::to_string(i))).value, std::to_string(i));
+  }
+  // Destroying a transaction right after its commit is issued (in flight: the one before
+  // it is not waited for) waits for the commit.
+  {
+    Tr before = make_tr(durable.get());
+    set(before, k("destroyed/before"), "kept");
+    Future first(fdb_transaction_commit(before.get()));
+    Tr tr = make_tr(durable.get());
+    set(tr, k("destroyed"), "kept");
+    Future f(fdb_transaction_commit(tr.get()));
+    tr.reset();
+    EXPECT_EQ(wait(f), 0);
+    EXPECT_EQ(wait(first), 0);
+  }
+  Tr after = make_tr(durable.get());
+  EXPECT_EQ(get(after, k("destroyed")).value, "kept");
 }
 
 }  // namespace

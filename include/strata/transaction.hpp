@@ -237,8 +237,9 @@ class Transaction {
   // Destroying or assigning to it waits for `done` to return. `done` runs where other
   // commits wait on it: it must not throw or block; it may call commit_async (of this
   // transaction too, after reset()) and use other transactions, but commit() throws
-  // client_invalid_operation (2000) there, and it must not destroy the database's last
-  // handle.
+  // client_invalid_operation (2000) there. It may destroy this transaction (unless it
+  // submitted it again), but not another whose commit is in flight: that waits for a
+  // callback only this thread would run.
   void commit_async(CommitCallback done);
   // After a successful commit: its commit version; -1 for a read-only transaction.
   // Before commit: client_invalid_operation (2000).

@@ -20,6 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 constexpr std::uint64_t kMarkIntervalBytes = 64 << 10;
 constexpr std::size_t kMaxIdleBufferCapacity = 16 << 20;
+// The most log bytes sync_written() lets pass without a group marked after_sync.
+constexpr std::uint64_t kMaxUnmarkedBytes = std::uint64_t{4} << 20;
 }  // namespace
 
 WalWriter::WalWriter(base::FileSystem& fs, fs::path dir, Version last_version, Options options)
@@ -101,6 +103,7 @@ void WalWriter::append(Version version, std::string_view payload) {
   // The first record of a group written after a sync says so: the reader then knows that
   // damage before it is not an unsynced write the disk persisted out of order.
   const bool after_sync = buffer_.empty() && active_ != nullptr && !unsynced_;
+  if (after_sync) marked_at_ = total_bytes_;
   wal::append_record(buffer_, version, last_version_, payload, after_sync);
   last_version_ = version;
 }
@@ -147,7 +150,11 @@ void WalWriter::sync_written() {
   std::unique_lock<std::mutex> lock(mutex_);
   throw_if_failed();
   if (!unsynced_ && !dir_sync_pending_) return;
-  if (dir_sync_pending_ || !buffer_.empty()) {  // a new segment's first sync: under the lock
+  // Under the lock: a new segment's first sync, and one sync per kMaxUnmarkedBytes. Groups
+  // written during an unlocked sync are not marked after_sync (what came before them may
+  // not be durable yet), and under a steady stream none would be: damage to synced records
+  // would then read as a torn tail. A sync under the lock lets the next group be marked.
+  if (dir_sync_pending_ || !buffer_.empty() || total_bytes_ - marked_at_ > kMaxUnmarkedBytes) {
     flush_locked(/*sync=*/true);
     return;
   }

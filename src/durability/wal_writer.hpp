@@ -163,6 +163,7 @@ class WalWriter {
   std::deque<Segment> segments_;                // Oldest first.
   std::deque<Mark> marks_;
   std::uint64_t total_bytes_ = 0;    // Written bytes of all segments ever known.
+  std::uint64_t marked_at_ = 0;      // total_bytes_ when the last after_sync group began.
   std::uint64_t removed_bytes_ = 0;  // Bytes of removed segments.
 };
 

@@ -118,6 +118,9 @@ void CommitPipeline::fail(const char* what) noexcept {
 }
 
 bool CommitPipeline::defer_sync(std::span<CommitRequest* const> batch) {
+  // Once a part of the leader's batch went to the syncer, every later part must: the
+  // leader wakes only the parts before it (process_bounded's synced_from_).
+  if (deferring_) return true;
   if (!syncs_ || no_syncer_) return false;
   // A submitter with several commits in flight keeps sending more: its batches overlap.
   std::size_t submitted = queued_submitted_.load(std::memory_order_relaxed);
@@ -145,6 +148,7 @@ void CommitPipeline::send_to_syncer(std::span<CommitRequest* const> batch, Versi
     own_->state.set(kWaiting);
   }
   sent_to_syncer_ = true;
+  deferring_ = true;
   try {
     std::lock_guard lock(sync_mu_);
     sync_jobs_.push_back(
@@ -334,7 +338,7 @@ void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own
   // wake outside (docs/benchmarks.md, "Durable commits"). Submitted requests are settled
   // outside the lock in both: their on_done may submit again.
   bool own_synced_later = false;
-  for (int round = 0;; ++round) {
+  for (int round = 0;; ++round) {  // it ends at max_rounds at the latest
     batch_.swap(queue_);
     queued_submitted_.store(0, std::memory_order_relaxed);
     const std::uint32_t ticket = taken_++;
@@ -425,6 +429,7 @@ int CommitPipeline::wait_shared(CommitRequest& request) {
 
 std::size_t CommitPipeline::process_bounded(std::span<CommitRequest* const> batch) noexcept {
   synced_from_ = batch.size();
+  deferring_ = false;
   if (!logs_ && batch.size() <= batch_count_limit_) return process(batch);
   std::size_t budget = 0;
   for (std::size_t first = 0; first < batch.size();) {

@@ -263,13 +263,14 @@ class CommitPipeline {
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.
   Resolver resolver_;
   std::vector<CommitRequest*> batch_;
-  std::vector<CommitRequest*> submitted_;               // the last batch's submitted requests
-  Version assigned_ = 0;                                // the newest version given a batch
-  std::uint32_t round_ticket_ = 0;                      // the batch being processed
-  CommitRequest* own_ = nullptr;                        // the leader's own, in its first batch
-  bool sent_to_syncer_ = false;                         // process() sent its batch on
-  std::size_t synced_from_ = 0;                         // process_bounded(): first sent on
-  std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
+  std::vector<CommitRequest*> submitted_;     // the last batch's submitted requests
+  Version assigned_ = 0;                      // the newest version given a batch
+  std::uint32_t round_ticket_ = 0;            // the batch being processed
+  CommitRequest* own_ = nullptr;              // the leader's own, in its first batch
+  bool deferring_ = false;                    // a part of the leader's batch went to the syncer
+  bool sent_to_syncer_ = false;               // process() sent its batch on
+  std::size_t synced_from_ = 0;               // process_bounded(): first sent on
+  std::vector<std::string_view> write_keys_;  // prepare_writes' scratch
   std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
   durability::MutationBatchEncoder log_;                // the batch's net effect, for the log
 };

@@ -168,14 +168,22 @@ FDBFuture* FDB_transaction::commit_in_flight() {
   FDB_future* f = FDB_future::pending(Kind::none);
   f->retain();  // for the commit's callback
   try {
+    // Throws nothing (it may run inside commit_async, whose exceptions the catch below
+    // takes as "nothing queued"): unlocks and releases exactly once.
     tr.commit_async([this, f](const strata::Error* e) {
       const fdb_error_t result = e == nullptr ? 0 : fc::to_fdb_error(*e);
-      finish_stamp_waiters(result == 0 ? 0 : fc::kTransactionInvalidVersion);  // as above
+      try {
+        finish_stamp_waiters(result == 0 ? 0 : fc::kTransactionInvalidVersion);  // as above
+      } catch (...) {  // out of memory: the stamps' futures fail at reset or destruction
+      }
       mu.unlock();  // this transaction is not touched after this: it may be destroyed
-      if (result == 0) {
-        f->complete(Result{Kind::none});
-      } else {
-        f->complete_error(result);
+      try {
+        if (result == 0) {
+          f->complete(Result{Kind::none});
+        } else {
+          f->complete_error(result);
+        }
+      } catch (...) {  // out of memory posting the callback: the future is ready anyway
       }
       f->release();
     });

@@ -250,12 +250,13 @@ Version MvccStore::collect_garbage(std::size_t budget) {
       // One scan of the registry serves both: oldest() is the committed version loaded
       // before the scan, lowered to the oldest version any slot announces.
       oldest = committed_.load(std::memory_order_seq_cst);
+      const Version published = oldest;
       Version tentative;
       registry_.snapshot(exact_readers_, tentative);
       oldest = std::min(oldest, tentative);
       if (!exact_readers_.empty()) oldest = std::min(oldest, exact_readers_.front());
       horizon_ = std::max(horizon_, oldest);
-      collect_short_lived(budget, tentative);
+      collect_short_lived(budget, tentative, published);
     }
   }
   collect_below(budget, oldest);
@@ -268,9 +269,10 @@ void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
     std::lock_guard lock(horizon_mu_);
     horizon_ = std::max(horizon_, oldest);
     if (short_lived_due()) {
+      const Version published = committed_.load(std::memory_order_seq_cst);
       Version tentative;
       registry_.snapshot(exact_readers_, tentative);
-      collect_short_lived(budget, tentative);
+      collect_short_lived(budget, tentative, published);
     } else {
       drop_passed_spans();
     }
@@ -342,14 +344,17 @@ void MvccStore::drop_passed_spans() {
 // Unlinks keys that lived only between the versions live readers hold: a reader at v
 // sees a key written at `born` and deleted at `died` only if born <= v < died. Called with
 // horizon_mu_ held, so a concurrent pin_at either is in the snapshot or sees the new span.
-void MvccStore::collect_short_lived(std::size_t budget, Version tentative) {
+void MvccStore::collect_short_lived(std::size_t budget, Version tentative, Version published) {
   drop_passed_spans();
   for (std::size_t n = std::min(budget, short_lived_.size()); n > 0; --n) {
     ShortLived c = short_lived_.front();
     short_lived_.pop_front();
     // At or below the horizon the ordinary path owns the key (and may have freed it).
     if (c.died <= horizon_ || !still_short_lived(c)) continue;
-    if (c.died >= committed()) {  // not due yet (see short_lived_due)
+    // Not due yet (see short_lived_due). `published` was loaded before the registry's
+    // snapshot: a version published since (by the log's syncer) may have a reader the
+    // snapshot missed, announced at a version inside [born, died).
+    if (c.died >= published) {
       short_lived_.push_back(c);
       continue;
     }

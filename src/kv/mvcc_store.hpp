@@ -213,7 +213,8 @@ class MvccStore {
   void collect_key(const GcEntry& entry, Version oldest);
   // Unlinks short-lived keys no reader can see. `exact_readers_` and `tentative` are a
   // registry snapshot taken under the same hold of horizon_mu_. REQUIRES: horizon_mu_ held.
-  void collect_short_lived(std::size_t budget, Version tentative);
+  // `published`: committed() loaded before the registry snapshot behind `tentative`.
+  void collect_short_lived(std::size_t budget, Version tentative, Version published);
   void drop_passed_spans();  // REQUIRES: horizon_mu_ held
   // Drops candidates the ordinary path owns now; whether one is due for a look.
   bool short_lived_due();  // REQUIRES: horizon_mu_ held

@@ -242,10 +242,14 @@ TEST(CommitSyncer, AFailedSyncFailsItsBatchesAsUnknownAndEveryLaterCommit) {
 }
 
 // Committers that wait in commit() beside a submitter: all commit, each sees its version
-// published when it returns, and every write is in the store.
-TEST(CommitSyncer, WaitingCommittersAndASubmitterShareThePipeline) {
+// published when it returns, and every write is in the store. With `batch_limit`, batches
+// are split into parts of that many requests: once a part goes to the syncer every later
+// part of the batch must too (the leader wakes only the parts before it; a part it synced
+// itself after one it sent would be woken by nobody, and hang).
+void waiting_committers_and_a_submitter(std::size_t batch_limit) {
   FaultFileSystem fs;
   SyncedPipeline synced(fs);
+  synced.pipeline.set_batch_count_limit(batch_limit);
   constexpr int kThreads = 4;
   constexpr int kCommits = 200;
   Submitter submitter(synced.pipeline, synced.store, 48);
@@ -280,6 +284,14 @@ TEST(CommitSyncer, WaitingCommittersAndASubmitterShareThePipeline) {
                 std::to_string(i));
     }
   }
+}
+
+TEST(CommitSyncer, WaitingCommittersAndASubmitterShareThePipeline) {
+  waiting_committers_and_a_submitter(CommitPipeline::kBatchCommits);
+}
+
+TEST(CommitSyncer, APartOfABatchAfterOneSentToTheSyncerIsSentToo) {
+  waiting_committers_and_a_submitter(3);
 }
 
 }  // namespace

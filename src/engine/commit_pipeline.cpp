@@ -147,7 +147,6 @@ void CommitPipeline::send_to_syncer(std::span<CommitRequest* const> batch, Versi
     own_->ticket = round_ticket_;
     own_->state.set(kWaiting);
   }
-  sent_to_syncer_ = true;
   deferring_ = true;
   try {
     std::lock_guard lock(sync_mu_);
@@ -441,14 +440,13 @@ std::size_t CommitPipeline::process_bounded(std::span<CommitRequest* const> batc
     }
     budget += process(batch.subspan(first, end - first));
     // Once a part goes to the syncer, so does every later one (defer_sync()).
-    if (sent_to_syncer_ && synced_from_ == batch.size()) synced_from_ = first;
+    if (deferring_ && synced_from_ == batch.size()) synced_from_ = first;
     first = end;
   }
   return budget;
 }
 
 std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexcept {
-  sent_to_syncer_ = false;
   if (failed_.load(std::memory_order_relaxed)) {  // queued before an earlier batch's log failed
     for (CommitRequest* r : batch) r->error = ErrorCode::database_failed;
     if (defer_sync(batch)) send_to_syncer(batch, -1, {});

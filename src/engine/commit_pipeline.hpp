@@ -268,7 +268,6 @@ class CommitPipeline {
   std::uint32_t round_ticket_ = 0;            // the batch being processed
   CommitRequest* own_ = nullptr;              // the leader's own, in its first batch
   bool deferring_ = false;                    // a part of the leader's batch went to the syncer
-  bool sent_to_syncer_ = false;               // process() sent its batch on
   std::size_t synced_from_ = 0;               // process_bounded(): first sent on
   std::vector<std::string_view> write_keys_;  // prepare_writes' scratch
   std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found

@@ -25,6 +25,7 @@
 #include "base/coding.hpp"
 #include "durability/wal_format.hpp"
 #include "engine/persistence.hpp"
+#include "engine/synced_pipeline.hpp"
 #include "support/error_matchers.hpp"
 #include "support/fault_file_system.hpp"
 #include <sys/syscall.h>
@@ -257,24 +258,7 @@ TEST_P(CommitPipelineModes, AReportingRequestNamesEveryConflictingReadAndNoOther
   store.registry().release(reader);
 }
 
-// A grouped pipeline logging to `fs` under Durability::fsync, as a durable database has.
-// Built again over the same files, it recovers what the first one logged.
-struct SyncedPipeline {
-  static Options synced_options() {
-    Options options;
-    options.path = "/db";
-    options.durability = Durability::fsync;
-    return options;
-  }
-
-  explicit SyncedPipeline(FaultFileSystem& fs) : persistence(synced_options(), store, fs) {
-    pipeline.set_persistence(&persistence);
-  }
-
-  kv::MvccStore store;
-  Persistence persistence;
-  CommitPipeline pipeline{store};
-};
+using testing::SyncedPipeline;
 
 // A buffered log (Durability::buffered: no sync per batch, here 512 commits of values up to
 // 3 kB) after a power loss that kept its directory entries and any of its unsynced pages:

@@ -19,19 +19,13 @@
 
 #include "engine/commit_pipeline.hpp"
 #include "engine/persistence.hpp"
+#include "engine/synced_pipeline.hpp"
 #include "support/fault_file_system.hpp"
 
 namespace strata::engine {
 namespace {
 
 using strata::testing::FaultFileSystem;
-
-Options synced_options() {
-  Options options;
-  options.path = "/db";
-  options.durability = Durability::fsync;
-  return options;
-}
 
 // The first sync of `fs` waits until `submitter` has queued three commits or more: the
 // next batch then holds two submitted requests at least, and goes to the syncer. (A
@@ -44,14 +38,7 @@ auto hold_first_sync(const Submitter& submitter) {
   };
 }
 
-struct SyncedPipeline {
-  explicit SyncedPipeline(FaultFileSystem& fs) : persistence(synced_options(), store, fs) {
-    pipeline.set_persistence(&persistence);
-  }
-  kv::MvccStore store;
-  Persistence persistence;
-  CommitPipeline pipeline{store};
-};
+using testing::SyncedPipeline;
 
 // A submitter that keeps up to `in_flight` blind writes queued with submit(), from one
 // thread, and records how each ended.

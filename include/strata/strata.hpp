@@ -9,3 +9,4 @@
 #include "strata/transaction.hpp"
 #include "strata/tuple.hpp"
 #include "strata/types.hpp"
+#include "strata/version.hpp"

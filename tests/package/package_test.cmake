@@ -21,12 +21,38 @@ run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/tests/package/consumer -B
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 run(${WORK_DIR}/consumer/consumer)
+
+# A build without CMake: the compiler and linker flags come from the installed strata.pc
+# alone, and the program reports the version that pkg-config reports.
+file(GLOB pc_dir ${WORK_DIR}/prefix/lib*/pkgconfig)
+if(NOT pc_dir)
+  message(FATAL_ERROR "cmake --install did not install strata.pc under ${WORK_DIR}/prefix")
+endif()
+set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+execute_process(COMMAND pkg-config --cflags --libs strata RESULT_VARIABLE rc
+                OUTPUT_VARIABLE pc_flags ERROR_VARIABLE pc_err OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs strata failed: ${pc_err}")
+endif()
+execute_process(COMMAND pkg-config --modversion strata OUTPUT_VARIABLE pc_version
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+run(${CXX} ${STRATA_SOURCE_DIR}/tests/package/consumer/main.cpp -o ${WORK_DIR}/pc_consumer
+    ${pc_flags})
+execute_process(COMMAND ${WORK_DIR}/pc_consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "strata ${pc_version}\n")
+  message(FATAL_ERROR "the pkg-config consumer failed (${rc}) or did not report "
+                      "strata ${pc_version}: ${out}")
+endif()
+
 # The add_subdirectory consumer checks the subproject's wiring (option defaults, the alias
-# target, include directories); it builds in Debug, without LTO: the Release archive with
-# fat LTO objects linked into a non-LTO consumer is what the find_package consumer checks.
-run(${CMAKE_COMMAND} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Debug
+# target, include directories). It is configured with no build type, which strata must
+# leave unset (its CMakeLists.txt checks), so it builds without LTO: the Release archive
+# with fat LTO objects linked into a non-LTO consumer is what the find_package consumer
+# checks.
+run(${CMAKE_COMMAND} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX}
     -S ${STRATA_SOURCE_DIR}/tests/package/subdir -B ${WORK_DIR}/subdir
     -DSTRATA_SOURCE_DIR=${STRATA_SOURCE_DIR})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/subdir --target consumer)
 run(${WORK_DIR}/subdir/consumer)
-message(STATUS "find_package and add_subdirectory consumers built and ran")
+message(STATUS "find_package, pkg-config and add_subdirectory consumers built and ran")

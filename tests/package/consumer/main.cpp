@@ -1,4 +1,5 @@
-// A consumer program: links strata::strata and runs one transaction.
+// A consumer program: links strata and runs one transaction, then reports the version it
+// was compiled against.
 #include <cstdio>
 
 #include <strata/strata.hpp>
@@ -8,6 +9,8 @@ int main() {
   db.run([](strata::Transaction& tr) { tr.set("hello", "world"); });
   auto value = db.run([](strata::Transaction& tr) { return tr.get("hello"); });
   if (!value || *value != "world") return 1;
-  std::puts("consumer ok");
+  static_assert(STRATA_VERSION ==
+                STRATA_VERSION_MAJOR * 10000 + STRATA_VERSION_MINOR * 100 + STRATA_VERSION_PATCH);
+  std::printf("consumer ok\nstrata %s\n", STRATA_VERSION_STRING);
   return 0;
 }

@@ -67,10 +67,10 @@ class Database {
   // Threads: an in-memory database starts none. A durable one runs one thread for its
   // checkpoints, and open() itself runs one more while a large recovery lasts (64 MiB of
   // log or more, or a checkpoint of 1 Mi entries or more), to fault memory in beside it.
-  static Database open(Options options = {});
+  [[nodiscard]] static Database open(Options options = {});
 
   // A new transaction. It keeps the store alive while it exists.
-  Transaction create_transaction();
+  [[nodiscard]] Transaction create_transaction();
 
   // Runs f(Transaction&) and commits, retrying retryable errors through on_error, and
   // returns f's result. f may run more than once, so it must be idempotent apart from its
@@ -100,13 +100,13 @@ class Database {
   }
 
   // The newest committed (and visible) version.
-  Version committed_version() const;
+  [[nodiscard]] Version committed_version() const;
   // The newest version recovered when this database was opened: 0 for an in-memory or a
   // new database. Every commit made through this opening is newer. Work recorded at or
   // below it was left by an earlier opening, whose threads are gone (the high-contention
   // recipes withdraw such pop requests rather than serve them).
-  Version opened_version() const;
-  DatabaseStats stats() const;
+  [[nodiscard]] Version opened_version() const;
+  [[nodiscard]] DatabaseStats stats() const;
 
   // For the engine's own use.
   engine::DatabaseImpl& impl() const { return *impl_; }

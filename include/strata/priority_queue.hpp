@@ -33,22 +33,22 @@ class PriorityQueue {
 
   // Composable forms (the simple recipe).
   void push(Transaction& tr, std::string_view value, const Element& priority) const;
-  std::optional<std::string> pop_min(Transaction& tr) const;
-  std::optional<std::string> pop_max(Transaction& tr) const;
-  std::optional<std::string> peek_min(Transaction& tr) const;
-  std::optional<std::string> peek_max(Transaction& tr) const;
+  [[nodiscard]] std::optional<std::string> pop_min(Transaction& tr) const;
+  [[nodiscard]] std::optional<std::string> pop_max(Transaction& tr) const;
+  [[nodiscard]] std::optional<std::string> peek_min(Transaction& tr) const;
+  [[nodiscard]] std::optional<std::string> peek_max(Transaction& tr) const;
 
   // Whole transactions with the retry loop; pops take the staged path when high_contention.
   void push(Database& db, std::string_view value, const Element& priority) const;
-  std::optional<std::string> pop_min(Database& db) const;
-  std::optional<std::string> pop_max(Database& db) const;
+  [[nodiscard]] std::optional<std::string> pop_min(Database& db) const;
+  [[nodiscard]] std::optional<std::string> pop_max(Database& db) const;
   // The same pops, the value assigned into `out` (kept capacity, no allocation per item).
   // False, with `out` empty, when there is no item; on a throw `out` is left empty too
   // (docs/decisions/0019).
   bool pop_min(Database& db, std::string& out) const;
   bool pop_max(Database& db, std::string& out) const;
-  std::optional<std::string> peek_min(Database& db) const;
-  std::optional<std::string> peek_max(Database& db) const;
+  [[nodiscard]] std::optional<std::string> peek_min(Database& db) const;
+  [[nodiscard]] std::optional<std::string> peek_max(Database& db) const;
 
   const Subspace& subspace() const { return subspace_; }
   bool high_contention() const { return high_contention_; }

@@ -42,22 +42,22 @@ class Queue {
 
   // Composable forms: they read and write through `tr` only (the simple recipe).
   void enqueue(Transaction& tr, std::string_view value) const;
-  std::optional<std::string> dequeue(Transaction& tr) const;
-  std::optional<std::string> peek(Transaction& tr) const;
-  bool empty(Transaction& tr) const;
+  [[nodiscard]] std::optional<std::string> dequeue(Transaction& tr) const;
+  [[nodiscard]] std::optional<std::string> peek(Transaction& tr) const;
+  [[nodiscard]] bool empty(Transaction& tr) const;
 
   // Whole transactions with the retry loop; dequeue takes the staged pop-request path when
   // high_contention is set.
   void enqueue(Database& db, std::string_view value) const;
-  std::optional<std::string> dequeue(Database& db) const;
+  [[nodiscard]] std::optional<std::string> dequeue(Database& db) const;
   // The same dequeue, its value assigned into `out` (which keeps its capacity: no allocation
   // per item for a caller that reuses one buffer). Returns false, with `out` empty, when the
   // queue is empty; on a throw `out` is left empty too (docs/decisions/0019).
   bool dequeue(Database& db, std::string& out) const;
-  std::optional<std::string> peek(Database& db) const;
+  [[nodiscard]] std::optional<std::string> peek(Database& db) const;
   // An item as soon as one is there, or nullopt once `timeout` has passed (a negative one
   // is 0: one look). Sleeps on a watch of the signal key between attempts; never polls.
-  std::optional<std::string> dequeue_wait(Database& db, std::chrono::milliseconds timeout) const;
+  [[nodiscard]] std::optional<std::string> dequeue_wait(Database& db, std::chrono::milliseconds timeout) const;
 
   const Subspace& subspace() const { return subspace_; }
   bool high_contention() const { return high_contention_; }

@@ -24,25 +24,25 @@ class Subspace {
   explicit Subspace(const Tuple& prefix, std::string_view raw_prefix = {});
 
   // The child subspace: key() + pack((e,)).
-  Subspace operator[](const Element& e) const;
+  [[nodiscard]] Subspace operator[](const Element& e) const;
   // The child subspace: key() + pack(t).
-  Subspace subspace(const Tuple& t) const;
+  [[nodiscard]] Subspace subspace(const Tuple& t) const;
   // The raw prefix.
   const std::string& key() const { return prefix_; }
 
   // key() + t.pack(). Throws as Tuple::pack().
-  std::string pack(const Tuple& t = {}) const;
+  [[nodiscard]] std::string pack(const Tuple& t = {}) const;
   // key() + t.pack() + the 4-byte little-endian offset of the incomplete versionstamp,
   // counted from the start of the key (prefix included). Throws as
   // Tuple::pack_with_versionstamp().
-  std::string pack_with_versionstamp(const Tuple& t) const;
+  [[nodiscard]] std::string pack_with_versionstamp(const Tuple& t) const;
   // The tuple after the prefix. Throws Error(key_not_in_subspace) if !contains(key), and
   // Error(invalid_tuple) if the rest is malformed (offsets count from the start of `key`).
-  Tuple unpack(std::string_view key) const;
+  [[nodiscard]] Tuple unpack(std::string_view key) const;
   // [key() + t.pack() + 0x00, key() + t.pack() + 0xFF): every strict extension of t.
-  KeyRange range(const Tuple& t = {}) const;
+  [[nodiscard]] KeyRange range(const Tuple& t = {}) const;
   // Whether `key` starts with key().
-  bool contains(std::string_view key) const;
+  [[nodiscard]] bool contains(std::string_view key) const;
 
   friend bool operator==(const Subspace&, const Subspace&) = default;
 

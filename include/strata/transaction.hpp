@@ -100,11 +100,11 @@ class Watch {
 // transaction's own writes. A ReadView borrows its transaction: it must not outlive it.
 class ReadView {
  public:
-  std::optional<std::string> get(std::string_view key);
+  [[nodiscard]] std::optional<std::string> get(std::string_view key);
   bool get(std::string_view key, std::string& out);
   std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
                                   RangeOptions options = {});
-  std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  [[nodiscard]] std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
                           const RowVisitor& visit);
   std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
@@ -133,7 +133,7 @@ class Transaction {
   // atomic_op); a key longer than 10,000 bytes reads as absent.
   // A read more than Options::mvcc_window after the read version was taken throws
   // transaction_too_old (1007); the age is measured with a clock a few ms coarse.
-  std::optional<std::string> get(std::string_view key);
+  [[nodiscard]] std::optional<std::string> get(std::string_view key);
   // The same read into `out`, reusing its capacity: a loop of reads into one string
   // allocates nothing once the string is large enough. Returns whether the key is present;
   // `out` is then its value, else empty. If the read throws, `out` is left as it was.
@@ -142,7 +142,7 @@ class Transaction {
   // A read that stops at its limit conflicts only up to the last row returned.
   std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
                                   RangeOptions options = {});
-  std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  [[nodiscard]] std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
   // The rows get_range would return, with the same conflict range, passed to `visit` one
   // by one instead of copied into a vector: a read that keeps only part of what it reads
   // (a key, a count) allocates nothing. Returns the number of rows visited. `visit` must
@@ -152,7 +152,7 @@ class Transaction {
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
                           const RowVisitor& visit);
   std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
-  ReadView snapshot() { return ReadView(impl_.get()); }
+  [[nodiscard]] ReadView snapshot() { return ReadView(impl_.get()); }
 
   // Writes, buffered until commit. Keys over 10,000 bytes throw key_too_large (2102),
   // values over 100,000 bytes value_too_large (2103), keys at or above "\xff" 2004,
@@ -177,7 +177,7 @@ class Transaction {
 
   // A watch on `key` (see Watch), armed when this transaction commits. Reads the key
   // serializably, so it adds a read conflict on it.
-  Watch watch(std::string_view key);
+  [[nodiscard]] Watch watch(std::string_view key);
 
   // Explicit conflict ranges. A read conflict range behaves as if the range were read
   // (minus keys this transaction wrote, unless read-your-writes is off); a write conflict
@@ -188,7 +188,7 @@ class Transaction {
   void add_write_conflict_key(std::string_view key);
 
   // The read version, taken now if no read has taken it yet.
-  Version read_version();
+  [[nodiscard]] Version read_version();
   // Reads at `version` instead of the newest. Throws read_version_already_set (2010) once
   // a version is fixed, transaction_too_old (1007) when strata no longer keeps what that
   // version saw (older than every version a live reader holds, or a version no live
@@ -211,16 +211,16 @@ class Transaction {
   // conflict ranges a newer commit wrote into, each whole as it was read (not narrowed to
   // the write), merged and sorted, as FoundationDB's \xff\xff/transaction/conflicting_keys/.
   // Empty otherwise. Readable after the failed commit, until on_error() or reset().
-  std::vector<KeyRange> conflicting_ranges() const;
+  [[nodiscard]] std::vector<KeyRange> conflicting_ranges() const;
   // The conflict sets so far, merged and sorted: the ranges commit checks (reads; snapshot
   // reads add none) and the ranges it publishes (writes, clears, atomic operations and
   // explicit ones), as FoundationDB's \xff\xff/transaction/read_conflict_range/ and
   // write_conflict_range/. Until commit, a versionstamped key counts as every key its
   // stamp may make. Readable in any state, until on_error() or reset().
-  std::vector<KeyRange> read_conflict_ranges() const;
-  std::vector<KeyRange> write_conflict_ranges() const;
+  [[nodiscard]] std::vector<KeyRange> read_conflict_ranges() const;
+  [[nodiscard]] std::vector<KeyRange> write_conflict_ranges() const;
   // The bytes this transaction counts against the 10,000,000-byte limit so far.
-  std::size_t approximate_size() const;
+  [[nodiscard]] std::size_t approximate_size() const;
   // Commits. Throws not_committed (1020) on conflict, transaction_too_old (1007) when
   // it read and its read version left the MVCC window, transaction_too_large (2101)
   // over 10,000,000 bytes. A transaction with no writes commits at once (version -1).
@@ -243,11 +243,11 @@ class Transaction {
   void commit_async(CommitCallback done);
   // After a successful commit: its commit version; -1 for a read-only transaction.
   // Before commit: client_invalid_operation (2000).
-  Version committed_version() const;
+  [[nodiscard]] Version committed_version() const;
   // After a successful commit: 10 bytes, the commit version (8 bytes big-endian) and the
   // transaction's order within its commit batch (2 bytes big-endian). Before commit:
   // client_invalid_operation (2000); for a read-only transaction: no_commit_version (2021).
-  std::string versionstamp() const;
+  [[nodiscard]] std::string versionstamp() const;
 
   // Retry protocol: for a retryable error, sleeps a randomized, growing backoff and
   // resets the transaction (keeping its timeout, retry limit and maximum retry delay);

@@ -102,6 +102,24 @@ class Tuple;
 // numeric value whatever their C++ type (int64_t 5 == uint64_t 5 == BigInt("5")), while
 // floats compare by exact bits (-0.0 != +0.0; a NaN equals a NaN with the same bits).
 class Element {
+ private:
+  template <class T>
+  static constexpr bool kIsElementType =
+      std::is_same_v<T, std::nullptr_t> || std::is_same_v<T, Bytes> ||
+      std::is_same_v<T, std::string> || std::is_same_v<T, std::int64_t> ||
+      std::is_same_v<T, std::uint64_t> || std::is_same_v<T, BigInt> || std::is_same_v<T, float> ||
+      std::is_same_v<T, double> || std::is_same_v<T, bool> || std::is_same_v<T, Uuid> ||
+      std::is_same_v<T, Tuple> || std::is_same_v<T, Versionstamp>;
+  // One clear message, not the variant's, for a type an Element never holds.
+  template <class T>
+  static constexpr void check_element_type() {
+    static_assert(kIsElementType<T>,
+                  "an Element holds std::nullptr_t, Bytes, std::string, std::int64_t, "
+                  "std::uint64_t, BigInt, float, double, bool, Uuid, Tuple or Versionstamp; "
+                  "integers are std::int64_t (or std::uint64_t): ask for get<std::int64_t>(), "
+                  "not get<int>()");
+  }
+
  public:
   // Null.
   Element() = default;
@@ -131,10 +149,13 @@ class Element {
   Element(Versionstamp v) : value_(v) {}
 
   // T is one of: std::nullptr_t, Bytes, std::string, std::int64_t, std::uint64_t, BigInt,
-  // float, double, bool, Uuid, Tuple, Versionstamp.
+  // float, double, bool, Uuid, Tuple, Versionstamp (any other type does not compile).
   template <class T>
-  bool is() const {
-    if constexpr (std::is_same_v<T, Tuple>) {
+  [[nodiscard]] bool is() const {
+    check_element_type<T>();
+    if constexpr (!kIsElementType<T>) {
+      return false;
+    } else if constexpr (std::is_same_v<T, Tuple>) {
       return std::holds_alternative<NestedPtr>(value_);
     } else {
       return std::holds_alternative<T>(value_);
@@ -143,12 +164,17 @@ class Element {
   // Throws Error(invalid_argument) naming both types if !is<T>(). The reference lives as
   // long as this Element (for a Tuple: as long as any copy of it).
   template <class T>
-  const T& get() const {
-    if (!is<T>()) throw_wrong_type(name_of<T>());
-    if constexpr (std::is_same_v<T, Tuple>) {
-      return *std::get<NestedPtr>(value_);
+  [[nodiscard]] const T& get() const {
+    check_element_type<T>();
+    if constexpr (!kIsElementType<T>) {
+      throw_wrong_type("?");  // not compiled: the assertion above fails first
     } else {
-      return std::get<T>(value_);
+      if (!is<T>()) throw_wrong_type(name_of<T>());
+      if constexpr (std::is_same_v<T, Tuple>) {
+        return *std::get<NestedPtr>(value_);
+      } else {
+        return std::get<T>(value_);
+      }
     }
   }
 
@@ -227,14 +253,14 @@ class Tuple {
   // The packed bytes. Throws Error(invalid_argument) if the tuple holds an incomplete
   // Versionstamp (use pack_with_versionstamp), a string that is not UTF-8, or a nesting
   // deeper than 256.
-  std::string pack() const;
+  [[nodiscard]] std::string pack() const;
   // pack() plus the 4-byte little-endian offset of the incomplete stamp's first byte.
   // Throws Error(invalid_argument) unless exactly one incomplete Versionstamp is present
   // (nested tuples included).
-  std::string pack_with_versionstamp() const;
+  [[nodiscard]] std::string pack_with_versionstamp() const;
   // Throws Error(invalid_tuple) on malformed bytes, naming the offset and type code.
   // Integers come back as int64_t when they fit, else uint64_t when they fit, else BigInt.
-  static Tuple unpack(std::string_view bytes);
+  [[nodiscard]] static Tuple unpack(std::string_view bytes);
 
   friend bool operator==(const Tuple& a, const Tuple& b);
   // Equals the order of pack(a) and pack(b) as unsigned byte strings.

@@ -126,7 +126,7 @@ Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own
   pass.more = requests.size() == static_cast<std::size_t>(kFulfilBatch);
   std::erase_if(requests, [&](const KeyValue& request) {
     if (!registered_before(layout.requests, request.key, opened)) return false;
-    tr.get(request.key);  // a conflict with any other pass that consumes it
+    (void)tr.get(request.key);  // a conflict with any other pass that consumes it
     tr.clear(request.key);
     return true;
   });
@@ -158,7 +158,7 @@ Pass plan_pass(Transaction& tr, const StagedLayout& layout, std::string_view own
     tr.clear(requests[i].key);
   }
   for (; i < requests.size(); ++i) {  // no items left: "empty" for these requests
-    tr.get(requests[i].key);
+    (void)tr.get(requests[i].key);
     tr.clear(requests[i].key);
     if (requests[i].key == own_request) pass.served_own = true;  // own stays nullopt
   }

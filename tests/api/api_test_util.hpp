@@ -84,7 +84,7 @@ inline void spin_for(std::chrono::milliseconds d) {
 inline bool reader_conflicts_with(Database& db, const std::function<void(Transaction&)>& reader,
                                   const std::function<void(Transaction&)>& writer) {
   Transaction tr1 = db.create_transaction();
-  tr1.read_version();
+  (void)tr1.read_version();
   reader(tr1);
   Transaction tr2 = db.create_transaction();
   writer(tr2);

@@ -50,7 +50,7 @@ std::string with_nul(std::string key) { return key + std::string(1, '\0'); }
 // ---- 3.4: get --------------------------------------------------------------------------
 
 TEST_F(ConflictWidth, GetConflictsOnExactlyTheKey) {
-  auto read_k3 = [](Transaction& tr) { tr.get("k3"); };
+  auto read_k3 = [](Transaction& tr) { (void)tr.get("k3"); };
   EXPECT_TRUE(read_conflicts_with_set(read_k3, "k3"));
   EXPECT_TRUE(read_conflicts_with_clear(read_k3, "k3"));
   EXPECT_FALSE(read_conflicts_with_set(read_k3, with_nul("k3"))) << "k3+\\0 is outside";
@@ -75,13 +75,13 @@ TEST_F(ConflictWidth, GetOfKeyThisTransactionSetAddsNoConflict) {
 TEST_F(ConflictWidth, GetOfKeyThisTransactionClearedAddsNoConflict) {
   auto clear_then_get = [](Transaction& tr) {
     tr.clear("k3");
-    tr.get("k3");
+    (void)tr.get("k3");
   };
   EXPECT_FALSE(read_conflicts_with_set(clear_then_get, "k3"));
   auto clear_range_then_get = [](Transaction& tr) {
     tr.clear_range("k2", "k4");
-    tr.get("k3");
-    tr.get("k25");
+    (void)tr.get("k3");
+    (void)tr.get("k25");
   };
   EXPECT_FALSE(read_conflicts_with_set(clear_range_then_get, "k3"));
   EXPECT_FALSE(read_conflicts_with_set(clear_range_then_get, "k25"));
@@ -90,7 +90,7 @@ TEST_F(ConflictWidth, GetOfKeyThisTransactionClearedAddsNoConflict) {
 // 3.2: a read conflict recorded before a later write stays in place.
 TEST_F(ConflictWidth, ReadThenOverwriteStillConflicts) {
   auto get_then_set = [](Transaction& tr) {
-    tr.get("k3");
+    (void)tr.get("k3");
     tr.set("k3", "mine");
   };
   EXPECT_TRUE(read_conflicts_with_set(get_then_set, "k3"));
@@ -163,7 +163,7 @@ TEST_F(ConflictWidth, ReverseExactlyLimitRowsCountsAsMore) {
 
 TEST_F(ConflictWidth, UnlimitedReadConflictsOnWholeRangeIncludingBeyondLastRow) {
   for (bool reverse : {false, true}) {
-    auto read_all = [&](Transaction& tr) { tr.get_range("k0", "k9", {.reverse = reverse}); };
+    auto read_all = [&](Transaction& tr) { (void)tr.get_range("k0", "k9", {.reverse = reverse}); };
     EXPECT_TRUE(read_conflicts_with_set(read_all, "k0")) << reverse;
     EXPECT_TRUE(read_conflicts_with_set(read_all, "k8")) << reverse;
     EXPECT_TRUE(read_conflicts_with_set(read_all, "k3")) << reverse;
@@ -217,7 +217,7 @@ TEST_F(ConflictWidth, LimitedReadEndingOnOwnWriteStopsAtIt) {
 TEST_F(ConflictWidth, SnapshotRangeReadAddsNoConflict) {
   auto snap = [](Transaction& tr) {
     tr.snapshot().get_range("k0", "k9");
-    tr.snapshot().get("k3");
+    (void)tr.snapshot().get("k3");
   };
   EXPECT_FALSE(read_conflicts_with_set(snap, "k3"));
   EXPECT_FALSE(read_conflicts_with_set(snap, "k6"));
@@ -307,7 +307,7 @@ TEST_F(ConflictWidth, EmptyAddReadConflictRangeAddsNothing) {
 // ---- 3.5: write conflict ranges --------------------------------------------------------
 
 TEST_F(ConflictWidth, SetAndClearWriteExactlyTheKey) {
-  auto read_range = [](Transaction& tr) { tr.get_range("k3", "k4"); };
+  auto read_range = [](Transaction& tr) { (void)tr.get_range("k3", "k4"); };
   EXPECT_TRUE(read_conflicts_with_set(read_range, "k3"));
   EXPECT_TRUE(read_conflicts_with_clear(read_range, "k3"));
   EXPECT_TRUE(read_conflicts_with_clear(read_range, "k35")) << "clearing an absent key";
@@ -316,7 +316,7 @@ TEST_F(ConflictWidth, SetAndClearWriteExactlyTheKey) {
 }
 
 TEST_F(ConflictWidth, ClearRangeWriteConflictCoversWholeHalfOpenRange) {
-  auto read_absent_m5 = [](Transaction& tr) { tr.get("m5"); };
+  auto read_absent_m5 = [](Transaction& tr) { (void)tr.get("m5"); };
   auto clear = [&](std::string b, std::string e) {
     return conflicts(read_absent_m5, [&](Transaction& tr) { tr.clear_range(b, e); });
   };
@@ -328,7 +328,7 @@ TEST_F(ConflictWidth, ClearRangeWriteConflictCoversWholeHalfOpenRange) {
 }
 
 TEST_F(ConflictWidth, AddWriteConflictRangeMakesReadersConflictWithoutWriting) {
-  auto read_k3 = [](Transaction& tr) { tr.get("k3"); };
+  auto read_k3 = [](Transaction& tr) { (void)tr.get("k3"); };
   EXPECT_TRUE(conflicts(read_k3, [](Transaction& tr) { tr.add_write_conflict_range("k2", "k4"); }));
   EXPECT_FALSE(
       conflicts(read_k3, [](Transaction& tr) { tr.add_write_conflict_range("k4", "k5"); }));
@@ -355,7 +355,7 @@ TEST_F(ConflictWidth, AddWriteConflictRangeMakesTransactionNotReadOnly) {
 
   // ...and so its reads are checked at commit.
   Transaction reader = db.create_transaction();
-  reader.get("k1");
+  (void)reader.get("k1");
   reader.add_write_conflict_key("x");
   apitest::put(db, "k1", "changed");
   EXPECT_TRUE(apitest::commit_conflicts(reader));

@@ -125,7 +125,7 @@ TEST(Isolation, FailedCommitAppliesNothing) {
   Database db = Database::open();
   put(db, "guard", "0");
   Transaction tr1 = db.create_transaction();
-  tr1.get("guard");
+  (void)tr1.get("guard");
   tr1.set("a", "1");
   tr1.clear_range("guard", "guard0");
   tr1.set("z", "1");
@@ -184,7 +184,7 @@ TEST(Isolation, ReadOnlyTransactionsNeverConflict) {
   Database db = Database::open();
   put(db, "k", "0");
   Transaction tr1 = db.create_transaction();
-  tr1.get("k");
+  (void)tr1.get("k");
   tr1.get_range("", "\xff");
   tr1.add_read_conflict_range("a", "z");
   put(db, "k", "1");
@@ -197,9 +197,9 @@ TEST(Isolation, ReadOnlyTransactionsCauseNoConflict) {
   Database db = Database::open();
   put(db, "k", "0");
   Transaction writer = db.create_transaction();
-  writer.get("k");
+  (void)writer.get("k");
   Transaction ro = db.create_transaction();
-  ro.get("k");
+  (void)ro.get("k");
   ro.commit();
   writer.set("k", "1");
   EXPECT_NO_THROW(writer.commit());
@@ -223,7 +223,7 @@ TEST(Isolation, WriteJustAfterReadVersionConflicts) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
   Version rv = tr.read_version();
-  tr.get("k");
+  (void)tr.get("k");
   Transaction w = db.create_transaction();
   w.set("k", "v");
   w.commit();
@@ -238,7 +238,7 @@ TEST(Isolation, CommitsBeforeReadVersionNeverConflict) {
   Database db = Database::open();
   for (int i = 0; i < 10; ++i) put(db, "k", std::to_string(i));
   Transaction tr = db.create_transaction();
-  tr.get("k");
+  (void)tr.get("k");
   tr.get_range("", "l");
   put(db, "unrelated", "x");
   tr.set("k", "mine");
@@ -251,8 +251,8 @@ TEST(Isolation, AtomicAddsNeverConflictAndNoneIsLost) {
   Database db = Database::open();
   Transaction tr1 = db.create_transaction();
   Transaction tr2 = db.create_transaction();
-  tr1.read_version();
-  tr2.read_version();
+  (void)tr1.read_version();
+  (void)tr2.read_version();
   tr1.atomic_op(MutationType::add, "n", std::string("\x01", 1));
   tr2.atomic_op(MutationType::add, "n", std::string("\x02", 1));
   tr2.commit();
@@ -264,7 +264,7 @@ TEST(Isolation, AtomicAddsNeverConflictAndNoneIsLost) {
 TEST(Isolation, AtomicOpMakesReadersOfTheKeyConflict) {
   Database db = Database::open();
   Transaction reader = db.create_transaction();
-  reader.get("n");
+  (void)reader.get("n");
   Transaction adder = db.create_transaction();
   adder.atomic_op(MutationType::add, "n", std::string("\x01", 1));
   adder.commit();

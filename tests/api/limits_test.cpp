@@ -103,10 +103,10 @@ TEST(Limits, KeysStartingWithFFAreOutsideLegalRange) {
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.set("\xff/conf", "v"); },
               ThrowsCodeWith(ErrorCode::key_outside_legal_range, "\\xff/conf"));
-  EXPECT_THAT([&] { tr.get("\xff/conf"); },
+  EXPECT_THAT([&] { (void)tr.get("\xff/conf"); },
               ThrowsCodeWith(ErrorCode::key_outside_legal_range, "\\xff/conf"));
-  EXPECT_THAT([&] { tr.get("\xff"); }, ThrowsCode(ErrorCode::key_outside_legal_range));
-  EXPECT_THAT([&] { tr.snapshot().get("\xff\xff"); },
+  EXPECT_THAT([&] { (void)tr.get("\xff"); }, ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { (void)tr.snapshot().get("\xff\xff"); },
               ThrowsCode(ErrorCode::key_outside_legal_range));
   EXPECT_THAT([&] { tr.clear("\xff/conf"); }, ThrowsCode(ErrorCode::key_outside_legal_range));
   EXPECT_THAT([&] { tr.add_read_conflict_key("\xff"); },
@@ -121,9 +121,9 @@ TEST(Limits, RangeEndBeyondFFIsOutsideLegalRangeButFFItselfIsAllowed) {
   apitest::put(db, "\xfe", "last legal");
   Transaction tr = db.create_transaction();
   std::string beyond("\xff\x00", 2);
-  EXPECT_THAT([&] { tr.get_range("a", beyond); },
+  EXPECT_THAT([&] { (void)tr.get_range("a", beyond); },
               ThrowsCodeWith(ErrorCode::key_outside_legal_range, "\\xff\\x00"));
-  EXPECT_THAT([&] { tr.get_range("a", "\xff\xff", {.reverse = true}); },
+  EXPECT_THAT([&] { (void)tr.get_range("a", "\xff\xff", {.reverse = true}); },
               ThrowsCode(ErrorCode::key_outside_legal_range));
   EXPECT_THAT([&] { tr.clear_range("a", beyond); }, ThrowsCode(ErrorCode::key_outside_legal_range));
   EXPECT_THAT([&] { tr.add_read_conflict_range("a", beyond); },
@@ -155,9 +155,9 @@ TEST(Limits, BeginAfterEndIsInvertedRangeForClearAndConflictRanges) {
 TEST(Limits, NegativeLimitIsRangeLimitsInvalid) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
-  EXPECT_THAT([&] { tr.get_range("a", "b", {.limit = -1}); },
+  EXPECT_THAT([&] { (void)tr.get_range("a", "b", {.limit = -1}); },
               ThrowsCodeWith(ErrorCode::range_limits_invalid, "-1"));
-  EXPECT_THAT([&] { tr.snapshot().get_range("a", "b", {.limit = -5, .reverse = true}); },
+  EXPECT_THAT([&] { (void)tr.snapshot().get_range("a", "b", {.limit = -5, .reverse = true}); },
               ThrowsCodeWith(ErrorCode::range_limits_invalid, "-5"));
 }
 
@@ -181,8 +181,8 @@ TEST(Limits, ReadAfterTheMvccWindowIsTransactionTooOld) {
   Transaction tr = db.create_transaction();
   EXPECT_EQ(tr.get("k"), "v");
   spin_for(kAged);
-  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCodeWith(ErrorCode::transaction_too_old, "mvcc_window"));
-  EXPECT_THAT([&] { tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_THAT([&] { (void)tr.get("k"); }, ThrowsCodeWith(ErrorCode::transaction_too_old, "mvcc_window"));
+  EXPECT_THAT([&] { (void)tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::transaction_too_old));
 }
 
 // A transaction left open past its window no longer keeps the versions it read at: the
@@ -203,7 +203,7 @@ TEST(Limits, AnIdleTransactionPastTheWindowNoLongerHoldsItsVersion) {
   for (int i = 0; i < 70; ++i) apitest::put(db, "k", "v3");  // collection checks every 64
   Transaction late = db.create_transaction();
   EXPECT_THAT([&] { late.set_read_version(held); }, ThrowsCode(ErrorCode::transaction_too_old));
-  EXPECT_THAT([&] { idle.get("k"); }, ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_THAT([&] { (void)idle.get("k"); }, ThrowsCode(ErrorCode::transaction_too_old));
   EXPECT_EQ(read_key(db, "k"), "v3");
 }
 
@@ -229,14 +229,14 @@ TEST(Limits, AReadUnderWayKeepsItsVersionPastTheWindow) {
     }
   });
   EXPECT_EQ(rows, 50);
-  EXPECT_THAT([&] { tr.get("k100"); }, ThrowsCode(ErrorCode::transaction_too_old));
+  EXPECT_THAT([&] { (void)tr.get("k100"); }, ThrowsCode(ErrorCode::transaction_too_old));
   EXPECT_EQ(read_key(db, "k100"), std::string(90, 'n'));
 }
 
 TEST(Limits, CommitOfAnAgedReaderIsTransactionTooOld) {
   Database db = Database::open(short_window());
   Transaction tr = db.create_transaction();
-  tr.get("k");
+  (void)tr.get("k");
   tr.set("k", "v");
   spin_for(kAged);
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_old));
@@ -257,7 +257,7 @@ TEST(Limits, AgedWriteOnlyTransactionIsNeverTooOld) {
 TEST(Limits, AgedSnapshotReaderWithWritesIsNotTooOld) {
   Database db = Database::open(short_window());
   Transaction tr = db.create_transaction();
-  tr.snapshot().get("k");
+  (void)tr.snapshot().get("k");
   tr.set("k", "v");
   spin_for(kAged);
   EXPECT_NO_THROW(tr.commit());
@@ -268,7 +268,7 @@ TEST(Limits, AgedSnapshotReaderWithWritesIsNotTooOld) {
 TEST(Limits, AgedReadOfOwnWriteIsNotTooOld) {
   Database db = Database::open(short_window());
   Transaction tr = db.create_transaction();
-  tr.get("other");
+  (void)tr.get("other");
   tr.set("k", "v");
   spin_for(kAged);
   EXPECT_EQ(tr.get("k"), "v");
@@ -279,7 +279,7 @@ TEST(Limits, TooOldIsRetriedByRun) {
   int attempts = 0;
   db.run([&](Transaction& tr) {
     ++attempts;
-    tr.get("k");
+    (void)tr.get("k");
     if (attempts == 1) spin_for(kAged);
     tr.set("k", "v");
   });
@@ -293,7 +293,7 @@ TEST(Limits, CancelledTransactionNamesTheCancellation) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.cancel();
-  EXPECT_THAT([&] { tr.get("k"); },
+  EXPECT_THAT([&] { (void)tr.get("k"); },
               ThrowsCodeWith(ErrorCode::transaction_cancelled, "transaction_cancelled"));
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCodeWith(ErrorCode::transaction_cancelled, "cancel"));
 }
@@ -305,7 +305,7 @@ TEST(Limits, UseAfterCommitIsUsedDuringCommit) {
   tr.commit();
   EXPECT_THAT([&] { tr.set("k", "w"); },
               ThrowsCodeWith(ErrorCode::used_during_commit, "used_during_commit"));
-  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCodeWith(ErrorCode::used_during_commit, "commit"));
+  EXPECT_THAT([&] { (void)tr.get("k"); }, ThrowsCodeWith(ErrorCode::used_during_commit, "commit"));
 }
 
 TEST(Limits, TimedOutNamesTheTimeout) {
@@ -313,16 +313,16 @@ TEST(Limits, TimedOutNamesTheTimeout) {
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds(1));
   spin_for(std::chrono::milliseconds(2));
-  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCodeWith(ErrorCode::transaction_timed_out, "1 ms"));
+  EXPECT_THAT([&] { (void)tr.get("k"); }, ThrowsCodeWith(ErrorCode::transaction_timed_out, "1 ms"));
 }
 
 TEST(Limits, VersionstampErrorsNameTheirCause) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
-  EXPECT_THAT([&] { tr.versionstamp(); },
+  EXPECT_THAT([&] { (void)tr.versionstamp(); },
               ThrowsCodeWith(ErrorCode::client_invalid_operation, "versionstamp"));
   tr.commit();
-  EXPECT_THAT([&] { tr.versionstamp(); },
+  EXPECT_THAT([&] { (void)tr.versionstamp(); },
               ThrowsCodeWith(ErrorCode::no_commit_version, "read-only"));
 }
 
@@ -391,7 +391,7 @@ TEST(Limits, ASizeLimitOfItsOwnRefusesTheCommitAsTheDefaultDoes) {
 TEST(Limits, ACommitTooOldEndsTheTransactionAndFailsItsWatches) {
   Database db = Database::open(short_window());
   Transaction tr = db.create_transaction();
-  tr.get("k");
+  (void)tr.get("k");
   Watch w = tr.watch("w");
   tr.set("k", "v");
   spin_for(kAged);
@@ -411,8 +411,8 @@ TEST(Limits, ReadingOneKeyAgainCountsItsConflictOnceTowardTheSize) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
   const std::string key(1000, 'k');
-  for (int i = 0; i < 6000; ++i) tr.get(key);
-  for (int i = 0; i < 6000; ++i) tr.get_range(key, key + "\x01", {.limit = 1});
+  for (int i = 0; i < 6000; ++i) (void)tr.get(key);
+  for (int i = 0; i < 6000; ++i) (void)tr.get_range(key, key + "\x01", {.limit = 1});
   tr.set("x", "y");
   EXPECT_NO_THROW(tr.commit());
   EXPECT_EQ(read_key(db, "x"), "y");

@@ -70,7 +70,7 @@ TEST(SetReadVersion, ConflictsWithWritesCommittedAfterThatVersion) {
 TEST(SetReadVersion, FailsOnceAVersionIsFixed) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
-  tr.get("a");
+  (void)tr.get("a");
   EXPECT_THAT([&] { tr.set_read_version(db.committed_version()); },
               ThrowsCode(ErrorCode::read_version_already_set));
 }
@@ -111,7 +111,7 @@ TEST(ReadYourWritesDisabled, ReadsConflictEvenOnKeysTheTransactionWrote) {
   Transaction tr = db.create_transaction();
   tr.set_read_your_writes(false);
   tr.set("k", "mine");
-  tr.get("k");  // with read-your-writes on, this read would add no conflict
+  (void)tr.get("k");  // with read-your-writes on, this read would add no conflict
   put(db, "k", "theirs");
   EXPECT_TRUE(commit_conflicts(tr));
 }
@@ -145,7 +145,7 @@ TEST(ReadYourWritesDisabled, WatchesAreDisabled) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.set_read_your_writes(false);
-  EXPECT_THAT([&] { tr.watch("k"); }, ThrowsCode(ErrorCode::watches_disabled));
+  EXPECT_THAT([&] { (void)tr.watch("k"); }, ThrowsCode(ErrorCode::watches_disabled));
 }
 
 TEST(ReadYourWritesDisabled, ResetTurnsItBackOn) {
@@ -178,7 +178,7 @@ TEST(TargetBytes, StopsAfterTheRowThatReachesTheTarget) {
   EXPECT_EQ(tr.get_range("a", "z", {.target_bytes = 1}).size(), 1u);
   EXPECT_EQ(tr.get_range("a", "z", {.reverse = true, .target_bytes = 7}),
             (std::vector<KeyValue>{{"c", "12345"}, {"b", "12345"}}));
-  EXPECT_THAT([&] { tr.get_range("a", "z", {.target_bytes = -1}); },
+  EXPECT_THAT([&] { (void)tr.get_range("a", "z", {.target_bytes = -1}); },
               ThrowsCode(ErrorCode::range_limits_invalid));
 }
 
@@ -199,7 +199,7 @@ TEST(ApproximateSize, GrowsWithWritesAndReads) {
   tr.set("key", std::string(100, 'v'));
   std::size_t after_set = tr.approximate_size();
   EXPECT_GE(after_set, empty + 103);
-  tr.get("other");
+  (void)tr.get("other");
   EXPECT_GT(tr.approximate_size(), after_set);
 }
 

@@ -149,7 +149,7 @@ TEST(OnError, WritesBeyondTheTransactionArenaSurviveRetriesAndReset) {
   for (int round = 0; round < 3; ++round) {
     const std::string value(300 + round, static_cast<char>('a' + round));
     for (int i = 0; i < 200; ++i) {
-      tr.get("read" + std::to_string(i));
+      (void)tr.get("read" + std::to_string(i));
       tr.set(key(i), value);
     }
     EXPECT_EQ(tr.get(key(199)), value);
@@ -167,7 +167,7 @@ TEST(OnError, WritesBeyondTheTransactionArenaSurviveRetriesAndReset) {
 TEST(OnError, RetryAfterConflictCanCommit) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
-  tr.get("k");
+  (void)tr.get("k");
   put(db, "k", "concurrent");
   tr.set("k", "mine");
   try {
@@ -338,17 +338,17 @@ TEST(DatabaseDefaults, TimeoutAppliesFromCreationAndCanBeLifted) {
   Transaction lifted = db.create_transaction();
   lifted.set_timeout(std::chrono::milliseconds(0));
   spin_for(std::chrono::milliseconds(320));
-  EXPECT_THAT([&] { timed.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
+  EXPECT_THAT([&] { (void)timed.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
   EXPECT_EQ(lifted.get("k"), std::nullopt);
   timed.reset();  // the clock starts again, with the database's 300 ms
   EXPECT_EQ(timed.get("k"), std::nullopt);
 }
 
 TEST(DatabaseDefaults, BadValuesAreRefusedAtOpen) {
-  EXPECT_THAT([] { Database::open(timeout_default(std::chrono::milliseconds(-1))); },
+  EXPECT_THAT([] { (void)Database::open(timeout_default(std::chrono::milliseconds(-1))); },
               ThrowsCode(ErrorCode::invalid_argument));
-  EXPECT_THAT([] { Database::open(retry_defaults(-2)); }, ThrowsCode(ErrorCode::invalid_argument));
-  EXPECT_THAT([] { Database::open(retry_defaults(-1, std::chrono::milliseconds(-1))); },
+  EXPECT_THAT([] { (void)Database::open(retry_defaults(-2)); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([] { (void)Database::open(retry_defaults(-1, std::chrono::milliseconds(-1))); },
               ThrowsCode(ErrorCode::invalid_argument));
   EXPECT_NO_THROW(Database::open(retry_defaults(-1, std::chrono::milliseconds(0))));
 }
@@ -384,13 +384,13 @@ TEST(Cancel, EveryLaterOperationThrowsTransactionCancelled) {
   Transaction tr = db.create_transaction();
   tr.set("a1", "never");
   tr.cancel();
-  EXPECT_THAT([&] { tr.get("a1"); }, ThrowsCode(ErrorCode::transaction_cancelled));
-  EXPECT_THAT([&] { tr.get_range("a", "b"); }, ThrowsCode(ErrorCode::transaction_cancelled));
-  EXPECT_THAT([&] { tr.snapshot().get("a1"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { (void)tr.get("a1"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { (void)tr.get_range("a", "b"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { (void)tr.snapshot().get("a1"); }, ThrowsCode(ErrorCode::transaction_cancelled));
   EXPECT_THAT([&] { tr.set("x", "y"); }, ThrowsCode(ErrorCode::transaction_cancelled));
   EXPECT_THAT([&] { tr.clear("x"); }, ThrowsCode(ErrorCode::transaction_cancelled));
   EXPECT_THAT([&] { tr.clear_range("a", "b"); }, ThrowsCode(ErrorCode::transaction_cancelled));
-  EXPECT_THAT([&] { tr.read_version(); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { (void)tr.read_version(); }, ThrowsCode(ErrorCode::transaction_cancelled));
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_cancelled));
   EXPECT_EQ(read_key(db, "a1"), "va1") << "a cancelled transaction's writes never commit";
 }
@@ -405,7 +405,7 @@ TEST(Cancel, OnErrorDoesNotClearTheCancellation) {
   tr.cancel();
   EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::not_committed)); },
               ThrowsCode(ErrorCode::transaction_cancelled));
-  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::transaction_cancelled));
+  EXPECT_THAT([&] { (void)tr.get("k"); }, ThrowsCode(ErrorCode::transaction_cancelled));
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_cancelled));
 }
 
@@ -431,7 +431,7 @@ TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
     Transaction tr = first.create_transaction();
     tr.set_read_your_writes(false);
     tr.set("pending", "never committed");
-    tr.get("a1");
+    (void)tr.get("a1");
     tr.set_timeout(std::chrono::milliseconds(1));
   }
   Transaction tr = second.create_transaction();
@@ -504,7 +504,7 @@ TEST(Timeout, OperationsAfterTheTimeoutThrowTimedOut) {
   tr.set_timeout(std::chrono::milliseconds(1));
   tr.set("k", "v");  // may or may not be inside the timeout; nothing is asserted about it
   spin_for(std::chrono::milliseconds(2));
-  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
+  EXPECT_THAT([&] { (void)tr.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
   EXPECT_THAT([&] { tr.set("k", "v"); }, ThrowsCode(ErrorCode::transaction_timed_out));
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_timed_out));
   EXPECT_EQ(read_key(db, "k"), std::nullopt);
@@ -529,7 +529,7 @@ TEST(Timeout, IsKeptAcrossOnError) {
   tr.set_max_retry_delay(std::chrono::milliseconds(0));  // too_old's 10 ms wait becomes 0
   tr.on_error(Error(ErrorCode::transaction_too_old));
   spin_for(std::chrono::milliseconds(60));
-  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
+  EXPECT_THAT([&] { (void)tr.get("k"); }, ThrowsCode(ErrorCode::transaction_timed_out));
 }
 
 TEST(Timeout, ResetClearsTheTimeout) {
@@ -559,8 +559,8 @@ TEST(UsedDuringCommit, OperationsAfterCommitThrowUntilReset) {
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   tr.commit();
-  EXPECT_THAT([&] { tr.get("k"); }, ThrowsCode(ErrorCode::used_during_commit));
-  EXPECT_THAT([&] { tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_THAT([&] { (void)tr.get("k"); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_THAT([&] { (void)tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::used_during_commit));
   EXPECT_THAT([&] { tr.set("k", "again"); }, ThrowsCode(ErrorCode::used_during_commit));
   EXPECT_THAT([&] { tr.clear("k"); }, ThrowsCode(ErrorCode::used_during_commit));
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::used_during_commit));
@@ -572,12 +572,12 @@ TEST(UsedDuringCommit, OperationsAfterCommitThrowUntilReset) {
 TEST(UsedDuringCommit, AlsoAfterAReadOnlyCommitAndAFailedCommit) {
   Database db = Database::open();
   Transaction ro = db.create_transaction();
-  ro.get("k");
+  (void)ro.get("k");
   ro.commit();
-  EXPECT_THAT([&] { ro.get("k"); }, ThrowsCode(ErrorCode::used_during_commit));
+  EXPECT_THAT([&] { (void)ro.get("k"); }, ThrowsCode(ErrorCode::used_during_commit));
 
   Transaction failed = db.create_transaction();
-  failed.get("k");
+  (void)failed.get("k");
   put(db, "k", "x");
   failed.set("k", "y");
   EXPECT_THAT([&] { failed.commit(); }, ThrowsCode(ErrorCode::not_committed));
@@ -590,15 +590,15 @@ TEST(Versionstamp, BeforeCommitIsAnInvalidOperation) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
-  EXPECT_THAT([&] { tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
 }
 
 TEST(Versionstamp, ReadOnlyTransactionHasNone) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
-  tr.get("k");
+  (void)tr.get("k");
   tr.commit();
-  EXPECT_THAT([&] { tr.versionstamp(); }, ThrowsCode(ErrorCode::no_commit_version));
+  EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::no_commit_version));
 }
 
 TEST(Versionstamp, IsTenBytesStartingWithTheBigEndianCommitVersion) {
@@ -620,10 +620,10 @@ TEST(Versionstamp, ForgottenByReset) {
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   tr.commit();
-  tr.versionstamp();
+  (void)tr.versionstamp();
   tr.reset();
-  EXPECT_THAT([&] { tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
-  EXPECT_THAT([&] { tr.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)tr.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
 }
 
 // ---- MVCC snapshots across history ------------------------------------------------------
@@ -661,10 +661,10 @@ TEST(MvccSnapshot, OldReadVersionSurvivesManyLaterCommits) {
 TEST(MvccSnapshot, ConflictSurvivesLaterUnrelatedHistory) {
   Database db = five_rows();
   Transaction stale = db.create_transaction();
-  stale.get("a1");
+  (void)stale.get("a1");
   stale.get_range("b", "c", {.limit = 1});
   Transaction clean = db.create_transaction();
-  clean.get("a3");
+  (void)clean.get("a3");
   clean.get_range("b", "c", {.limit = 1});
   put(db, "a1", "changed");
   const int commits = apitest::scaled(3000, 600);
@@ -684,8 +684,8 @@ TEST(Handles, SeparateDatabasesAreIndependent) {
   EXPECT_EQ(read_key(two, "k"), std::nullopt);
   Transaction t1 = one.create_transaction();
   Transaction t2 = two.create_transaction();
-  t1.get("k");
-  t2.get("k");
+  (void)t1.get("k");
+  (void)t2.get("k");
   put(two, "k", "two");
   t1.set("x", "1");
   EXPECT_NO_THROW(t1.commit()) << "a commit in another database is no conflict";
@@ -768,7 +768,7 @@ TEST(Handles, ManyDatabasesOpenedAndClosedInOneThread) {
   for (int i = 0; i < 200; ++i) {
     Database db = Database::open();
     Transaction reader = db.create_transaction();
-    reader.get("k");
+    (void)reader.get("k");
     put(db, "k", std::to_string(i));
     EXPECT_EQ(read_key(db, "k"), std::to_string(i));
   }

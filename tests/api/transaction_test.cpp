@@ -391,12 +391,12 @@ TEST(GetInto, LeavesTheStringAsItWasWhenTheReadThrows) {
   Database db = five_rows();
   Transaction tr = db.create_transaction();
   std::string out = "kept";
-  EXPECT_THAT([&] { tr.get("\xff/system", out); }, ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { (void)tr.get("\xff/system", out); }, ThrowsCode(ErrorCode::key_outside_legal_range));
   EXPECT_EQ(out, "kept");
   std::string stamped_value = "value" + std::string(10, '\0');
   stamped_value += std::string("\x05\0\0\0", 4);  // offset 5: the 10 stamp bytes
   tr.atomic_op(MutationType::set_versionstamped_value, "a1", stamped_value);
-  EXPECT_THAT([&] { tr.get("a1", out); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  EXPECT_THAT([&] { (void)tr.get("a1", out); }, ThrowsCode(ErrorCode::accessed_unreadable));
   EXPECT_EQ(out, "kept");
 }
 
@@ -405,11 +405,11 @@ TEST(GetInto, ConflictsLikeGetAndNotThroughTheSnapshotView) {
   std::string out;
   auto write_a1 = [](Transaction& tr) { tr.set("a1", "new"); };
   EXPECT_TRUE(apitest::reader_conflicts_with(
-      db, [&](Transaction& tr) { tr.get("a1", out); }, write_a1));
+      db, [&](Transaction& tr) { (void)tr.get("a1", out); }, write_a1));
   EXPECT_FALSE(apitest::reader_conflicts_with(
-      db, [&](Transaction& tr) { tr.get("a2", out); }, write_a1));
+      db, [&](Transaction& tr) { (void)tr.get("a2", out); }, write_a1));
   EXPECT_FALSE(apitest::reader_conflicts_with(
-      db, [&](Transaction& tr) { tr.snapshot().get("a1", out); }, write_a1));
+      db, [&](Transaction& tr) { (void)tr.snapshot().get("a1", out); }, write_a1));
 }
 
 // ---- Read version -------------------------------------------------------------------
@@ -468,7 +468,7 @@ TEST(ReadVersion, ExplicitReadVersionFixesVersionBeforeAnyRead) {
 TEST(CommittedVersion, ReadOnlyCommitReportsMinusOne) {
   Database db = five_rows();
   Transaction tr = db.create_transaction();
-  tr.get("a1");
+  (void)tr.get("a1");
   tr.commit();
   EXPECT_EQ(tr.committed_version(), -1);
   Transaction nothing = db.create_transaction();
@@ -494,7 +494,7 @@ TEST(CommittedVersion, BeforeCommitIsAnInvalidOperation) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
-  EXPECT_THAT([&] { tr.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)tr.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
 }
 
 TEST(CommittedVersion, ClearOfAbsentKeyIsStillAWritingCommit) {

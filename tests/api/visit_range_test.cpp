@@ -123,9 +123,9 @@ TEST(VisitRange, VisitorMayNotUseItsOwnTransaction) {
   Transaction other = db.create_transaction();
   const Error retryable(ErrorCode::not_committed, "test");
   std::vector<std::function<void()>> uses = {
-      [&] { tr.get("k1"); },
-      [&] { tr.snapshot().get("k1"); },
-      [&] { tr.get_range("k0", "k9"); },
+      [&] { (void)tr.get("k1"); },
+      [&] { (void)tr.snapshot().get("k1"); },
+      [&] { (void)tr.get_range("k0", "k9"); },
       [&] { tr.visit_range("k0", "k9", {}, [](std::string_view, std::string_view) {}); },
       [&] { tr.set("k7", "x"); },
       [&] { tr.clear("k1"); },
@@ -144,7 +144,7 @@ TEST(VisitRange, VisitorMayNotUseItsOwnTransaction) {
       } catch (const Error& e) {
         code = e.code();
       }
-      other.get("k2");  // other transactions are fine
+      (void)other.get("k2");  // other transactions are fine
     });
     EXPECT_EQ(code, static_cast<int>(ErrorCode::client_invalid_operation)) << "use " << i;
   }

@@ -140,7 +140,7 @@ TEST(Watch, FailedCommitFailsTheWatchWithItsError) {
 TEST(Watch, AddsAReadConflictOnItsKey) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
-  tr.watch("k");
+  (void)tr.watch("k");
   tr.set("x", "1");
   db.run([](Transaction& o) { o.set("k", "v"); });
   EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::not_committed));

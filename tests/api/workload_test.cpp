@@ -227,8 +227,8 @@ class ConflictRangeWorkload {
 
     Transaction tr2 = db_.create_transaction();
     Transaction tr3 = db_.create_transaction();
-    tr2.snapshot().get("zz/probe");
-    tr3.snapshot().get("zz/probe");
+    (void)tr2.snapshot().get("zz/probe");
+    (void)tr3.snapshot().get("zz/probe");
     if (tr2.read_version() != tr3.read_version()) return "tr2 and tr3 read versions differ";
 
     // tr2 flips the presence of 1-3 distinct slots: inserts into empty ones, clears

@@ -31,6 +31,10 @@ class PriorityQueue {
   // high_contention = true requires a non-empty subspace prefix (else invalid_argument).
   explicit PriorityQueue(Subspace subspace = Subspace(Tuple{"P"}), bool high_contention = false);
 
+  // Priorities order as tuple elements do: by type first, then by value. Every string
+  // comes before every integer, and every integer before every double, so pop_min takes
+  // priority 100 before priority 2.5. Give all of one queue's priorities one type.
+
   // Composable forms (the simple recipe).
   void push(Transaction& tr, std::string_view value, const Element& priority) const;
   [[nodiscard]] std::optional<std::string> pop_min(Transaction& tr) const;

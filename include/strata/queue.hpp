@@ -55,6 +55,7 @@ class Queue {
   // queue is empty; on a throw `out` is left empty too (docs/decisions/0019).
   bool dequeue(Database& db, std::string& out) const;
   [[nodiscard]] std::optional<std::string> peek(Database& db) const;
+  [[nodiscard]] bool empty(Database& db) const;
   // An item as soon as one is there, or nullopt once `timeout` has passed (a negative one
   // is 0: one look). Sleeps on a watch of the signal key between attempts; never polls.
   [[nodiscard]] std::optional<std::string> dequeue_wait(Database& db, std::chrono::milliseconds timeout) const;

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,6 +61,14 @@ enum class MutationType {
   set_versionstamped_key,    // key's last 4 bytes: little-endian offset of 10 stamp bytes
   set_versionstamped_value,  // the same, in the value
 };
+
+// FoundationDB's counters are 8-byte little-endian integers: the operand of an atomic add
+// (or min, max) and what a key so updated holds. int64_operand(-3) is that operand;
+// int64_value reads a counter back: 0 to 8 bytes, little-endian, zero-extended as the
+// atomic add extends a shorter value (an empty value is 0); longer throws
+// invalid_argument (9003).
+[[nodiscard]] std::string int64_operand(std::int64_t value);
+[[nodiscard]] std::int64_t int64_value(std::string_view bytes);
 
 class Transaction;
 
@@ -174,6 +183,8 @@ class Transaction {
   // (the stamp at offset 0), which makes it the commit's 10-byte versionstamp; any other
   // write to it throws client_invalid_operation (2000), a clear 2004.
   void atomic_op(MutationType type, std::string_view key, std::string_view param);
+  // atomic_op(MutationType::add, key, int64_operand(delta)): adds to a counter.
+  void atomic_add(std::string_view key, std::int64_t delta);
 
   // A watch on `key` (see Watch), armed when this transaction commits. Reads the key
   // serializably, so it adds a read conflict on it.

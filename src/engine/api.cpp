@@ -193,6 +193,10 @@ void Transaction::atomic_op(MutationType type, std::string_view key, std::string
   live(impl_).atomic_op(type, key, param);
 }
 
+void Transaction::atomic_add(std::string_view key, std::int64_t delta) {
+  atomic_op(MutationType::add, key, int64_operand(delta));
+}
+
 Watch Transaction::watch(std::string_view key) { return Watch(live(impl_).watch(key)); }
 
 void Transaction::add_read_conflict_range(std::string_view begin, std::string_view end) {

@@ -118,6 +118,10 @@ std::optional<std::string> Queue::peek(Database& db) const {
   return db.run([&](Transaction& tr) { return peek(tr); });
 }
 
+bool Queue::empty(Database& db) const {
+  return db.run([&](Transaction& tr) { return empty(tr); });
+}
+
 std::optional<std::string> Queue::dequeue_wait(Database& db,
                                                std::chrono::milliseconds timeout) const {
   using Clock = std::chrono::steady_clock;

@@ -1,7 +1,9 @@
 // Atomic operations and versionstamps through the public API (issue 4).
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -29,6 +31,37 @@ std::uint64_t from_le(std::string_view s) {
   std::uint64_t v = 0;
   std::memcpy(&v, s.data(), std::min<std::size_t>(8, s.size()));
   return v;
+}
+
+// FoundationDB's counters are 8-byte little-endian two's complement (its documentation of
+// the ADD mutation: "little-endian integer", overflow wrapping).
+TEST(Int64Operand, IsEightBytesLittleEndian) {
+  EXPECT_EQ(int64_operand(1), std::string("\x01\0\0\0\0\0\0\0", 8));
+  EXPECT_EQ(int64_operand(-2), std::string("\xfe\xff\xff\xff\xff\xff\xff\xff", 8));
+  EXPECT_EQ(int64_operand(0x0102030405060708), std::string("\x08\x07\x06\x05\x04\x03\x02\x01", 8));
+  for (std::int64_t v : {std::int64_t{0}, std::int64_t{-1}, std::numeric_limits<std::int64_t>::min(),
+                         std::numeric_limits<std::int64_t>::max()}) {
+    EXPECT_EQ(int64_value(int64_operand(v)), v);
+  }
+}
+
+TEST(Int64Operand, ShorterValuesAreZeroExtendedAndLongerOnesRefused) {
+  EXPECT_EQ(int64_value(""), 0);
+  EXPECT_EQ(int64_value(std::string("\xff", 1)), 255);
+  EXPECT_EQ(int64_value(std::string("\x01\x02", 2)), 0x0201);
+  EXPECT_THAT([] { (void)int64_value(std::string(9, '\0')); },
+              ThrowsCodeWith(ErrorCode::invalid_argument, "8 bytes"));
+}
+
+TEST(AtomicOps, AtomicAddKeepsACounter) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) { tr.atomic_add("n", 5); });
+  db.run([](Transaction& tr) { tr.atomic_add("n", -7); });
+  EXPECT_EQ(db.run([](Transaction& tr) { return int64_value(*tr.get("n")); }), -2);
+  db.run([](Transaction& tr) { tr.atomic_add("n", std::numeric_limits<std::int64_t>::max()); });
+  db.run([](Transaction& tr) { tr.atomic_add("n", 3); });  // wraps, as FoundationDB's add
+  EXPECT_EQ(db.run([](Transaction& tr) { return int64_value(*tr.get("n")); }),
+            std::numeric_limits<std::int64_t>::min());
 }
 
 TEST(AtomicOps, ReadAfterAtomicOpAppliesItToTheStoredValue) {

@@ -132,6 +132,17 @@ TEST(PriorityQueue, AnyElementOrdersByTupleOrder) {
   EXPECT_EQ(pq.pop_min(db), std::nullopt);
 }
 
+// The trap the header warns of: an integer priority pops before any double, however small
+// the double (integer codes 0x0c..0x1c sort before the double's 0x21).
+TEST(PriorityQueue, EveryIntegerPriorityPopsBeforeEveryDouble) {
+  Database db = Database::open();
+  PriorityQueue pq;
+  pq.push(db, "two and a half", 2.5);
+  pq.push(db, "a hundred", 100);
+  EXPECT_EQ(pq.pop_min(db), "a hundred");
+  EXPECT_EQ(pq.pop_min(db), "two and a half");
+}
+
 TEST(PriorityQueue, NestedTuplePriorityKeysAsTheSubspaceWouldPackThem) {
   Database db = Database::open();
   PriorityQueue pq;

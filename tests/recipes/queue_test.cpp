@@ -270,7 +270,9 @@ TEST_P(QueueModes, SingleClientFifoPeekEmpty) {
   Queue q(Subspace(Tuple{"jobs"}), GetParam());
   EXPECT_EQ(q.dequeue(db), std::nullopt);
   EXPECT_EQ(q.peek(db), std::nullopt);
+  EXPECT_TRUE(q.empty(db));
   for (int i = 0; i < 50; ++i) q.enqueue(db, "v" + std::to_string(i));
+  EXPECT_FALSE(q.empty(db));
   EXPECT_EQ(q.peek(db), "v0");
   EXPECT_EQ(q.peek(db), "v0");  // peek does not remove
   for (int i = 0; i < 50; ++i) EXPECT_EQ(q.dequeue(db), "v" + std::to_string(i));

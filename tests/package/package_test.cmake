@@ -17,6 +17,12 @@ file(GLOB fdb_c_installed ${WORK_DIR}/prefix/lib*/libfdb_c.so)
 if(NOT fdb_c_installed)
   message(FATAL_ERROR "cmake --install did not install libfdb_c.so under ${WORK_DIR}/prefix")
 endif()
+# And the header C programs compile against (tests/fdb_c/c_program.c uses it in the build).
+foreach(header fdb_c.h strata_fdb_c.h)
+  if(NOT EXISTS ${WORK_DIR}/prefix/include/foundationdb/${header})
+    message(FATAL_ERROR "cmake --install did not install include/foundationdb/${header}")
+  endif()
+endforeach()
 run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/tests/package/consumer -B ${WORK_DIR}/consumer
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)

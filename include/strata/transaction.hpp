@@ -45,23 +45,6 @@ struct RangeOptions {
 // are valid only until the call returns (copy what you keep).
 using RowVisitor = std::function<void(std::string_view key, std::string_view value)>;
 
-// Atomic operations (FoundationDB's semantics, docs/transactions.md). Integers are
-// little-endian; an operand of n bytes works on the stored value fitted to n bytes.
-enum class MutationType {
-  add,      // sum, carrying, overflow dropped
-  bit_and,  // a missing key takes the operand
-  bit_or,
-  bit_xor,
-  max,       // unsigned comparison
-  min,       // unsigned comparison; a missing key takes the operand
-  byte_min,  // lexicographic
-  byte_max,
-  append_if_fits,            // no-op when the result would exceed 100,000 bytes
-  compare_and_clear,         // clears the key when its value equals the operand
-  set_versionstamped_key,    // key's last 4 bytes: little-endian offset of 10 stamp bytes
-  set_versionstamped_value,  // the same, in the value
-};
-
 // FoundationDB's counters are 8-byte little-endian integers: the operand of an atomic add
 // (or min, max) and what a key so updated holds. int64_operand(-3) is that operand;
 // int64_value reads a counter back: 0 to 8 bytes, little-endian, zero-extended as the

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "strata/transaction.hpp"
+#include "strata/types.hpp"
 
 namespace strata::kv {
 

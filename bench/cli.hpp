@@ -8,10 +8,8 @@
 #pragma once
 
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <initializer_list>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -69,8 +67,8 @@ inline CLI::Validator one_of(std::vector<std::string> names) {
       list);
 }
 
-// An application named `program` whose options take the last of repeated values (as the
-// programs always did), with --version.
+// Sets up `app` (named after its program) the way every program here wants it: a repeated
+// option takes its last value, --version prints version_line(), options' names get room.
 inline void set_up(CLI::App& app) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", version_line(app.get_name()));

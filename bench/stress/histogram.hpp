@@ -30,7 +30,7 @@ class Histogram {
   void merge(const Histogram& other);
 
   std::uint64_t count() const { return count_; }
-  double mean() const;  // exact; 0 when empty
+  double mean() const;  // of the exact sum (a double: exact to 2^53); 0 when empty
   std::uint64_t min() const { return count_ ? min_ : 0; }
   std::uint64_t max() const { return max_; }  // 0 when empty
   // The q-quantile (q in [0, 1]) by nearest rank, within kRelativeError; 0 when empty.

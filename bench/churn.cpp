@@ -76,18 +76,18 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--keys", args.keys,
                  "keys loaded to measure memory per live key (default 1000000)")
       ->type_name("N")
-      ->check(bench::number_in(1L, 1'000'000'000L));
+      ->transform(bench::number_in(1L, 1'000'000'000L));
   app.add_option("--ops", args.ops,
                  "churn operations, half inserts and half deletes (default 10000000)")
       ->type_name("N")
-      ->check(bench::number_in(10L, 10'000'000'000L));
+      ->transform(bench::number_in(10L, 10'000'000'000L));
   app.add_option("--live", args.live, "the churn's constant live set (default 100000)")
       ->type_name("N")
-      ->check(bench::number_in(1L, 1'000'000'000L));
+      ->transform(bench::number_in(1L, 1'000'000'000L));
   app.add_option("--held-reader", args.held_reader,
                  "run the phase with an old reader held open (default 1)")
       ->type_name("0|1")
-      ->check(bench::number_in(0L, 1L));
+      ->transform(bench::number_in(0L, 1L));
   bench::parse_or_exit(app, argc, argv);
   return args;
 }

@@ -31,7 +31,8 @@ bool parse_whole(std::string_view text, T& value) {
 }
 
 // Accepts a number in [min, max] and hands CLI11 its plain decimal form (CLI11 itself
-// would read "010" as octal and accept "0x10").
+// would read "010" as octal and accept "0x10"). Attach it with ->transform(): ->check()
+// runs a validator on a copy, and the octal reading would come back.
 template <class T>
 CLI::Validator number_in(T min, T max) {
   std::ostringstream range;

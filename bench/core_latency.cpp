@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app("The cache-line round trip between CPU 0 and CPU 1.", "strata-core-latency");
   bench::set_up(app);
   app.add_option("round-trips", trips, "how many round trips to time (default 2000000)")
-      ->check(bench::number_in(1L, 1'000'000'000'000L));
+      ->transform(bench::number_in(1L, 1'000'000'000'000L));
   bench::parse_or_exit(app, argc, argv);
   const double ns = bench::cache_line_round_trip_ns(trips);
   if (ns < 0) {

@@ -148,16 +148,16 @@ int main(int argc, char** argv) {
   bench::set_up(app);
   app.add_option("--committers", committers, "committer threads (default 64)")
       ->type_name("N")
-      ->check(bench::number_in(1, 4096));
+      ->transform(bench::number_in(1, 4096));
   app.add_option("--seconds", seconds, "length of the run (default 3)")
       ->type_name("S")
-      ->check(bench::number_in(0.1, 3600.0));
+      ->transform(bench::number_in(0.1, 3600.0));
   app.add_option("--apply-us", apply_us, "busy work per request on the leader (default 1.8)")
       ->type_name("U")
-      ->check(bench::number_in(0.0, 10000.0));
+      ->transform(bench::number_in(0.0, 10000.0));
   app.add_option("--txn-us", txn_us, "busy work per commit on each committer (default 1.5)")
       ->type_name("U")
-      ->check(bench::number_in(0.0, 10000.0));
+      ->transform(bench::number_in(0.0, 10000.0));
   app.add_option("--dir", dir_text, "where the log file is made (default the temporary directory)")
       ->type_name("DIR");
   bench::parse_or_exit(app, argc, argv);

@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
       ->required();
   constexpr std::uint64_t kMaxMegabytes = std::uint64_t{1} << 20;  // 1 TB
   app.add_option("MEGABYTES", megabytes, "how much to write (default 1024)")
-      ->check(bench::number_in(std::uint64_t{1}, kMaxMegabytes));
+      ->transform(bench::number_in(std::uint64_t{1}, kMaxMegabytes));
   bench::parse_or_exit(app, argc, argv);
   const std::filesystem::path dir = dir_text;
   // The i-th key written: in order, or scattered over the key space (random writes).

@@ -406,13 +406,13 @@ void parse(int argc, char** argv, Config& cfg) {
   }
   app.add_option("--seconds", cfg.seconds, "duration of each cell per engine (default 3)")
       ->type_name("S")
-      ->check(bench::number_in(0.001, 86400.0));
+      ->transform(bench::number_in(0.001, 86400.0));
   app.add_option("--rounds", cfg.rounds,
                  "split each cell into N rounds, the engines taking turns in each (order "
                  "reversed every other round), so that a drift in the machine's speed hits "
                  "every engine alike (default 3)")
       ->type_name("N")
-      ->check(bench::number_in(1, 1000));
+      ->transform(bench::number_in(1, 1000));
   app.add_option("--csv", cfg.csv, "also write the results as CSV (for bench/peers/plot.gp)")
       ->type_name("FILE");
   app.add_option("--peers", peers_list,
@@ -421,7 +421,7 @@ void parse(int argc, char** argv, Config& cfg) {
   app.add_option("--workloads", workloads_list, workloads_help)->type_name("LIST");
   app.add_option("--keys", cfg.keys, "key space of the point workloads (default 1000000)")
       ->type_name("N")
-      ->check(bench::number_in<std::uint64_t>(1, 1'000'000'000));
+      ->transform(bench::number_in<std::uint64_t>(1, 1'000'000'000));
   app.add_option("--dir", cfg.dir, "where peers keep their files (default /dev/shm, a tmpfs)")
       ->type_name("DIR");
   app.add_flag("--high-contention", high_contention,

@@ -57,26 +57,26 @@ StressOptions parse_options(int argc, char** argv) {
                  "concurrent clients per run (default 8; queues split them between "
                  "producers and consumers)")
       ->type_name("N")
-      ->check(bench::number_in(1, 1024));
+      ->transform(bench::number_in(1, 1024));
   app.add_option("--seconds,--duration", o.seconds, "length of each run (default 4)")
       ->type_name("S")
-      ->check(bench::number_in(0.001, 86400.0));
+      ->transform(bench::number_in(0.001, 86400.0));
   app.add_option("--ops", o.ops,
                  "run a fixed amount instead: N items per queue run, N transactions per kv run")
       ->type_name("N")
-      ->check(bench::number_in<std::uint64_t>(1, 1'000'000'000));
+      ->transform(bench::number_in<std::uint64_t>(1, 1'000'000'000));
   // make_item's 18-byte header and the priority queue's two digits after it.
   app.add_option("--value-size", o.value_size,
                  "bytes per value (default 100); a queue item starts with its producer, "
                  "sequence number and priority")
       ->type_name("N")
-      ->check(bench::number_in<std::size_t>(20, 100'000));
+      ->transform(bench::number_in<std::size_t>(20, 100'000));
   app.add_option("--max-in-flight", o.max_in_flight,
                  "queue and pqueue runs: producers wait while N items are enqueued and not "
                  "yet dequeued, as on a bounded buffer (default 10000; 0: no bound, producers "
                  "run free and the consumers drain the backlog after them)")
       ->type_name("N")
-      ->check(bench::number_in<std::int64_t>(0, 1'000'000'000));
+      ->transform(bench::number_in<std::int64_t>(0, 1'000'000'000));
   app.add_option("--high-contention", contention,
                  "on, off or both (default both): the recipes' staged-pop mode")
       ->type_name("M")
@@ -87,7 +87,7 @@ StressOptions parse_options(int argc, char** argv) {
       ->type_name("DIR");
   app.add_option("--seed", o.seed, "seed for the clients' random choices (default 1)")
       ->type_name("N")
-      ->check(bench::number_in<std::uint64_t>(0, ~std::uint64_t{0}));
+      ->transform(bench::number_in<std::uint64_t>(0, ~std::uint64_t{0}));
   app.add_option("--json", o.json,
                  "also write the results as JSON, with the settings, strata's version, the "
                  "commit and the machine")
@@ -100,7 +100,7 @@ StressOptions parse_options(int argc, char** argv) {
                  "modes) waits N microseconds between its reads and its commit, so consumers' "
                  "transactions overlap as they do against a cluster (default 0)")
       ->type_name("N")
-      ->check(bench::number_in(0, 100'000));
+      ->transform(bench::number_in(0, 100'000));
 
   bench::parse_or_exit(app, argc, argv, [&] {
     o.workloads = split_workloads(workloads);

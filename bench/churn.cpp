@@ -24,7 +24,7 @@
 
 #include "strata/strata.hpp"
 
-#include "args.hpp"
+#include "cli.hpp"
 
 namespace {
 
@@ -57,13 +57,6 @@ void churn_pair(strata::Database& db, std::uint64_t& head, std::uint64_t& tail,
   ++head;
 }
 
-constexpr const char* kUsage =
-    "usage: strata-churn [--keys N] [--ops N] [--live N] [--held-reader 0|1]\n"
-    "  --keys N          keys loaded to measure memory per live key (default 1000000)\n"
-    "  --ops N           churn operations, half inserts and half deletes (default 10000000)\n"
-    "  --live N          the churn's constant live set (default 100000)\n"
-    "  --held-reader 0|1 run the phase with an old reader held open (default 1)\n";
-
 struct Args {
   long keys = 1'000'000;
   long ops = 10'000'000;
@@ -71,52 +64,38 @@ struct Args {
   long held_reader = 1;
 };
 
-// Parses the flags; prints why and returns false on a bad one (or after --help).
-bool parse_args(int argc, char** argv, Args& args, int& exit_code) {
-  struct Flag {
-    const char* name;
-    long* value;
-    long min;
-    long max;
-  };
-  const Flag flags[] = {{"--keys", &args.keys, 1, 1'000'000'000},
-                        {"--ops", &args.ops, 10, 10'000'000'000},
-                        {"--live", &args.live, 1, 1'000'000'000},
-                        {"--held-reader", &args.held_reader, 0, 1}};
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::fputs(kUsage, stdout);
-      exit_code = 0;
-      return false;
-    }
-    const Flag* flag = nullptr;
-    for (const Flag& f : flags) {
-      if (std::strcmp(argv[i], f.name) == 0) flag = &f;
-    }
-    if (flag == nullptr || i + 1 == argc) {
-      std::fprintf(stderr, "strata-churn: %s '%s'\n%s",
-                   flag == nullptr ? "unknown option" : "missing value after", argv[i], kUsage);
-      exit_code = 2;
-      return false;
-    }
-    const std::string_view text = argv[++i];
-    const std::optional<long> value = bench::parse_number(text, flag->min, flag->max);
-    if (!value) {
-      std::fprintf(stderr, "strata-churn: %s\n",
-                   bench::number_refused(flag->name, text, flag->min, flag->max).c_str());
-      exit_code = 2;
-      return false;
-    }
-    *flag->value = *value;
-  }
-  return true;
+// Parses the flags; exits 0 after --help or --version, 2 on a bad flag.
+Args parse_args(int argc, char** argv) {
+  Args args;
+  CLI::App app(
+      "Memory per live key (loaded, then after random overwrites), and a long queue churn "
+      "with a constant live set, sampling throughput and RSS. Exits 1 when the memory or "
+      "the rate is not flat.",
+      "strata-churn");
+  bench::set_up(app);
+  app.add_option("--keys", args.keys,
+                 "keys loaded to measure memory per live key (default 1000000)")
+      ->type_name("N")
+      ->transform(bench::number_in(1L, 1'000'000'000L));
+  app.add_option("--ops", args.ops,
+                 "churn operations, half inserts and half deletes (default 10000000)")
+      ->type_name("N")
+      ->transform(bench::number_in(10L, 10'000'000'000L));
+  app.add_option("--live", args.live, "the churn's constant live set (default 100000)")
+      ->type_name("N")
+      ->transform(bench::number_in(1L, 1'000'000'000L));
+  app.add_option("--held-reader", args.held_reader,
+                 "run the phase with an old reader held open (default 1)")
+      ->type_name("0|1")
+      ->transform(bench::number_in(0L, 1L));
+  bench::parse_or_exit(app, argc, argv);
+  return args;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args args;
-  if (int exit_code = 0; !parse_args(argc, argv, args, exit_code)) return exit_code;
+  const Args args = parse_args(argc, argv);
   const long keys = args.keys;
   const long ops = args.ops;
   const long live = args.live;

@@ -6,14 +6,16 @@
 #include "core_latency.hpp"
 
 #include <cstdio>
-#include <cstdlib>
+
+#include "cli.hpp"
 
 int main(int argc, char** argv) {
-  const long trips = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 2'000'000;
-  if (trips <= 0) {
-    std::fprintf(stderr, "usage: strata-core-latency [round-trips > 0]\n");
-    return 2;
-  }
+  long trips = 2'000'000;
+  CLI::App app("The cache-line round trip between CPU 0 and CPU 1.", "strata-core-latency");
+  bench::set_up(app);
+  app.add_option("round-trips", trips, "how many round trips to time (default 2000000)")
+      ->transform(bench::number_in(1L, 1'000'000'000'000L));
+  bench::parse_or_exit(app, argc, argv);
   const double ns = bench::cache_line_round_trip_ns(trips);
   if (ns < 0) {
     std::fprintf(stderr, "strata-core-latency: needs two CPUs it may pin threads to\n");

@@ -24,8 +24,8 @@
 #include <thread>
 #include <vector>
 
-#include "args.hpp"
 #include "base/futex.hpp"
+#include "cli.hpp"
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -132,13 +132,9 @@ class Model {
   std::string buffer_;      // leader only
 };
 
-constexpr const char* kUsage =
-    "usage: strata-group-commit-model [--committers N] [--seconds S] [--apply-us U]\n"
-    "                                 [--txn-us U] [--dir DIR]\n"
-    "  The grouped commit pipeline under fsync with the engine's work replaced by busy\n"
-    "  loops: --apply-us per request on the leader (default 1.8), --txn-us per commit on\n"
-    "  each committer (default 1.5); committers default 64, seconds 3; the log file is\n"
-    "  made (256 MB of zeros, then overwritten) in DIR (default the temporary directory).\n";
+constexpr const char* kDescription =
+    "The grouped commit pipeline under fsync with the engine's work replaced by busy\n"
+    "loops; the log file is made (256 MB of zeros, then overwritten) in DIR.";
 
 }  // namespace
 
@@ -147,45 +143,25 @@ int main(int argc, char** argv) {
   double seconds = 3;
   double apply_us = 1.8;
   double txn_us = 1.5;
-  std::filesystem::path dir = std::filesystem::temp_directory_path();
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (i + 1 == argc) {
-      std::fprintf(stderr, "strata-group-commit-model: unknown option or missing value '%s'\n%s",
-                   argv[i], kUsage);
-      return 2;
-    }
-    const std::string_view value = argv[++i];
-    std::string refused;
-    auto take = [&](auto& out, auto min, auto max) {
-      if (auto v = bench::parse_number(value, min, max)) {
-        out = *v;
-      } else {
-        refused = bench::number_refused(flag, value, min, max);
-      }
-    };
-    if (flag == "--committers") {
-      take(committers, 1, 4096);
-    } else if (flag == "--seconds") {
-      take(seconds, 0.1, 3600.0);
-    } else if (flag == "--apply-us") {
-      take(apply_us, 0.0, 10000.0);
-    } else if (flag == "--txn-us") {
-      take(txn_us, 0.0, 10000.0);
-    } else if (flag == "--dir") {
-      dir = std::string(value);
-    } else {
-      refused = "unknown option '" + flag + "'";
-    }
-    if (!refused.empty()) {
-      std::fprintf(stderr, "strata-group-commit-model: %s\n%s", refused.c_str(), kUsage);
-      return 2;
-    }
-  }
+  std::string dir_text = std::filesystem::temp_directory_path().string();
+  CLI::App app(kDescription, "strata-group-commit-model");
+  bench::set_up(app);
+  app.add_option("--committers", committers, "committer threads (default 64)")
+      ->type_name("N")
+      ->transform(bench::number_in(1, 4096));
+  app.add_option("--seconds", seconds, "length of the run (default 3)")
+      ->type_name("S")
+      ->transform(bench::number_in(0.1, 3600.0));
+  app.add_option("--apply-us", apply_us, "busy work per request on the leader (default 1.8)")
+      ->type_name("U")
+      ->transform(bench::number_in(0.0, 10000.0));
+  app.add_option("--txn-us", txn_us, "busy work per commit on each committer (default 1.5)")
+      ->type_name("U")
+      ->transform(bench::number_in(0.0, 10000.0));
+  app.add_option("--dir", dir_text, "where the log file is made (default the temporary directory)")
+      ->type_name("DIR");
+  bench::parse_or_exit(app, argc, argv);
+  const std::filesystem::path dir = dir_text;
 
   // Pre-zeroed and synced, so that a sync after an overwrite journals no size change (as
   // the log's grow-ahead arranges).

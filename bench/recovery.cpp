@@ -11,12 +11,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "strata/strata.hpp"
 
-#include "args.hpp"
+#include "cli.hpp"
 #include "durability/file_names.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,14 +50,13 @@ std::uint64_t dir_bytes(const std::filesystem::path& dir, const char* ext) {
   return n;
 }
 
-constexpr const char* kUsage =
-    "usage: strata-recovery [--random-keys] DIR [MEGABYTES]\n"
-    "  Writes MEGABYTES (default 1024) of 16-byte keys and 100-byte values to a durable\n"
-    "  database in DIR, 1,000 keys per transaction (in key order, or with --random-keys\n"
-    "  scattered over the key space, as random writes are), ends the writer without a\n"
-    "  checkpoint, then times the open that replays the log and the open from the\n"
-    "  checkpoint a clean close writes. DIR is emptied first and removed at the end: it\n"
-    "  must be new, empty, or a strata database.\n";
+constexpr const char* kDescription =
+    "Writes MEGABYTES (default 1024) of 16-byte keys and 100-byte values to a durable\n"
+    "database in DIR, 1,000 keys per transaction (in key order, or with --random-keys\n"
+    "scattered over the key space, as random writes are), ends the writer without a\n"
+    "checkpoint, then times the open that replays the log and the open from the\n"
+    "checkpoint a clean close writes. DIR is emptied first and removed at the end: it\n"
+    "must be new, empty, or a strata database.";
 
 // Why `dir` may not be emptied, or "" when it may.
 std::string refuse_dir(const std::filesystem::path& dir) {
@@ -79,41 +77,19 @@ std::string refuse_dir(const std::filesystem::path& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string_view> positional;
-  bool random_keys = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (arg == "--random-keys") {
-      random_keys = true;
-    } else if (arg.starts_with('-')) {
-      std::fprintf(stderr, "strata-recovery: unknown option '%s'\n%s", argv[i], kUsage);
-      return 2;
-    } else {
-      positional.push_back(arg);
-    }
-  }
-  if (positional.empty() || positional.size() > 2) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
-  const std::filesystem::path dir = positional[0];
-  constexpr std::uint64_t kMaxMegabytes = std::uint64_t{1} << 20;  // 1 TB
+  std::string dir_text;
   std::uint64_t megabytes = 1024;
-  if (positional.size() > 1) {
-    const auto parsed = bench::parse_number(positional[1], std::uint64_t{1}, kMaxMegabytes);
-    if (!parsed) {
-      std::fprintf(
-          stderr, "strata-recovery: %s\n",
-          bench::number_refused("MEGABYTES", positional[1], std::uint64_t{1}, kMaxMegabytes)
-              .c_str());
-      return 2;
-    }
-    megabytes = *parsed;
-  }
+  bool random_keys = false;
+  CLI::App app(kDescription, "strata-recovery");
+  bench::set_up(app);
+  app.add_flag("--random-keys", random_keys, "write the keys scattered over the key space");
+  app.add_option("DIR", dir_text, "the database directory (new, empty, or a strata database)")
+      ->required();
+  constexpr std::uint64_t kMaxMegabytes = std::uint64_t{1} << 20;  // 1 TB
+  app.add_option("MEGABYTES", megabytes, "how much to write (default 1024)")
+      ->transform(bench::number_in(std::uint64_t{1}, kMaxMegabytes));
+  bench::parse_or_exit(app, argc, argv);
+  const std::filesystem::path dir = dir_text;
   // The i-th key written: in order, or scattered over the key space (random writes).
   auto key = [random_keys](std::uint64_t i) { return key_of(random_keys ? scatter(i) : i); };
   if (const std::string why = refuse_dir(dir); !why.empty()) {

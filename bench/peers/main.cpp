@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "../args.hpp"
 #include "../backlog.hpp"
+#include "../cli.hpp"
 #include "../core_latency.hpp"
 #include "peer.hpp"
 #include <unistd.h>
@@ -378,74 +378,64 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-void usage(std::ostream& os) {
-  os << "usage: strata-peers [options]\n"
-        "  --seconds S        duration of each cell per engine (default 3)\n"
-        "  --rounds N         split each cell into N rounds, the engines taking turns in\n"
-        "                     each (order reversed every other round), so that a drift in\n"
-        "                     the machine's speed hits every engine alike (default 3)\n"
-        "  --csv FILE         also write the results as CSV (for bench/peers/plot.gp)\n"
-        "  --peers LIST       comma list of: strata,lmdb,rocksdb,sqlite,mutex_std (default all)\n"
-        "  --workloads LIST   comma list of workload ids (default all):\n";
-  for (const auto& w : kWorkloads)
-    os << "                       " << w.id << "  (" << w.title << ", " << w.clients
-       << " clients)\n";
-  os << "  --keys N           key space of the point workloads (default 1000000)\n"
-        "  --dir DIR          where peers keep their files (default /dev/shm, a tmpfs)\n"
-        "  --high-contention  strata's Queue and PriorityQueue in their high-contention mode\n"
-        "  --help             this text\n";
-}
-
-// The whole of `text` as a number in [min, max], or invalid_argument naming `flag`.
-template <class T>
-T number(const std::string& flag, const std::string& text, T min, T max) {
-  const std::optional<T> value = bench::parse_number(text, min, max);
-  if (!value) throw std::invalid_argument(bench::number_refused(flag, text, min, max));
-  return *value;
-}
-
-int parse(int argc, char** argv, Config& cfg) {
-  auto need = [&](int& i) -> std::string {
-    if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
-    return argv[++i];
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      usage(std::cout);
-      return 0;
-    } else if (a == "--seconds") {
-      cfg.seconds = number(a, need(i), 0.001, 86400.0);
-    } else if (a == "--rounds") {
-      cfg.rounds = number(a, need(i), 1, 1000);
-    } else if (a == "--csv") {
-      cfg.csv = need(i);
-    } else if (a == "--keys") {
-      cfg.keys = number<std::uint64_t>(a, need(i), 1, 1'000'000'000);
-    } else if (a == "--dir") {
-      cfg.dir = need(i);
-    } else if (a == "--high-contention") {
-      set_strata_high_contention(true);
-    } else if (a == "--peers" || a == "--workloads") {
-      bool peers = a == "--peers";
-      auto& sel = peers ? cfg.peers : cfg.workloads;
-      sel.assign(sel.size(), false);
-      const std::vector<std::string> names = split(need(i));
-      if (names.empty()) throw std::invalid_argument(a + " needs at least one name");
-      for (const auto& name : names) {
-        bool found = false;
-        for (std::size_t k = 0; k < sel.size(); ++k) {
-          if (name == (peers ? kPeers[k].name : kWorkloads[k].id)) sel[k] = found = true;
-        }
-        if (!found)
-          throw std::invalid_argument(
-              std::string("unknown name in ").append(a).append(": ").append(name));
-      }
-    } else {
-      throw std::invalid_argument("unknown option: " + a);
+// Marks the names in `list` (comma-separated) in `selected`, or refuses the list.
+void select_names(const std::string& flag, const std::string& list, std::vector<bool>& selected,
+                  const std::function<std::string(std::size_t)>& name_of) {
+  selected.assign(selected.size(), false);
+  const std::vector<std::string> names = split(list);
+  if (names.empty()) throw CLI::ValidationError(flag + " needs at least one name");
+  for (const auto& name : names) {
+    bool found = false;
+    for (std::size_t k = 0; k < selected.size(); ++k) {
+      if (name == name_of(k)) selected[k] = found = true;
     }
+    if (!found) throw CLI::ValidationError("unknown name in " + flag + ": " + name);
   }
-  return -1;
+}
+
+// Parses the flags into cfg; exits 0 after --help or --version, 2 on a bad flag.
+void parse(int argc, char** argv, Config& cfg) {
+  CLI::App app("The same workloads against strata and its peers, side by side.", "strata-peers");
+  bench::set_up(app);
+  std::string peers_list, workloads_list;
+  bool high_contention = false;
+  std::string workloads_help = "comma list of workload ids (default all):";
+  for (const auto& w : kWorkloads) {
+    workloads_help += std::string("\n  ") + w.id + "  (" + w.title + ", " +
+                      std::to_string(w.clients) + " clients)";
+  }
+  app.add_option("--seconds", cfg.seconds, "duration of each cell per engine (default 3)")
+      ->type_name("S")
+      ->transform(bench::number_in(0.001, 86400.0));
+  app.add_option("--rounds", cfg.rounds,
+                 "split each cell into N rounds, the engines taking turns in each (order "
+                 "reversed every other round), so that a drift in the machine's speed hits "
+                 "every engine alike (default 3)")
+      ->type_name("N")
+      ->transform(bench::number_in(1, 1000));
+  app.add_option("--csv", cfg.csv, "also write the results as CSV (for bench/peers/plot.gp)")
+      ->type_name("FILE");
+  app.add_option("--peers", peers_list,
+                 "comma list of: strata,lmdb,rocksdb,sqlite,mutex_std (default all)")
+      ->type_name("LIST");
+  app.add_option("--workloads", workloads_list, workloads_help)->type_name("LIST");
+  app.add_option("--keys", cfg.keys, "key space of the point workloads (default 1000000)")
+      ->type_name("N")
+      ->transform(bench::number_in<std::uint64_t>(1, 1'000'000'000));
+  app.add_option("--dir", cfg.dir, "where peers keep their files (default /dev/shm, a tmpfs)")
+      ->type_name("DIR");
+  app.add_flag("--high-contention", high_contention,
+               "strata's Queue and PriorityQueue in their high-contention mode");
+  bench::parse_or_exit(app, argc, argv, [&] {
+    if (app.count("--peers")) {
+      select_names("--peers", peers_list, cfg.peers, [](std::size_t k) { return kPeers[k].name; });
+    }
+    if (app.count("--workloads")) {
+      select_names("--workloads", workloads_list, cfg.workloads,
+                   [](std::size_t k) { return kWorkloads[k].id; });
+    }
+  });
+  if (high_contention) set_strata_high_contention(true);
 }
 
 }  // namespace
@@ -454,14 +444,7 @@ int parse(int argc, char** argv, Config& cfg) {
 int main(int argc, char** argv) {
   using namespace peers;
   Config cfg;
-  try {
-    int rc = parse(argc, argv, cfg);
-    if (rc >= 0) return rc;
-  } catch (const std::exception& e) {
-    std::cerr << "strata-peers: " << e.what() << "\n\n";
-    usage(std::cerr);
-    return 2;
-  }
+  parse(argc, argv, cfg);
   if (cfg.dir.empty()) {
     cfg.dir = std::filesystem::is_directory("/dev/shm") ? std::filesystem::path("/dev/shm")
                                                         : std::filesystem::temp_directory_path();

@@ -1,30 +1,40 @@
 // strata-stress: the project's main job. See --help, and docs/benchmarks.md.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "options.hpp"
 #include "recipes/high_contention.hpp"
+#include "report.hpp"
 #include "runner.hpp"
 #include "workloads.hpp"
 
 namespace stress {
 namespace {
 
-void write_json(std::ofstream& out, const char* api, const std::vector<RunResult>& results) {
-  out << "{\"api\": \"" << api << "\", \"runs\": [\n";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const RunResult& r = results[i];
-    out << "  {\"name\": \"" << r.name << "\", \"api\": \"" << r.api
-        << "\", \"seconds\": " << r.seconds << ", \"ops\": " << r.ops
-        << ", \"ops_per_sec\": " << (r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0)
-        << ", \"conflicts\": " << r.conflicts << ", \"p50_us\": " << r.p50_us
-        << ", \"p99_us\": " << r.p99_us << ", \"p999_us\": " << r.p999_us
-        << ", \"rss_kib\": " << r.peak_rss_kib << ", \"violations\": " << r.violation_count << "}"
-        << (i + 1 < results.size() ? ",\n" : "\n");
+// Now in UTC, as "2026-11-28T14:41:57Z".
+std::string now_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// Opens `path` for writing, or exits 2: a file that cannot be written is refused before
+// the runs.
+void open_or_exit(std::ofstream& out, const std::string& path) {
+  if (path.empty()) return;
+  out.open(path);
+  if (!out) {
+    std::fprintf(stderr, "strata-stress: cannot write '%s'\n", path.c_str());
+    std::exit(2);
   }
-  out << "]}\n";
-  out.flush();
 }
 
 std::vector<RunResult> run_cpp(const StressOptions& o) {
@@ -48,14 +58,10 @@ std::vector<RunResult> run_c(const StressOptions& o) {
 int main(int argc, char** argv) {
   using namespace stress;
   StressOptions o = parse_options(argc, argv);
-  std::ofstream json;  // opened now: a file that cannot be written is refused before the runs
-  if (!o.json.empty()) {
-    json.open(o.json);
-    if (!json) {
-      std::fprintf(stderr, "strata-stress: cannot write '%s'\n", o.json.c_str());
-      return 2;
-    }
-  }
+  std::ofstream json, csv;
+  open_or_exit(json, o.json);
+  open_or_exit(csv, o.csv);
+  const std::string started = now_utc();
   bool split = false;  // producer/consumer workloads need two clients
   bool queues = false;
   for (const auto& w : o.workloads) {
@@ -67,7 +73,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool c_api = o.api == ClientApi::c;
-  const char* api = c_api ? "c" : "cpp";
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g s", o.seconds);  // "4 s", not "4.000000 s"
   std::printf(
@@ -106,15 +111,17 @@ int main(int argc, char** argv) {
     return 3;
   }
 
-  std::printf("\n%-20s %4s %10s %12s %12s %10s %10s %10s %10s\n", "workload", "api", "ops", "ops/s",
-              "retries/op", "p50 us", "p99 us", "p999 us", "peak MiB");
+  std::printf("\n%-20s %4s %10s %12s %10s %9s %9s %9s %9s %9s %9s %9s %9s\n", "workload", "api",
+              "ops", "ops/s", "retries/op", "mean us", "p50 us", "p90 us", "p95 us", "p99 us",
+              "p999 us", "max us", "peak MiB");
   bool ok = true;
   for (const RunResult& r : results) {
-    std::printf("%-20s %4s %10llu %12.0f %12.4f %10.1f %10.1f %10.1f %10.1f\n", r.name.c_str(),
-                r.api.c_str(), static_cast<unsigned long long>(r.ops),
+    std::printf("%-20s %4s %10llu %12.0f %10.4f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n",
+                r.name.c_str(), r.api.c_str(), static_cast<unsigned long long>(r.ops),
                 static_cast<double>(r.ops) / r.seconds,
                 r.ops ? static_cast<double>(r.conflicts) / static_cast<double>(r.ops) : 0.0,
-                r.p50_us, r.p99_us, r.p999_us, static_cast<double>(r.peak_rss_kib) / 1024.0);
+                r.mean_us, r.p50_us, r.p90_us, r.p95_us, r.p99_us, r.p999_us, r.max_us,
+                static_cast<double>(r.peak_rss_kib) / 1024.0);
     for (const std::string& v : r.violations) {
       std::printf("  VIOLATION (%s): %s\n", r.name.c_str(), v.c_str());
       ok = false;
@@ -128,10 +135,14 @@ int main(int argc, char** argv) {
   for (const RunResult& r : results) peak = std::max(peak, r.peak_rss_kib);
   std::printf("peak RSS %.1f MiB; %s\n", static_cast<double>(peak) / 1024.0,
               ok ? "all checks passed" : "CHECKS FAILED");
-  if (json.is_open()) {
-    write_json(json, api, results);
-    if (!json) {
-      std::fprintf(stderr, "strata-stress: writing '%s' failed\n", o.json.c_str());
+  if (json.is_open()) json << report_json(o, results, started).dump(2) << "\n" << std::flush;
+  if (csv.is_open()) {
+    write_csv(csv, results);
+    csv.flush();
+  }
+  for (const auto& [out, path] : {std::pair{&json, &o.json}, std::pair{&csv, &o.csv}}) {
+    if (out->is_open() && !*out) {
+      std::fprintf(stderr, "strata-stress: writing '%s' failed\n", path->c_str());
       return 2;
     }
   }

@@ -4,41 +4,35 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "histogram.hpp"
 
 namespace stress {
 
 using Clock = std::chrono::steady_clock;
 
-// Latencies of one client, merged into the run's at the end (no shared writes per op).
+// Latencies of one client in nanoseconds, merged into the run's at the end (no shared
+// writes per op). Bounded: a fixed-size histogram, however long the run.
 class Latencies {
  public:
   void add(Clock::duration d) {
-    ns_.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+    ns_.add(static_cast<std::uint64_t>(std::max<std::int64_t>(ns, 0)));
   }
-  // Takes other's samples and frees its memory.
-  void merge(Latencies&& other) {
-    ns_.insert(ns_.end(), other.ns_.begin(), other.ns_.end());
-    std::vector<std::int64_t>().swap(other.ns_);
-  }
-  // The q-quantile in microseconds by nearest rank: the smallest sample at or above a q
-  // share of them (the largest of 100 is p999). 0 when empty.
-  double quantile_us(double q) {
-    if (ns_.empty()) return 0;
-    const double rank = std::ceil(q * static_cast<double>(ns_.size()));
-    const auto k = std::min(ns_.size() - 1, static_cast<std::size_t>(std::max(rank, 1.0)) - 1);
-    std::nth_element(ns_.begin(), ns_.begin() + static_cast<std::ptrdiff_t>(k), ns_.end());
-    return static_cast<double>(ns_[k]) / 1000.0;
-  }
-  std::size_t size() const { return ns_.size(); }
+  void merge(const Latencies& other) { ns_.merge(other.ns_); }
+  // The q-quantile in microseconds by nearest rank (bench::Histogram, within 1/256 of the
+  // exact sample). 0 when empty.
+  double quantile_us(double q) const { return static_cast<double>(ns_.quantile(q)) / 1000.0; }
+  double mean_us() const { return ns_.mean() / 1000.0; }
+  double max_us() const { return static_cast<double>(ns_.max()) / 1000.0; }
+  std::uint64_t size() const { return ns_.count(); }
 
  private:
-  std::vector<std::int64_t> ns_;
+  bench::Histogram ns_;
 };
 
 // Live counters the progress line reads.
@@ -49,24 +43,29 @@ struct LiveCounters {
 
 struct RunResult;
 // Merges the clients' latencies into r's ops count and percentiles.
-void summarise(std::vector<Latencies>& per_client, RunResult& r);
+void summarise(const std::vector<Latencies>& per_client, RunResult& r);
 
 struct RunResult {
-  std::string name;             // e.g. "queue/simple"
-  std::string api;              // the client API: "cpp" or "c"
-  double seconds = 0;           // the clients' time, from their start until the last ends
-  std::uint64_t ops = 0;        // completed operations (items delivered, or transactions)
-  std::uint64_t conflicts = 0;  // commits refused with 1020 during the run
-  double p50_us = 0, p99_us = 0, p999_us = 0;
+  std::string name;                // e.g. "queue/simple"
+  std::string api;                 // the client API: "cpp" or "c"
+  double seconds = 0;              // the clients' time, from their start until the last ends
+  std::uint64_t ops = 0;           // completed operations (items delivered, or transactions)
+  std::uint64_t conflicts = 0;     // commits refused with 1020 during the run
+  double mean_us = 0, max_us = 0;  // latency of an operation (see workloads.hpp)
+  double p50_us = 0, p90_us = 0, p95_us = 0, p99_us = 0, p999_us = 0;
   long peak_rss_kib = 0;
   std::vector<std::string> violations;  // the first 10 found, after summarise()
   std::size_t violation_count = 0;      // all of them
 };
 
-inline void summarise(std::vector<Latencies>& per_client, RunResult& r) {
+inline void summarise(const std::vector<Latencies>& per_client, RunResult& r) {
   Latencies merged;
-  for (auto& l : per_client) merged.merge(std::move(l));
+  for (const auto& l : per_client) merged.merge(l);
+  r.mean_us = merged.mean_us();
+  r.max_us = merged.max_us();
   r.p50_us = merged.quantile_us(0.50);
+  r.p90_us = merged.quantile_us(0.90);
+  r.p95_us = merged.quantile_us(0.95);
   r.p99_us = merged.quantile_us(0.99);
   r.p999_us = merged.quantile_us(0.999);
   if (r.ops == 0) r.ops = merged.size();

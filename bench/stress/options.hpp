@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,14 +20,15 @@ struct StressOptions {
   Contention contention = Contention::both;
   std::string path;  // empty: in memory
   std::uint64_t seed = 1;
-  std::string json;  // write the results here too
+  std::string json;  // write the results here too, as JSON
+  std::string csv;   // and here as CSV
   ClientApi api = ClientApi::cpp;
   int round_trip_us = 0;                // simulated client round trip inside each C++ recipe pop
   std::int64_t max_in_flight = 10'000;  // queue runs: producers wait beyond; 0: no bound
 };
 
-// Parses argv. On --help prints usage and exits 0; on a bad flag prints the problem and
-// usage to stderr and exits 2.
+// Parses argv. On --help or --version prints to stdout and exits 0; on a bad flag prints
+// the problem to stderr and exits 2.
 StressOptions parse_options(int argc, char** argv);
 
 }  // namespace stress

@@ -34,6 +34,13 @@ struct Options {
   std::filesystem::path path;                   // empty: in memory only
   Durability durability = Durability::fsync;    // ignored when path is empty
   std::chrono::milliseconds mvcc_window{5000};  // older read versions: error 1007
+  // Keep every version committed within mvcc_window readable by set_read_version, whether
+  // or not a transaction holds it, as FoundationDB keeps 5 s of versions whatever clients
+  // hold. Off: versions no live transaction holds are collected at once (a deleted key,
+  // such as a popped queue item, goes as soon as no reader can see it), and
+  // set_read_version may refuse a version nobody holds with transaction_too_old.
+  // libfdb_c.so's databases turn it on (docs/decisions/0026).
+  bool keep_mvcc_window = false;
   // On disk: write a checkpoint (and drop older log) each time the log grows by this much.
   std::uint64_t checkpoint_log_bytes = 64ull << 20;
   // What every transaction of this database starts with, and returns to on reset()

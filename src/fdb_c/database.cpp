@@ -52,11 +52,20 @@ Database open_target(const std::string& target) {
   Options options;
   // Each handle counts its own watches (MAX_WATCHES); the database holds them all.
   options.max_watches = static_cast<std::size_t>(kMaxWatchesCeiling);
+  // As a cluster: any read version younger than the window reads (docs/decisions/0026).
+  options.keep_mvcc_window = true;
   if (!target.empty()) {
     options.path = target;
     options.durability = Durability::fsync;
   }
   Database db = Database::open(options);
+  if (db.committed_version() == 0) {
+    // FoundationDB never hands out read version 0 (and set_read_version refuses it): a
+    // fresh database's first version comes from a commit that writes nothing.
+    Transaction first = db.create_transaction();
+    first.add_write_conflict_range("", std::string_view("\x00", 1));
+    first.commit();
+  }
   open->emplace(target, db);
   return db;
 }
@@ -197,8 +206,10 @@ fdb_error_t fdb_tenant_create_transaction(FDBTenant* tenant, FDBTransaction** ou
 
 // A tenant's id comes from the cluster's tenant map, which is empty while tenants are
 // disabled: it fails as the tenant's transactions do.
+// As a cluster's commit proxy answers for a name its tenant map lacks (a cluster without
+// tenants has none): tenant_not_found.
 FDBFuture* fdb_tenant_get_id(FDBTenant* /*tenant*/) {
-  return FDB_future::failed(fc::kTenantsDisabled);
+  return FDB_future::failed(fc::kTenantNotFound);
 }
 
 void fdb_tenant_destroy(FDBTenant* tenant) { delete tenant; }

@@ -22,6 +22,7 @@ inline constexpr fdb_error_t kBlockedFromNetworkThread = 2026;
 inline constexpr fdb_error_t kUnsupportedOperation = 2108;
 inline constexpr fdb_error_t kSpecialKeysCrossModuleRead = 2112;
 inline constexpr fdb_error_t kSpecialKeysNoModuleFound = 2113;
+inline constexpr fdb_error_t kTenantNotFound = 2131;
 inline constexpr fdb_error_t kTenantsDisabled = 2136;
 inline constexpr fdb_error_t kApiVersionUnset = 2200;
 inline constexpr fdb_error_t kApiVersionAlreadySet = 2201;

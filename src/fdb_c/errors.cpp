@@ -103,8 +103,8 @@ const char* message(fdb_error_t code) {
     case 2113:
       return "Special key space range read does not intersect a module. Refer to the "
              "`special_key_space_relaxed' transaction option for more details.";
-    // The tenant family: strata returns 2136; the bindings' tenant helpers raise 2131
-    // and 2132 themselves and look up their messages here.
+    // The tenant family: strata returns 2136, and 2131 for a tenant's id; the bindings'
+    // tenant helpers raise 2131 and 2132 themselves and look up their messages here.
     case 2130:
       return "Tenant name must be specified to access data in the cluster";
     case 2131:

@@ -220,15 +220,23 @@ FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransaction* tr,
                                                           int end_key_name_length) {
   std::string_view begin = bytes(begin_key_name, begin_key_name_length);
   std::string_view end = bytes(end_key_name, end_key_name_length);
-  return tr->read([&](FDB_future::Result& r) {
-    r.kind = Kind::int64;
-    if (begin >= end) return;
-    // Visited, not copied: a size estimate of a large range copied all of it before.
-    tr->tr.snapshot().visit_range(begin, end, {},
-                                  [&r](std::string_view key, std::string_view value) {
-                                    r.int64 += static_cast<std::int64_t>(key.size() + value.size());
-                                  });
-  });
+  // As FoundationDB's, which asks the storage servers' metrics: no read version needed, so
+  // a version set that reads cannot use (too old, not yet committed) does not fail it.
+  return tr->read(
+      [&](FDB_future::Result& r) {
+        r.kind = Kind::int64;
+        if (begin >= end) return;
+        auto add = [&r](std::string_view key, std::string_view value) {
+          r.int64 += static_cast<std::int64_t>(key.size() + value.size());
+        };
+        // Visited, not copied: a size estimate of a large range copied all of it before.
+        if (tr->version_set_apart()) {
+          tr->database().create_transaction().snapshot().visit_range(begin, end, {}, add);
+        } else {
+          tr->tr.snapshot().visit_range(begin, end, {}, add);
+        }
+      },
+      true, false);
 }
 
 FDBFuture* fdb_transaction_get_range_split_points(FDBTransaction* tr, const uint8_t* begin_key_name,

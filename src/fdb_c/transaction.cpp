@@ -39,7 +39,84 @@ FDB_transaction::~FDB_transaction() {
 fdb_error_t FDB_transaction::check() const {
   if (deferred_ != 0) return deferred_;
   if (timed_out()) return static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out);
+  if (cancelled_) return static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled);
   return 0;
+}
+
+FDB_transaction::Clock::time_point FDB_transaction::timeout_deadline() const {
+  if (options_.timeout_ms <= 0) return Clock::time_point::max();
+  return start_ + std::chrono::milliseconds(options_.timeout_ms);
+}
+
+void FDB_transaction::set_read_version(std::int64_t version) {
+  if (set_version_ >= 0) {
+    throw strata::Error(strata::ErrorCode::read_version_already_set,
+                        "the read version is already " + std::to_string(set_version_));
+  }
+  try {
+    tr.set_read_version(version);
+  } catch (const strata::Error& e) {
+    // As FoundationDB's storage servers: too old or not yet committed is the reads' answer.
+    if (e.error_code() == strata::ErrorCode::transaction_too_old) {
+      set_version_ = version;
+      version_error_ = e.code();
+    } else if (e.error_code() == strata::ErrorCode::future_version) {
+      set_version_ = version;
+      version_error_ = 0;
+    } else {
+      throw;
+    }
+  }
+}
+
+std::int64_t FDB_transaction::read_version() {
+  return set_version_ >= 0 ? set_version_ : tr.read_version();
+}
+
+fdb_error_t FDB_transaction::take_set_version(std::unique_lock<strata::base::AdaptiveMutex>& lock) {
+  while (set_version_ >= 0) {
+    if (version_error_ != 0) return version_error_;
+    const std::int64_t version = set_version_;
+    try {
+      tr.set_read_version(version);
+      set_version_ = -1;
+      return 0;
+    } catch (const strata::Error& e) {
+      if (e.error_code() == strata::ErrorCode::transaction_too_old) {
+        version_error_ = e.code();
+        return version_error_;
+      }
+      if (e.error_code() != strata::ErrorCode::future_version) return fc::to_fdb_error(e);
+    }
+    // Not committed yet: wait for it, as FoundationDB's storage server waits
+    // FUTURE_VERSION_DELAY before it answers future_version.
+    const Clock::time_point deadline =
+        std::min(Clock::now() + kFutureVersionDelay, timeout_deadline());
+    const std::uint64_t epoch = wait_epoch_.load(std::memory_order_relaxed);
+    strata::kv::MvccStore& store = db_.impl().store();
+    lock.unlock();
+    const bool arrived = store.version_wait().wait_for(
+        store.committed_atomic(), version, deadline,
+        [&] { return wait_epoch_.load(std::memory_order_relaxed) != epoch; });
+    lock.lock();
+    if (fdb_error_t e = check()) return e;
+    if (wait_epoch_.load(std::memory_order_relaxed) != epoch) {
+      // Reset (or retried) meanwhile: FoundationDB's reset cancels the reads under way.
+      return static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled);
+    }
+    if (!arrived) {
+      // The commit and later reads fail with it at once, as FoundationDB's commit fails
+      // with the error of a read it waited for.
+      version_error_ = static_cast<fdb_error_t>(strata::ErrorCode::future_version);
+      return version_error_;
+    }
+  }
+  return 0;
+}
+
+void FDB_transaction::end_waits() {
+  wait_epoch_.fetch_add(1, std::memory_order_relaxed);
+  db_.impl().store().version_wait().wake_all();
 }
 
 // The clock is read only under a timeout: every C call asks.
@@ -83,9 +160,10 @@ void FDB_transaction::finish_stamp_waiters(fdb_error_t error) {
 FDBFuture* FDB_transaction::watch(std::string_view key) {
   std::shared_ptr<strata::Watch> watch;
   {
-    std::lock_guard lock(mu);
+    std::unique_lock lock(mu);
     if (fdb_error_t e = check()) return FDB_future::failed(e);
     if (unavailable_ != 0) return FDB_future::failed(unavailable_);
+    if (fdb_error_t e = take_set_version(lock)) return FDB_future::failed(e);
     // As FoundationDB's client: the handle's MAX_WATCHES counts a watch from here until
     // its future is ready.
     if (!state_->take_watch()) {
@@ -131,9 +209,10 @@ FDBFuture* FDB_transaction::commit() {
 }
 
 FDBFuture* FDB_transaction::commit_here() {
-  std::lock_guard lock(mu);
+  std::unique_lock lock(mu);
   fdb_error_t error = check();
   if (error == 0) error = unavailable_;
+  if (error == 0) error = take_set_version(lock);  // as FoundationDB's, waits for its reads
   commit_started_ = true;
   if (error == 0) {
     try {
@@ -156,15 +235,16 @@ FDBFuture* FDB_transaction::commit_here() {
 // settles it: every other call on this transaction waits for the commit meanwhile, as a
 // strata::Transaction must not be used while its commit is in flight.
 FDBFuture* FDB_transaction::commit_in_flight() {
-  mu.lock();
+  std::unique_lock lock(mu);
   fdb_error_t error = check();
   if (error == 0) error = unavailable_;
+  if (error == 0) error = take_set_version(lock);  // as commit_here
   commit_started_ = true;
   if (error != 0) {
     finish_stamp_waiters(error);  // refused before the commit began
-    mu.unlock();
     return FDB_future::failed(error);
   }
+  lock.release();  // held until the commit settles (below)
   FDB_future* f = FDB_future::pending(Kind::none);
   f->retain();  // for the commit's callback
   try {
@@ -262,6 +342,7 @@ void FDB_transaction::end_after_failed_retry() {
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   tr.cancel();
   cancelled_ = true;
+  end_waits();
 }
 
 // A retry's reset: the transaction as new, keeping its retry count and its timeout's
@@ -282,6 +363,9 @@ void FDB_transaction::restart() {
   deferred_ = 0;
   commit_started_ = false;
   read_cost_ = write_cost_ = 0;
+  set_version_ = -1;
+  version_error_ = 0;
+  end_waits();
 }
 
 fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) {
@@ -326,6 +410,9 @@ void FDB_transaction::reset() {
   cancelled_ = false;
   timed_out_ = false;
   read_cost_ = write_cost_ = 0;
+  set_version_ = -1;
+  version_error_ = 0;
+  end_waits();
 }
 
 bool FDB_transaction::get_special(std::string_view key, std::string& value) const {
@@ -354,6 +441,7 @@ void FDB_transaction::cancel() {
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   tr.cancel();
   cancelled_ = true;
+  end_waits();
 }
 
 // ---- Entry points ---------------------------------------------------------------------
@@ -430,7 +518,7 @@ void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) {
       tr->defer(fc::kVersionInvalid);
       return;
     }
-    tr->tr.set_read_version(version);
+    tr->set_read_version(version);
   });
 }
 
@@ -438,7 +526,7 @@ FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
   return tr->read(
       [&](FDB_future::Result& r) {
         r.kind = Kind::int64;
-        r.int64 = tr->tr.read_version();
+        r.int64 = tr->read_version();
       },
       false);
 }
@@ -524,14 +612,15 @@ FDBFuture* fdb_transaction_watch(FDBTransaction* tr, const uint8_t* key_name, in
 
 FDBFuture* fdb_transaction_commit(FDBTransaction* tr) { return tr->commit(); }
 
+// As FoundationDB's: -1 (its invalidVersion) until a commit succeeds, never an error.
 fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr, int64_t* out_version) {
   std::lock_guard lock(tr->mu);
   try {
     *out_version = tr->tr.committed_version();
-    return 0;
-  } catch (const strata::Error& e) {
-    return fc::to_fdb_error(e);
+  } catch (const strata::Error&) {  // not committed (yet)
+    *out_version = -1;
   }
+  return 0;
 }
 
 FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {

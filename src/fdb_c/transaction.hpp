@@ -10,6 +10,7 @@
 // it where they may run user code (callbacks run on the network thread anyway).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -41,19 +42,23 @@ struct FDB_transaction {
   FDB_transaction(const FDB_transaction&) = delete;
   FDB_transaction& operator=(const FDB_transaction&) = delete;
 
-  // A read: under the lock, fails with the deferred error, the timeout or the
-  // transaction's unavailability, else runs body(Result&) and returns a ready future with
-  // its result or its error. `touches_data` false: a call that reads no data of the
+  // A read: under the lock, fails with the deferred error, the timeout, the cancellation
+  // or the transaction's unavailability, else runs body(Result&) and returns a ready future
+  // with its result or its error. `touches_data` false: a call that reads no data of the
   // database (the read version, the transaction's size), which a tenant's may make.
+  // `at_read_version` (false for a size estimate, which FoundationDB answers from storage
+  // metrics): the call reads at the read version, so a version set with
+  // fdb_transaction_set_read_version must be readable first (take_set_version).
   template <class Body>
-  FDBFuture* read(Body body, bool touches_data = true) {
+  FDBFuture* read(Body body, bool touches_data = true, bool at_read_version = true) {
     // The result is built in the future itself (no copy, and a recycled future's buffers).
     FDB_future* f = FDB_future::make();
     fdb_error_t error = 0;
     {
-      std::lock_guard lock(mu);
+      std::unique_lock lock(mu);
       error = check();
       if (error == 0 && touches_data) error = unavailable_;
+      if (error == 0 && touches_data && at_read_version) error = take_set_version(lock);
       if (error == 0) {
         try {
           body(f->result());
@@ -69,7 +74,6 @@ struct FDB_transaction {
     f->publish(error);
     return f;
   }
-
   // A write-like call: errors are held back for the next read, watch or commit.
   template <class Body>
   void write(Body body) {
@@ -93,6 +97,19 @@ struct FDB_transaction {
   fdb_error_t set_option(int code, const uint8_t* value, int length);
   void reset();
   void cancel();
+  // fdb_transaction_set_read_version with v > 0. As FoundationDB's client, it fails
+  // nothing itself: a version strata no longer keeps fails the reads and the commit with
+  // transaction_too_old (1007), and one not yet committed makes them wait for it
+  // (take_set_version). Either way get_read_version answers `version`.
+  // REQUIRES: mu held.
+  void set_read_version(std::int64_t version);
+  // The read version: the one set, else strata's (taken now if none). REQUIRES: mu held.
+  std::int64_t read_version();
+  // Whether a version was set that strata's transaction does not read at (yet): then a
+  // call that reads without it (a size estimate) uses a transaction of its own.
+  // REQUIRES: mu held.
+  bool version_set_apart() const { return set_version_ >= 0; }
+  strata::Database& database() { return db_; }
   // Keys this transaction reads from rows the C API materializes (fdb_c/special_keys.hpp):
   // the special key space, and the system keyspace under ACCESS_SYSTEM_KEYS or
   // READ_SYSTEM_KEYS. REQUIRES: mu held.
@@ -124,7 +141,9 @@ struct FDB_transaction {
   std::int64_t total_cost() const { return read_cost_ + (commit_started_ ? write_cost_ : 0); }
 
   // REQUIRES: mu held.
-  fdb_error_t check() const;  // the deferred error, or transaction_timed_out
+  // The deferred error, transaction_timed_out, or transaction_cancelled, in FoundationDB's
+  // order (its deferred error, then the reset promise that a timeout or cancel sets).
+  fdb_error_t check() const;
   bool timed_out() const;
   void defer(fdb_error_t error) {
     if (deferred_ == 0) deferred_ = error;
@@ -143,6 +162,19 @@ struct FDB_transaction {
     return pages * kCostPage;
   }
 
+  // FoundationDB's FUTURE_VERSION_DELAY: how long a read waits for a version newer than
+  // the committed one before it fails with future_version (1009).
+  static constexpr std::chrono::seconds kFutureVersionDelay{1};
+  // Makes the version set apart strata's read version: fails with transaction_too_old for
+  // one strata no longer keeps; for one not yet committed, waits (with `lock` released)
+  // until a commit publishes it, kFutureVersionDelay passes (future_version), or the
+  // timeout or a cancel cuts the wait short (1031, 1025). 0 when none is set apart.
+  // REQUIRES: lock holds mu.
+  fdb_error_t take_set_version(std::unique_lock<strata::base::AdaptiveMutex>& lock);
+  // Wakes the waits of take_set_version to give up. REQUIRES: mu held.
+  void end_waits();
+  // The timeout's deadline, or time_point::max() without one. REQUIRES: mu held.
+  Clock::time_point timeout_deadline() const;
   FDBFuture* commit_here();
   FDBFuture* commit_in_flight();
   void apply_read_options();                     // REQUIRES: mu held
@@ -165,6 +197,14 @@ struct FDB_transaction {
   bool commit_started_ = false;                 // guarded by mu: commit() was called
   bool cancelled_ = false;                      // guarded by mu: cancel() since the last reset
   bool timed_out_ = false;                      // guarded by mu: expired before a TIMEOUT change
+  // A version set with fdb_transaction_set_read_version that strata's transaction has not
+  // taken: one it no longer keeps (version_error_ 1007), one not yet committed
+  // (version_error_ 0), or one a read waited for in vain (1009). -1: none. Guarded by mu.
+  std::int64_t set_version_ = -1;
+  fdb_error_t version_error_ = 0;  // guarded by mu
+  // Moves on at each cancel, reset and retry, which end the waits of take_set_version
+  // (read without mu by the waiting thread).
+  std::atomic<std::uint64_t> wait_epoch_{0};
   std::int64_t read_cost_ = 0;                  // guarded by mu
   std::int64_t write_cost_ = 0;                 // guarded by mu
   std::vector<FDBFuture*> stamp_waiters_;       // guarded by mu; each holds a reference

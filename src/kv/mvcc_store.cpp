@@ -187,9 +187,10 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
     retired_.push_back({committed(), head, Retired::Kind::record});
     return;
   }
-  // A key deleted after one write since the horizon may go before the horizon passes it.
+  // A key deleted after one write since the horizon may go before the horizon passes it
+  // (unless the window is kept: then every version in it stays readable).
   if (!value && head != nullptr && !head->is_tombstone() && head->older() == nullptr &&
-      head->version() > horizon_) {
+      head->version() > horizon_ && window_ns_ == 0) {
     short_lived_.push_back({node, head->version(), version, 0});
   }
   // Release: a reader that loads the new head sees its contents and its older link.
@@ -207,10 +208,33 @@ void MvccStore::revoke_expired_readers() {
   registry_.revoke_expired(base::CoarseClock::now().time_since_epoch().count());
 }
 
+Version MvccStore::window_floor() {
+  if (window_ns_ == 0) return ReaderRegistry::kIdle;
+  const std::int64_t now = base::CoarseClock::now().time_since_epoch().count();
+  // A sample's time may lag the true time by the clock's tick: count it as that much older.
+  const std::int64_t cutoff = now - window_ns_ - base::CoarseClock::resolution().count();
+  while (!samples_.empty() && samples_.front().time <= cutoff) {
+    window_floor_ = samples_.front().version;
+    samples_.pop_front();
+  }
+  // The last collection's look is newer than every sample: after a pause in commits it
+  // moves the floor to the last version committed before the pause.
+  if (samples_.empty() && latest_.time <= cutoff) window_floor_ = latest_.version;
+  const Version committed = committed_.load(std::memory_order_relaxed);
+  // A sample every 1/32 of the window: under steady commits the floor lags the exact one
+  // by at most that.
+  if (samples_.empty() || now - samples_[samples_.size() - 1].time >= window_ns_ / 32) {
+    samples_.push_back({now, committed});
+  }
+  latest_ = {now, committed};
+  return window_floor_;
+}
+
 Version MvccStore::advance_horizon() {
   revoke_expired_readers();
+  const Version floor = window_floor();
   std::lock_guard lock(horizon_mu_);
-  Version oldest = registry_.oldest(committed_);
+  Version oldest = std::min(registry_.oldest(committed_), floor);
   horizon_ = std::max(horizon_, oldest);
   return oldest;
 }
@@ -238,12 +262,13 @@ bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version, std::int64_t
 
 Version MvccStore::collect_garbage(std::size_t budget) {
   revoke_expired_readers();
+  const Version floor = window_floor();
   Version oldest;
   {
     // advance_horizon() and the first step of collection under one lock.
     std::lock_guard lock(horizon_mu_);
     if (!short_lived_due()) {
-      oldest = registry_.oldest(committed_);
+      oldest = std::min(registry_.oldest(committed_), floor);
       horizon_ = std::max(horizon_, oldest);
       drop_passed_spans();
     } else {

@@ -25,6 +25,15 @@
 // reader's version falls in [born, died): no reader can see it, however old the oldest.
 // Its memory still waits for the ordinary path. pin_at() refuses versions in such spans.
 //
+// Window retention (keep_window, off by default): collection also keeps every version
+// published within the last `window`, whether or not a reader holds it, as FoundationDB's
+// storage servers keep MAX_READ_TRANSACTION_LIFE_VERSIONS (5 s): the watermark is
+// min(oldest reader, the newest version published at or before now - window), found in a
+// ring of (time, committed version) samples the collector takes, and no key goes early.
+// pin_at() then accepts any version younger than the window. What was deleted stays for
+// the window (a queue's popped items included), so a store that churns holds about one
+// window of garbage, and no more.
+//
 // Thread safety:
 //   - Writer methods (set, clear, clear_range, publish, collect_garbage, latest) need
 //     external synchronisation: the commit pipeline calls them under its lock.
@@ -34,6 +43,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -53,6 +63,7 @@
 #include "kv/skiplist.hpp"
 #include "kv/slab_source.hpp"
 #include "kv/version_chain.hpp"
+#include "kv/version_wait.hpp"
 
 namespace strata::kv {
 
@@ -148,7 +159,13 @@ class MvccStore {
   void clear_range(std::string_view begin, std::string_view end, Version version);
   // The newest value of `key`, published or not (for atomic operations at apply time).
   std::optional<std::string_view> latest(std::string_view key) const;
-  void publish(Version version) { committed_.store(version, std::memory_order_seq_cst); }
+  // Publishes `version` and wakes the threads waiting for it (version_wait()).
+  void publish(Version version) {
+    committed_.store(version, std::memory_order_seq_cst);
+    version_wait_.published();
+  }
+  // Threads waiting for a version newer than committed() (kv/version_wait.hpp).
+  VersionWait& version_wait() { return version_wait_; }
 
   // Does up to `budget` units of collection and frees what no reader can still hold.
   // `oldest` is advance_horizon(), taken after the last publish.
@@ -166,6 +183,13 @@ class MvccStore {
   // their deadline (ReaderRegistry::revoke_expired), every kRevokeEvery calls. pin_at
   // announces with `deadline`.
   Version advance_horizon();
+  // Keeps every version published within `window` readable (see the top), from the
+  // committed version on: those before it stay as collection left them. Writer.
+  void keep_window(std::chrono::nanoseconds window) {
+    window_ns_ = window.count();
+    window_floor_ = committed();
+    latest_ = {0, committed()};
+  }
   bool pin_at(ReaderRegistry::Slot* slot, Version version,
               std::int64_t deadline = ReaderRegistry::kNever);
 
@@ -239,8 +263,20 @@ class MvccStore {
   std::vector<List::Path*> absent_paths_;
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
+  VersionWait version_wait_;
   static constexpr std::uint32_t kRevokeEvery = 64;  // collections
   void revoke_expired_readers();
+  // Writer: the newest version published at or before now - window (a sample's; never
+  // newer than the exact one), or the largest Version when windows are not kept.
+  Version window_floor();
+  struct Sample {
+    std::int64_t time;  // base::CoarseClock nanoseconds
+    Version version;    // committed() at that time
+  };
+  std::int64_t window_ns_ = 0;  // 0: windows not kept
+  Fifo<Sample> samples_;        // writer only, oldest first
+  Version window_floor_ = 0;    // writer only
+  Sample latest_{0, 0};         // writer only: the last collection's look
   std::uint32_t collections_since_revoke_ = 0;  // writer only
 
   base::AdaptiveMutex horizon_mu_;

@@ -33,13 +33,17 @@ enum class Durability {
 struct Options {
   std::filesystem::path path;                   // empty: in memory only
   Durability durability = Durability::fsync;    // ignored when path is empty
-  std::chrono::milliseconds mvcc_window{5000};  // older read versions: error 1007
+  // Older read versions: error 1007. At most 0: open() throws invalid_argument (9003). A
+  // window the clock's nanoseconds cannot count (from about 9.2e12 ms, milliseconds::max()
+  // included) is no limit (docs/decisions/0030).
+  std::chrono::milliseconds mvcc_window{5000};
   // On disk: write a checkpoint (and drop older log) each time the log grows by this much.
   std::uint64_t checkpoint_log_bytes = 64ull << 20;
   // What every transaction of this database starts with, and returns to on reset()
   // (FoundationDB's database options TRANSACTION_TIMEOUT, TRANSACTION_RETRY_LIMIT and
   // TRANSACTION_MAX_RETRY_DELAY); the transaction's own setters override them. Negative
-  // values (below -1 for the retry limit) make open() throw invalid_argument (9003).
+  // values (below -1 for the retry limit) make open() throw invalid_argument (9003). A
+  // timeout past the clock's range (milliseconds::max()) is none.
   std::chrono::milliseconds transaction_timeout{0};  // 0: none
   int transaction_retry_limit = -1;                  // -1: none
   std::chrono::milliseconds transaction_max_retry_delay{1000};

@@ -1,5 +1,6 @@
 #include "engine/database_impl.hpp"
 
+#include <chrono>
 #include <string>
 #include <thread>
 #include <utility>
@@ -23,6 +24,9 @@ DatabaseImpl::DatabaseImpl(Options options) : options_(std::move(options)) {
                                                  std::to_string(options_.mvcc_window.count()) +
                                                  " ms");
   }
+  using Window = base::CoarseClock::duration;
+  const auto longest = std::chrono::floor<std::chrono::milliseconds>(Window::max());
+  mvcc_window_ = options_.mvcc_window >= longest ? Window::max() : Window(options_.mvcc_window);
   auto refuse = [](const std::string& what) { throw Error(ErrorCode::invalid_argument, what); };
   if (options_.transaction_timeout.count() < 0) {
     refuse("transaction_timeout must not be negative, got " +

@@ -67,7 +67,10 @@ class Database {
   // last handle (and transaction) is destroyed. With a path, the directory is created if
   // needed, locked (database_locked if another handle or process has it open), and its
   // checkpoint and log are recovered; corrupt_data or io_error name the damaged file. The
-  // directory is closed, with a final checkpoint, when the last handle and transaction go.
+  // directory is closed, with a final checkpoint, when the last handle and transaction go;
+  // when they go inside a commit_async callback the close runs on a thread of its own, and
+  // an open() of the same directory from this process waits for it (not from inside a
+  // callback, which that close waits for: there it may throw database_locked).
   // Threads: an in-memory database starts none. A durable one runs one thread for its
   // checkpoints, and open() itself runs one more while a large recovery lasts (64 MiB of
   // log or more, or a checkpoint of 1 Mi entries or more), to fault memory in beside it.

@@ -5,15 +5,33 @@
 #include <thread>
 #include <utility>
 
+#include "engine/closing_databases.hpp"
+
 namespace strata::engine {
 
 std::shared_ptr<DatabaseImpl> DatabaseImpl::open(Options options) {
+  // A close of this directory under way on a thread of its own holds its lock until done:
+  // wait for it, unless this thread is one such a close waits for (a pipeline's, in a
+  // commit_async callback), which would wait for itself.
+  if (!options.path.empty() && !CommitPipeline::settling_here()) {
+    closing_databases::wait_for(closing_databases::key_of(options.path));
+  }
   auto close = [](DatabaseImpl* db) noexcept {
-    if (CommitPipeline::settling_here()) {
-      std::thread([db] { delete db; }).detach();
-    } else {
+    if (!CommitPipeline::settling_here()) {
       delete db;
+      return;
     }
+    std::string key;  // in memory: nothing to reopen, nothing to wait for
+    try {
+      if (!db->options_.path.empty()) key = closing_databases::key_of(db->options_.path);
+      if (!key.empty()) closing_databases::begin(key);
+    } catch (...) {  // out of memory: the close goes on unmarked
+      key.clear();
+    }
+    std::thread([db, key = std::move(key)] {
+      delete db;
+      if (!key.empty()) closing_databases::end(key);
+    }).detach();
   };
   return {new DatabaseImpl(std::move(options)), close};
 }

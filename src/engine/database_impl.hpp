@@ -21,7 +21,9 @@ class DatabaseImpl : public std::enable_shared_from_this<DatabaseImpl> {
  public:
   // Opens (recovers) the database. Its last reference closes it on the releasing thread,
   // but for a commit_async callback's: that thread may be the pipeline's own, which
-  // closing stops and waits for, so the close runs on a thread of its own. 
+  // closing stops and waits for, so the close runs on a thread of its own. Opening a
+  // directory whose close runs so waits for that close first (engine/closing_databases.hpp),
+  // but from inside a commit_async callback, where it may be the wait's own thread.
   static std::shared_ptr<DatabaseImpl> open(Options options);
   explicit DatabaseImpl(Options options);
 

@@ -24,7 +24,8 @@ class DatabaseImpl;
 }  // namespace engine
 
 enum class Durability {
-  none,      // no log: the directory holds checkpoints only
+  none,      // no log: the directory holds checkpoints only, written on close and by
+             // Database::checkpoint(); a failed closing one loses what the last held not
   buffered,  // log written at every commit, not synced: survives a process crash; after a
              // power loss opens to the state after some prefix of the commits
   fsync,     // log synced at every commit batch: survives power loss
@@ -59,6 +60,10 @@ struct DatabaseStats {
   std::uint64_t commits = 0;    // writing transactions committed
   std::uint64_t conflicts = 0;  // commits refused with not_committed (1020)
   std::uint64_t batches = 0;    // commit batches (group commits) published
+  // Checkpoints that failed (disk full, I/O error): the background ones and those of
+  // checkpoint(). The log still holds what a failed checkpoint would have; under
+  // Durability::none nothing else does (docs/decisions/0031).
+  std::uint64_t checkpoint_failures = 0;
 };
 
 class Database {
@@ -114,6 +119,15 @@ class Database {
   // recipes withdraw such pop requests rather than serve them).
   Version opened_version() const;
   DatabaseStats stats() const;
+  // On disk: writes a checkpoint of every commit published so far (nothing if the last
+  // checkpoint has them all), on the database's checkpoint thread, and returns when it is
+  // durable; throws the error that made it fail (io_error naming the file), which also
+  // counts in stats().checkpoint_failures. Commits go on meanwhile. Under
+  // Durability::none this is how a program makes its commits durable, and learns whether
+  // they are, before it closes: a checkpoint that fails when the last handle goes cannot be
+  // reported, and loses the commits made since the last one that succeeded. In memory:
+  // nothing to do.
+  void checkpoint();
 
   // For the engine's own use.
   engine::DatabaseImpl& impl() const { return *impl_; }

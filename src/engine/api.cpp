@@ -79,7 +79,9 @@ Version Database::committed_version() const { return live(impl_).store().committ
 
 Version Database::opened_version() const { return live(impl_).opened_version(); }
 
-DatabaseStats Database::stats() const { return live(impl_).pipeline().stats(); }
+DatabaseStats Database::stats() const { return live(impl_).stats(); }
+
+void Database::checkpoint() { live(impl_).checkpoint(); }
 
 // ---- Watch ------------------------------------------------------------------------
 

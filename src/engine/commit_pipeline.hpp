@@ -145,8 +145,11 @@ class CommitPipeline {
 
   WatchRegistry& watches() { return watches_; }
   DatabaseStats stats() const {
-    return {commits_.load(std::memory_order_relaxed), conflicts_.load(std::memory_order_relaxed),
-            batches_.load(std::memory_order_relaxed)};
+    DatabaseStats s;
+    s.commits = commits_.load(std::memory_order_relaxed);
+    s.conflicts = conflicts_.load(std::memory_order_relaxed);
+    s.batches = batches_.load(std::memory_order_relaxed);
+    return s;
   }
 
  private:

@@ -70,4 +70,14 @@ DatabaseImpl::DatabaseImpl(Options options) : options_(std::move(options)) {
   opened_version_ = store_.committed();
 }
 
+DatabaseStats DatabaseImpl::stats() const {
+  DatabaseStats s = pipeline_.stats();
+  if (persistence_) s.checkpoint_failures = persistence_->checkpoint_failures();
+  return s;
+}
+
+void DatabaseImpl::checkpoint() {
+  if (persistence_) persistence_->checkpoint();
+}
+
 }  // namespace strata::engine

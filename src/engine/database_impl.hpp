@@ -35,6 +35,10 @@ class DatabaseImpl : public std::enable_shared_from_this<DatabaseImpl> {
   // which no transaction's age reaches.
   base::CoarseClock::duration mvcc_window() const { return mvcc_window_; }
   Version opened_version() const { return opened_version_; }
+  // The pipeline's counters and the checkpoints that failed.
+  DatabaseStats stats() const;
+  // Persistence::checkpoint(); nothing in memory.
+  void checkpoint();
 
  private:
   Options options_;

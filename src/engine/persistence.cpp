@@ -157,6 +157,10 @@ void Persistence::write(Version version, std::string_view payload) {
   wal_->flush(/*sync=*/false);
 }
 
+void Persistence::reserve(std::size_t payload_bytes) {
+  if (wal_) wal_->reserve(payload_bytes);
+}
+
 void Persistence::sync() {
   if (wal_) wal_->sync_written();
 }

@@ -816,10 +816,13 @@ Error TransactionImpl::commit_error(const CommitRequest& request) const {
     case ErrorCode::commit_unknown_result:
       return Error(request.error,
                    "writing the commit to the log failed; it may or may not be durable");
+    case ErrorCode::commit_proxy_memory_limit_exceeded:
+      return Error(request.error,
+                   "out of memory: the commit was refused before it changed anything; retry it");
     default:
       return Error(request.error,
-                   "an earlier write to the log failed, so the database accepts no more "
-                   "commits; reopen it to recover");
+                   "the database accepts no more commits (a write to the log failed, or a "
+                   "commit ran out of memory part-way); reopen it to recover");
   }
 }
 

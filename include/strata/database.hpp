@@ -24,7 +24,8 @@ class DatabaseImpl;
 }  // namespace engine
 
 enum class Durability {
-  none,      // no log: the directory holds checkpoints only
+  none,      // no log: the directory holds checkpoints only, written on close and by
+             // Database::checkpoint(); a failed closing one loses what the last held not
   buffered,  // log written at every commit, not synced: survives a process crash; after a
              // power loss opens to the state after some prefix of the commits
   fsync,     // log synced at every commit batch: survives power loss
@@ -33,7 +34,10 @@ enum class Durability {
 struct Options {
   std::filesystem::path path;                   // empty: in memory only
   Durability durability = Durability::fsync;    // ignored when path is empty
-  std::chrono::milliseconds mvcc_window{5000};  // older read versions: error 1007
+  // Older read versions: error 1007. At most 0: open() throws invalid_argument (9003). A
+  // window the clock's nanoseconds cannot count (from about 9.2e12 ms, milliseconds::max()
+  // included) is no limit (docs/decisions/0030).
+  std::chrono::milliseconds mvcc_window{5000};
   // Keep every version committed within mvcc_window readable by set_read_version, whether
   // or not a transaction holds it, as FoundationDB keeps 5 s of versions whatever clients
   // hold. Off: versions no live transaction holds are collected at once (a deleted key,
@@ -46,7 +50,8 @@ struct Options {
   // What every transaction of this database starts with, and returns to on reset()
   // (FoundationDB's database options TRANSACTION_TIMEOUT, TRANSACTION_RETRY_LIMIT and
   // TRANSACTION_MAX_RETRY_DELAY); the transaction's own setters override them. Negative
-  // values (below -1 for the retry limit) make open() throw invalid_argument (9003).
+  // values (below -1 for the retry limit) make open() throw invalid_argument (9003). A
+  // timeout past the clock's range (milliseconds::max()) is none.
   std::chrono::milliseconds transaction_timeout{0};  // 0: none
   int transaction_retry_limit = -1;                  // -1: none
   std::chrono::milliseconds transaction_max_retry_delay{1000};
@@ -62,6 +67,10 @@ struct DatabaseStats {
   std::uint64_t commits = 0;    // writing transactions committed
   std::uint64_t conflicts = 0;  // commits refused with not_committed (1020)
   std::uint64_t batches = 0;    // commit batches (group commits) published
+  // Checkpoints that failed (disk full, I/O error): the background ones and those of
+  // checkpoint(). The log still holds what a failed checkpoint would have; under
+  // Durability::none nothing else does (docs/decisions/0031).
+  std::uint64_t checkpoint_failures = 0;
 };
 
 class Database {
@@ -70,7 +79,10 @@ class Database {
   // last handle (and transaction) is destroyed. With a path, the directory is created if
   // needed, locked (database_locked if another handle or process has it open), and its
   // checkpoint and log are recovered; corrupt_data or io_error name the damaged file. The
-  // directory is closed, with a final checkpoint, when the last handle and transaction go.
+  // directory is closed, with a final checkpoint, when the last handle and transaction go;
+  // when they go inside a commit_async callback the close runs on a thread of its own, and
+  // an open() of the same directory from this process waits for it (not from inside a
+  // callback, which that close waits for: there it may throw database_locked).
   // Threads: an in-memory database starts none. A durable one runs one thread for its
   // checkpoints, and open() itself runs one more while a large recovery lasts (64 MiB of
   // log or more, or a checkpoint of 1 Mi entries or more), to fault memory in beside it.
@@ -114,6 +126,15 @@ class Database {
   // recipes withdraw such pop requests rather than serve them).
   [[nodiscard]] Version opened_version() const;
   [[nodiscard]] DatabaseStats stats() const;
+  // On disk: writes a checkpoint of every commit published so far (nothing if the last
+  // checkpoint has them all), on the database's checkpoint thread, and returns when it is
+  // durable; throws the error that made it fail (io_error naming the file), which also
+  // counts in stats().checkpoint_failures. Commits go on meanwhile. Under
+  // Durability::none this is how a program makes its commits durable, and learns whether
+  // they are, before it closes: a checkpoint that fails when the last handle goes cannot be
+  // reported, and loses the commits made since the last one that succeeded. In memory:
+  // nothing to do.
+  void checkpoint();
 
   // For the engine's own use.
   engine::DatabaseImpl& impl() const { return *impl_; }

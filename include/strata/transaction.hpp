@@ -81,7 +81,8 @@ class Watch {
   // thread if it already has. `callback` must be short and must not block; wait_for(0)
   // inside it tells which outcome happened. REQUIRES: `callback` does not throw (run by a
   // commit, by the last copy's destructor or by the database's close, an exception from it
-  // calls std::terminate; from cancel(), it skips the callbacks after it).
+  // calls std::terminate; from cancel(), it skips the callbacks after it). An empty
+  // `callback` throws invalid_argument (9003) and is not registered.
   void on_ready(std::function<void()> callback);
 
  private:
@@ -140,7 +141,8 @@ class Transaction {
   // (a key, a count) allocates nothing. Returns the number of rows visited. `visit` must
   // not use or destroy this transaction (a use throws client_invalid_operation, 2000); it
   // may use others. An exception from `visit` ends the read and propagates; a serializable
-  // read then conflicts on the whole of [begin, end).
+  // read then conflicts on the whole of [begin, end). An empty `visit` throws
+  // invalid_argument (9003) before anything is read.
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
                           const RowVisitor& visit);
   std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
@@ -233,7 +235,8 @@ class Transaction {
   // transaction too, after reset()) and use other transactions, but commit() throws
   // client_invalid_operation (2000) there. It may destroy this transaction (unless it
   // submitted it again), but not another whose commit is in flight: that waits for a
-  // callback only this thread would run.
+  // callback only this thread would run. An empty `done` throws invalid_argument (9003)
+  // and leaves the transaction as it was, uncommitted.
   void commit_async(CommitCallback done);
   // After a successful commit: its commit version; -1 for a read-only transaction.
   // Before commit: client_invalid_operation (2000).

@@ -46,6 +46,8 @@ class MutationBatchEncoder {
   const std::string& bytes() const { return bytes_; }
   bool empty() const { return bytes_.empty(); }
   void reset() { bytes_.clear(); }
+  // Room for `bytes` more encoded bytes: that much encoding allocates nothing.
+  void reserve(std::size_t bytes) { bytes_.reserve(bytes_.size() + bytes); }
 
  private:
   std::string bytes_;

@@ -108,6 +108,11 @@ void WalWriter::append(Version version, std::string_view payload) {
   last_version_ = version;
 }
 
+void WalWriter::reserve(std::size_t payload_bytes) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  buffer_.reserve(buffer_.size() + wal::kFileHeaderSize + wal::kRecordHeaderSize + payload_bytes);
+}
+
 void WalWriter::flush(bool sync) {
   std::lock_guard<std::mutex> guard(mutex_);
   throw_if_failed();

@@ -80,6 +80,9 @@ class WalWriter {
   // wal::kMaxPayloadBytes (the writer stays usable), database_failed if failed, and
   // io_error (then the writer is failed) if closing a full segment fails.
   void append(Version version, std::string_view payload);
+  // Room for an append() of `payload_bytes` (a new segment's header included): that append
+  // allocates nothing. Throws std::bad_alloc.
+  void reserve(std::size_t payload_bytes);
 
   // Writes everything buffered in one write() to the active segment (creating it if
   // needed) and, if `sync`, makes it durable with one fdatasync (plus a directory fsync

@@ -44,6 +44,20 @@ engine::TransactionImpl& live(const std::unique_ptr<engine::TransactionImpl>& im
   return live(impl.get());
 }
 
+// An empty std::function where a callback is required is refused before anything happens:
+// called later (on the pipeline's thread, by a commit that fires a watch) it would throw
+// std::bad_function_call where nobody can catch it.
+[[noreturn, gnu::cold]] void throw_empty(const char* what) {
+  throw Error(ErrorCode::invalid_argument, std::string(what) + " is an empty function");
+}
+
+template <class F>
+const F& required(const F& callback, const char* what) {
+  if (!callback) [[unlikely]]
+    throw_empty(what);
+  return callback;
+}
+
 }  // namespace
 
 // ---- Database ---------------------------------------------------------------------
@@ -65,7 +79,9 @@ Version Database::committed_version() const { return live(impl_).store().committ
 
 Version Database::opened_version() const { return live(impl_).opened_version(); }
 
-DatabaseStats Database::stats() const { return live(impl_).pipeline().stats(); }
+DatabaseStats Database::stats() const { return live(impl_).stats(); }
+
+void Database::checkpoint() { live(impl_).checkpoint(); }
 
 // ---- Watch ------------------------------------------------------------------------
 
@@ -105,7 +121,9 @@ bool Watch::wait_for(std::chrono::milliseconds timeout) {
 void Watch::cancel() { live(state_).finish(engine::WatchState::Status::cancelled); }
 
 void Watch::on_ready(std::function<void()> callback) {
-  live(state_).on_finish(std::move(callback));
+  engine::WatchState& state = live(state_);
+  required(callback, "on_ready's callback");
+  state.on_finish(std::move(callback));
 }
 
 // ---- ReadView ---------------------------------------------------------------------
@@ -129,12 +147,15 @@ std::vector<KeyValue> ReadView::get_range(const KeyRange& range, RangeOptions op
 
 std::size_t ReadView::visit_range(std::string_view begin, std::string_view end,
                                   RangeOptions options, const RowVisitor& visit) {
-  return live(impl_).visit_range(begin, end, options, ReadMode::snapshot, visit);
+  engine::TransactionImpl& t = live(impl_);
+  return t.visit_range(begin, end, options, ReadMode::snapshot, required(visit, "the visitor"));
 }
 
 std::size_t ReadView::visit_range(const KeyRange& range, RangeOptions options,
                                   const RowVisitor& visit) {
-  return live(impl_).visit_range(range.begin, range.end, options, ReadMode::snapshot, visit);
+  engine::TransactionImpl& t = live(impl_);
+  return t.visit_range(range.begin, range.end, options, ReadMode::snapshot,
+                       required(visit, "the visitor"));
 }
 
 // ---- Transaction ------------------------------------------------------------------
@@ -173,12 +194,15 @@ std::vector<KeyValue> Transaction::get_range(const KeyRange& range, RangeOptions
 
 std::size_t Transaction::visit_range(std::string_view begin, std::string_view end,
                                      RangeOptions options, const RowVisitor& visit) {
-  return live(impl_).visit_range(begin, end, options, ReadMode::serializable, visit);
+  engine::TransactionImpl& t = live(impl_);
+  return t.visit_range(begin, end, options, ReadMode::serializable, required(visit, "the visitor"));
 }
 
 std::size_t Transaction::visit_range(const KeyRange& range, RangeOptions options,
                                      const RowVisitor& visit) {
-  return live(impl_).visit_range(range.begin, range.end, options, ReadMode::serializable, visit);
+  engine::TransactionImpl& t = live(impl_);
+  return t.visit_range(range.begin, range.end, options, ReadMode::serializable,
+                       required(visit, "the visitor"));
 }
 
 void Transaction::set(std::string_view key, std::string_view value) { live(impl_).set(key, value); }
@@ -232,7 +256,11 @@ std::vector<KeyRange> Transaction::write_conflict_ranges() const {
 }
 std::size_t Transaction::approximate_size() const { return live(impl_).size_bytes(); }
 void Transaction::commit() { live(impl_).commit(); }
-void Transaction::commit_async(CommitCallback done) { live(impl_).commit_async(std::move(done)); }
+void Transaction::commit_async(CommitCallback done) {
+  engine::TransactionImpl& t = live(impl_);
+  required(done, "commit_async's callback");
+  t.commit_async(std::move(done));
+}
 Version Transaction::committed_version() const { return live(impl_).committed_version(); }
 std::string Transaction::versionstamp() const { return live(impl_).versionstamp(); }
 void Transaction::on_error(const Error& e) { live(impl_).on_error(e); }

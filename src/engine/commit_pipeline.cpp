@@ -1,12 +1,15 @@
 #include "engine/commit_pipeline.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include "base/futex.hpp"
 #include "base/limits.hpp"
 #include "engine/persistence.hpp"
 #include "engine/versionstamp.hpp"
+#include "kv/size_class_pool.hpp"
+#include "kv/version_chain.hpp"
 
 namespace strata::engine {
 namespace {
@@ -253,8 +256,8 @@ bool CommitPipeline::settling_here() noexcept { return t_settling; }
 Error CommitPipeline::failure_error() const {
   // failure_ was written before failed_ was set (release), and is read after it was seen.
   return Error(ErrorCode::database_failed,
-               "an earlier write to the log failed (" + failure_ +
-                   "), so the database accepts no more commits; reopen it to recover");
+               "the database accepts no more commits (" + failure_ +
+                   "); reopen it to recover");
 }
 
 void CommitPipeline::commit(CommitRequest& request) {
@@ -454,45 +457,60 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
   }
   // Versions handed to the syncer are not published yet.
   const Version version = std::max(store_.committed(), assigned_) + 1;
-  std::size_t writes = 0;
-  std::uint16_t index = 0;
-  for (CommitRequest* r : batch) {
-    r->batch_index = index++;
-    // Reads below the pruned history cannot be checked: the writes after them may be gone.
-    // Every live reader holds the history above its version, but a version revoked past
-    // its MVCC window does not, and a commit that passed its age check can reach here
-    // after that (FoundationDB's resolvers fail such a commit the same way).
-    if (r->read_version < resolver_.floor() &&
-        (r->read_ranges != nullptr || r->read_keys != nullptr)) {
-      r->error = ErrorCode::transaction_too_old;
-      continue;
-    }
-    if (!resolve(*r)) {
-      r->error = ErrorCode::not_committed;
-      continue;
-    }
-    record_writes(*r, version);
-    r->version = version;
-  }
   const bool prepared = batch.size() >= kPrepareBatch;
-  if (prepared) prepare_writes(batch);
   std::vector<std::string> stamped;
-  std::size_t point = 0;  // the first of the request's paths in write_paths_
-  for (CommitRequest* r : batch) {
-    if (r->error != ErrorCode::success) continue;
-    const kv::MvccStore::List::Path* paths = prepared ? write_paths_.data() + point : nullptr;
-    bool in_order = false;
-    if (!prepared && r->writes->points().size() >= kPrepareWrites) {
-      const auto& points = r->writes->points();
-      in_order = store_.none_between(points.begin()->first, std::prev(points.end())->first);
-      if (!in_order) paths = prepare_writes(*r);
+  // Before the point of no return: resolution, and the memory the writes will take.
+  try {
+    std::uint16_t index = 0;
+    for (CommitRequest* r : batch) {
+      r->batch_index = index++;
+      // Reads below the pruned history cannot be checked: the writes after them may be gone.
+      // Every live reader holds the history above its version, but a version revoked past
+      // its MVCC window does not, and a commit that passed its age check can reach here
+      // after that (FoundationDB's resolvers fail such a commit the same way).
+      if (r->read_version < resolver_.floor() &&
+          (r->read_ranges != nullptr || r->read_keys != nullptr)) {
+        r->error = ErrorCode::transaction_too_old;
+        continue;
+      }
+      if (!resolve(*r)) {
+        r->error = ErrorCode::not_committed;
+        continue;
+      }
+      record_writes(*r, version);
+      r->version = version;
     }
-    if (in_order) store_.expect_key_order(true);
-    apply(*r, version, stamped, paths);
-    if (in_order) store_.expect_key_order(false);
-    point += r->writes->points().size();
-    writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
-              r->writes->stamped_keys().size();
+    if (prepared) prepare_writes(batch);
+    reserve_apply(batch, stamped);
+  } catch (...) {  // std::bad_alloc: nothing else is thrown before the point of no return
+    return refuse_batch(batch);
+  }
+  // The point of no return: the store changes. What the writes need was reserved above;
+  // what could not be (a clear_range's tombstones, values over 1 KiB, atomic results and
+  // stamped keys longer than a short string) may still fail, and then the version is
+  // never published and the pipeline fails as after a failed log write.
+  std::size_t writes = 0;
+  try {
+    std::size_t point = 0;  // the first of the request's paths in write_paths_
+    for (CommitRequest* r : batch) {
+      if (r->error != ErrorCode::success) continue;
+      const kv::MvccStore::List::Path* paths = prepared ? write_paths_.data() + point : nullptr;
+      bool in_order = false;
+      if (!prepared && r->writes->points().size() >= kPrepareWrites) {
+        const auto& points = r->writes->points();
+        in_order = store_.none_between(points.begin()->first, std::prev(points.end())->first);
+        if (!in_order) paths = prepare_writes(*r);
+      }
+      if (in_order) store_.expect_key_order(true);
+      apply(*r, version, stamped, paths);
+      if (in_order) store_.expect_key_order(false);
+      point += r->writes->points().size();
+      writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
+                r->writes->stamped_keys().size();
+    }
+  } catch (...) {  // std::bad_alloc
+    store_.expect_key_order(false);
+    return fail_batch(batch);
   }
   std::uint64_t committed = 0;
   for (CommitRequest* r : batch) committed += r->error == ErrorCode::success ? 1 : 0;
@@ -530,6 +548,69 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
   return 2 * writes + 16;
 }
 
+void CommitPipeline::reserve_apply(std::span<CommitRequest* const> batch,
+                                   std::vector<std::string>& stamped) {
+  std::size_t keys = 0;
+  std::size_t key_bytes = 0;
+  std::size_t record_bytes = 0;
+  std::size_t stamped_keys = 0;
+  std::size_t most_points = 0;
+  std::uint64_t log_bytes = 0;
+  auto record = [&](std::size_t value_size) {
+    const std::size_t bytes = kv::VersionRecord::max_bytes_for(value_size);
+    if (bytes <= kv::SizeClassPool::kMaxPooled) record_bytes += bytes;  // else operator new
+  };
+  for (const CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    const WriteMap& w = *r->writes;
+    for (const auto& [key, entry] : w.points()) {
+      key_bytes += key.size();
+      // An atomic operation's result is unknown until applied: a pooled block's worth.
+      record(entry.kind == PointWrite::Kind::dependent || !entry.ops.empty()
+                 ? kv::SizeClassPool::kMaxPooled
+                 : entry.size);
+    }
+    for (const StampedKeyWrite& s : w.stamped_keys()) {
+      key_bytes += s.key.size() + kVersionstampSize;
+      record(s.value.size());
+    }
+    keys += w.points().size() + w.stamped_keys().size();
+    stamped_keys += w.stamped_keys().size();
+    most_points = std::max(most_points, w.points().size());
+    log_bytes += r->log_bytes;
+  }
+  stamped.reserve(stamped_keys);
+  write_keys_.reserve(most_points);  // prepare_writes of one request, in the apply loop
+  write_paths_.reserve(most_points);
+  store_.reserve_writes(keys, key_bytes, record_bytes);
+  if (logs_) {
+    log_.reserve(log_bytes);
+    persistence_->reserve(log_.bytes().size() + log_bytes);
+  }
+}
+
+std::size_t CommitPipeline::refuse_batch(std::span<CommitRequest* const> batch) noexcept {
+  for (CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    r->error = ErrorCode::commit_proxy_memory_limit_exceeded;
+    r->version = -1;
+  }
+  if (persistence_ != nullptr && defer_sync(batch)) send_to_syncer(batch, -1, {});
+  return 0;
+}
+
+std::size_t CommitPipeline::fail_batch(std::span<CommitRequest* const> batch) noexcept {
+  log_.reset();
+  fail("out of memory part-way through applying a commit");
+  for (CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    r->error = ErrorCode::database_failed;
+    r->version = -1;
+  }
+  if (persistence_ != nullptr && defer_sync(batch)) send_to_syncer(batch, -1, {});
+  return 0;
+}
+
 void CommitPipeline::prepare_writes(std::span<CommitRequest* const> batch) {
   write_keys_.clear();
   for (const CommitRequest* r : batch) {
@@ -547,9 +628,19 @@ const kv::MvccStore::List::Path* CommitPipeline::prepare_writes(CommitRequest& r
 }
 
 void CommitPipeline::collect(std::size_t budget) noexcept {
-  if (budget == 0) return;
-  Version oldest = store_.collect_garbage(budget);
-  resolver_.prune(oldest);
+  if (budget == 0 || collection_stopped_) return;
+  try {
+    Version oldest = store_.collect_garbage(budget);
+    resolver_.prune(oldest);
+  } catch (...) {
+    // Out of memory part-way through a step: what it unlinked or cut is left unreclaimed,
+    // which readers never notice, but the step would not be safe to take again. Collection
+    // stops; the store keeps old versions (and grows) until it is reopened.
+    collection_stopped_ = true;
+    std::fputs("strata: out of memory collecting old versions; collection stops until the "
+               "database is reopened\n",
+               stderr);
+  }
 }
 
 void CommitPipeline::log_dependent(std::string_view key, const PointWrite& entry,

@@ -145,8 +145,11 @@ class CommitPipeline {
 
   WatchRegistry& watches() { return watches_; }
   DatabaseStats stats() const {
-    return {commits_.load(std::memory_order_relaxed), conflicts_.load(std::memory_order_relaxed),
-            batches_.load(std::memory_order_relaxed)};
+    DatabaseStats s;
+    s.commits = commits_.load(std::memory_order_relaxed);
+    s.conflicts = conflicts_.load(std::memory_order_relaxed);
+    s.batches = batches_.load(std::memory_order_relaxed);
+    return s;
   }
 
  private:
@@ -203,6 +206,18 @@ class CommitPipeline {
   // The same for one request of a smaller batch: returns its paths, one per point write.
   const kv::MvccStore::List::Path* prepare_writes(CommitRequest& request);
   bool resolve(const CommitRequest& request);
+  // Reserves what applying the batch's surviving requests will allocate (the store's nodes,
+  // records, index and queues, the log record, the stamped keys): after it, only what
+  // MvccStore::reserve_writes leaves out may still fail. Throws std::bad_alloc.
+  void reserve_apply(std::span<CommitRequest* const> batch, std::vector<std::string>& stamped);
+  // The batch ran out of memory before its point of no return: its surviving requests fail
+  // with commit_proxy_memory_limit_exceeded (1042, retryable) and nothing is published
+  // (the resolver may keep their writes: later commits can only conflict more). Returns 0.
+  std::size_t refuse_batch(std::span<CommitRequest* const> batch) noexcept;
+  // The batch failed part-way through applying (out of memory past the reservation): its
+  // version is never published, its requests fail with database_failed, and so does every
+  // later commit, as after a failed log write. Returns 0.
+  std::size_t fail_batch(std::span<CommitRequest* const> batch) noexcept;
   void record_writes(CommitRequest& request, Version version);
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
   // `paths`, when given, holds one path per point write (from prepare_writes).
@@ -259,6 +274,7 @@ class CommitPipeline {
   bool syncer_busy_ = false;                    // guarded by sync_mu_: jobs taken, not yet settled
   bool sync_stop_ = false;                      // guarded by sync_mu_
   bool no_syncer_ = false;                      // leader: the thread could not be started
+  bool collection_stopped_ = false;  // leader: a collection ran out of memory (collect)
   std::atomic<std::uint64_t> synced_apart_{0};  // written by the syncer only
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.
   Resolver resolver_;

@@ -8,6 +8,7 @@
 
 #include "strata/database.hpp"
 
+#include "base/coarse_clock.hpp"
 #include "engine/commit_pipeline.hpp"
 #include "engine/persistence.hpp"
 #include "kv/mvcc_store.hpp"
@@ -20,17 +21,28 @@ class DatabaseImpl : public std::enable_shared_from_this<DatabaseImpl> {
  public:
   // Opens (recovers) the database. Its last reference closes it on the releasing thread,
   // but for a commit_async callback's: that thread may be the pipeline's own, which
-  // closing stops and waits for, so the close runs on a thread of its own.
+  // closing stops and waits for, so the close runs on a thread of its own. Opening a
+  // directory whose close runs so waits for that close first (engine/closing_databases.hpp),
+  // but from inside a commit_async callback, where it may be the wait's own thread.
   static std::shared_ptr<DatabaseImpl> open(Options options);
   explicit DatabaseImpl(Options options);
 
   kv::MvccStore& store() { return store_; }
   CommitPipeline& pipeline() { return pipeline_; }
   const Options& options() const { return options_; }
+  // Options::mvcc_window in the coarse clock's nanoseconds. A window too long for them
+  // (from about 9.2e12 ms, milliseconds::max() included) is duration::max(): no limit,
+  // which no transaction's age reaches.
+  base::CoarseClock::duration mvcc_window() const { return mvcc_window_; }
   Version opened_version() const { return opened_version_; }
+  // The pipeline's counters and the checkpoints that failed.
+  DatabaseStats stats() const;
+  // Persistence::checkpoint(); nothing in memory.
+  void checkpoint();
 
  private:
   Options options_;
+  base::CoarseClock::duration mvcc_window_{};
   kv::MvccStore store_;
   std::unique_ptr<Persistence> persistence_;  // null in memory; closed before store_ goes
   CommitPipeline pipeline_{store_};

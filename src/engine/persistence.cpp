@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <new>
 #include <optional>
+#include <string>
 #include <system_error>
 #include <vector>
 
@@ -129,8 +130,11 @@ Persistence::~Persistence() {
   try {
     if (store_.committed() > last_checkpoint_) write_checkpoint();
   } catch (const std::exception& e) {
-    // The log still holds every committed batch; the next open recovers from it.
-    std::fprintf(stderr, "strata: closing %s: %s\n", dir_.c_str(), e.what());
+    // With a log, it still holds every committed batch: the next open recovers from it.
+    // Without (Durability::none), the commits since the last checkpoint are lost, as that
+    // mode's contract says; Database::checkpoint() is how a program learns of it in time.
+    std::fprintf(stderr, "strata: closing %s: %s%s\n", dir_.c_str(), e.what(),
+                 wal_ ? "" : " (Durability::none: the commits since the last checkpoint are lost)");
   }
   // Whether or not the checkpoint was written: a buffered log is synced only here, and
   // without the checkpoint it is all that holds the commits.
@@ -153,6 +157,10 @@ void Persistence::write(Version version, std::string_view payload) {
   wal_->flush(/*sync=*/false);
 }
 
+void Persistence::reserve(std::size_t payload_bytes) {
+  if (wal_) wal_->reserve(payload_bytes);
+}
+
 void Persistence::sync() {
   if (wal_) wal_->sync_written();
 }
@@ -169,20 +177,48 @@ void Persistence::maybe_checkpoint() {
   cv_.notify_one();
 }
 
+void Persistence::checkpoint() {
+  std::unique_lock lock(mu_);
+  const std::uint64_t ticket = ++asked_;
+  cv_.notify_one();
+  served_cv_.wait(lock, [&] { return served_ >= ticket; });
+  // A later call served with ours has the same answer: one checkpoint covered both.
+  if (served_error_) throw *served_error_;
+}
+
 void Persistence::checkpoint_loop() {
   std::unique_lock lock(mu_);
   for (;;) {
-    cv_.wait(lock, [&] { return stop_ || requested_; });
-    if (stop_) return;
+    cv_.wait(lock, [&] { return stop_ || requested_ || asked_ > served_; });
+    if (stop_) break;
+    const bool background = requested_;
+    const std::uint64_t serving = asked_;
     requested_ = false;
     lock.unlock();
+    std::optional<Error> error;
     try {
-      write_checkpoint();
-    } catch (const std::exception& e) {
+      // A background request comes with new log; an explicit one may find nothing new.
+      if (background || store_.committed() > last_checkpoint_) write_checkpoint();
+    } catch (const Error& e) {
+      error = e;
+    } catch (const std::exception& e) {  // out of memory: the same, not fatal
+      error = Error(ErrorCode::io_error, std::string("checkpoint of ") + dir_.string() + ": " +
+                                             e.what());
+    }
+    if (error) {
       // Not fatal: the log keeps everything; the next trigger tries again.
-      std::fprintf(stderr, "strata: checkpoint of %s failed: %s\n", dir_.c_str(), e.what());
+      checkpoint_failures_.fetch_add(1, std::memory_order_relaxed);
+      if (serving == served_) {  // nobody asked to hear of it
+        std::fprintf(stderr, "strata: checkpoint of %s failed: %s\n", dir_.c_str(),
+                     error->what());
+      }
     }
     lock.lock();
+    if (serving > served_) {
+      served_ = serving;
+      served_error_ = std::move(error);
+      served_cv_.notify_all();
+    }
   }
 }
 

@@ -5,19 +5,24 @@
 // the store, and opens a log writer. The commit pipeline calls log() once per batch (one
 // write, and one fdatasync under Durability::fsync) before publishing. A background thread
 // writes a checkpoint from an MVCC snapshot whenever the log has grown by
-// checkpoint_log_bytes since the last one (no committer waits for it), then removes the
-// log segments and checkpoints it makes unnecessary. Closing writes a final checkpoint.
+// checkpoint_log_bytes since the last one (no committer waits for it), or when checkpoint()
+// asks, then removes the log segments and checkpoints it makes unnecessary. Closing writes a
+// final checkpoint. A failed checkpoint counts in checkpoint_failures() (and checkpoint()
+// throws it); the log, if any, still holds its commits. Under Durability::none a failed
+// closing checkpoint loses the commits made since the last good one, reported on stderr.
 //
 // Thread safety: log(), write() and maybe_checkpoint() are called by the pipeline leader
 // only, sync() by one thread at a time (the pipeline's syncer); the checkpoint thread
 // reads the store through a reader slot like any transaction.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -48,9 +53,19 @@ class Persistence {
   // next batch: write() hands the batch to the file (no sync); sync() makes everything
   // written so far durable, letting write() go on meanwhile. Throw like log().
   void write(Version version, std::string_view payload);
+  // Room for a log() or write() of `payload_bytes`: its append allocates nothing (the
+  // write to the file may still). Throws std::bad_alloc.
+  void reserve(std::size_t payload_bytes);
   void sync();
   // Wakes the checkpoint thread when the log has grown enough since the last checkpoint.
   void maybe_checkpoint();
+  // Has the checkpoint thread write a checkpoint of what is published now (nothing if the
+  // last one holds it all) and waits for it; throws what made it fail. Any thread.
+  void checkpoint();
+  // Checkpoints that failed since open: background ones and checkpoint()'s.
+  std::uint64_t checkpoint_failures() const {
+    return checkpoint_failures_.load(std::memory_order_relaxed);
+  }
 
   bool logging() const { return wal_ != nullptr; }
   // True when log() waits for the disk (Durability::fsync).
@@ -70,8 +85,15 @@ class Persistence {
 
   std::mutex mu_;
   std::condition_variable cv_;
+  std::condition_variable served_cv_;         // checkpoint() waits on it
   bool stop_ = false;                         // guarded by mu_
   bool requested_ = false;                    // guarded by mu_
+  // checkpoint() calls: asked_ counts them, served_ the first asked_ the thread has
+  // answered, served_error_ that answer (empty: written). All guarded by mu_.
+  std::uint64_t asked_ = 0;
+  std::uint64_t served_ = 0;
+  std::optional<Error> served_error_;
+  std::atomic<std::uint64_t> checkpoint_failures_{0};
   Version last_checkpoint_ = 0;               // checkpoint thread (and the constructor) only
   std::atomic<Version> checkpoint_floor_{0};  // last_checkpoint_, for maybe_checkpoint
   std::thread thread_;

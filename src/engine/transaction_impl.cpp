@@ -189,7 +189,12 @@ Version TransactionImpl::ensure_read_version() {
 }
 
 std::int64_t TransactionImpl::revoke_deadline(base::CoarseClock::time_point now) const {
-  return (now + db_->options().mvcc_window).time_since_epoch().count();
+  // Saturates: a window longer than the clock has left (no limit among them) never expires.
+  const base::CoarseClock::duration window = db_->mvcc_window();
+  if (window >= base::CoarseClock::duration::max() - now.time_since_epoch()) {
+    return kv::ReaderRegistry::kNever;
+  }
+  return (now + window).time_since_epoch().count();
 }
 
 TransactionImpl::StoreRead::StoreRead(TransactionImpl& t)
@@ -209,7 +214,7 @@ Version TransactionImpl::read_version_for_read() {
 
 void TransactionImpl::check_not_too_old() const {
   auto age = base::CoarseClock::now() - read_version_time_;
-  if (age > db_->options().mvcc_window) {
+  if (age > db_->mvcc_window()) {
     throw Error(
         ErrorCode::transaction_too_old,
         "read version " + std::to_string(read_version_) + " is " +
@@ -747,7 +752,7 @@ void TransactionImpl::commit() {
     return;
   }
   if ((has_read_conflicts() &&
-       base::CoarseClock::now() - read_version_time_ > db_->options().mvcc_window) ||
+       base::CoarseClock::now() - read_version_time_ > db_->mvcc_window()) ||
       size_bytes() > size_limit_) [[unlikely]] {
     // Throws when the commit is refused, or returns when the size, counted as the commit
     // sends its conflicts, is within the limit after all.
@@ -811,10 +816,13 @@ Error TransactionImpl::commit_error(const CommitRequest& request) const {
     case ErrorCode::commit_unknown_result:
       return Error(request.error,
                    "writing the commit to the log failed; it may or may not be durable");
+    case ErrorCode::commit_proxy_memory_limit_exceeded:
+      return Error(request.error,
+                   "out of memory: the commit was refused before it changed anything; retry it");
     default:
       return Error(request.error,
-                   "an earlier write to the log failed, so the database accepts no more "
-                   "commits; reopen it to recover");
+                   "the database accepts no more commits (a write to the log failed, or a "
+                   "commit ran out of memory part-way); reopen it to recover");
   }
 }
 
@@ -845,7 +853,7 @@ void TransactionImpl::commit_async(CommitCallback done) {
     if (read_only) {
       commit_read_only();
     } else if ((has_read_conflicts() &&
-                base::CoarseClock::now() - read_version_time_ > db_->options().mvcc_window) ||
+                base::CoarseClock::now() - read_version_time_ > db_->mvcc_window()) ||
                size_bytes() > size_limit_) {
       refuse_commit();
     }

@@ -43,6 +43,8 @@ const char* message(fdb_error_t code) {
       return "Database is locked";
     case 1039:
       return "The protocol version of the cluster has changed";
+    case 1042:
+      return "CommitProxy commit memory limit exceeded";
     case 1101:
       return "Asynchronous operation cancelled";
     case 1102:

@@ -1,6 +1,8 @@
 // Range reads through the C API: key selectors, FoundationDB's batch sizing (limit,
 // target_bytes, streaming mode, iteration), range size estimates and split points.
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,11 +59,19 @@ std::string resolve(strata::Transaction& tr, const Selector& s, bool snapshot) {
   std::string end = s.or_equal ? key_after(s.key) : std::string(s.key);
   end = std::min(end, kKeyspaceEnd);
   if (end.empty()) return {};
-  int wanted = 1 - s.offset;  // offset 0: the base key itself
+  // Keys to step back, offset 0 being the base key itself: up to 2^31 + 1 (offset INT_MIN),
+  // one more than a read's int limit holds, so it is counted in 64 bits and read in steps.
+  std::int64_t wanted = 1 - static_cast<std::int64_t>(s.offset);
   std::string last;
-  const std::size_t rows =
-      last_key_of(tr, snapshot, "", end, {.limit = wanted, .reverse = true}, last);
-  return rows == static_cast<std::size_t>(wanted) ? last : std::string();
+  while (wanted > 0) {
+    const int step = static_cast<int>(std::min<std::int64_t>(wanted, INT_MAX));
+    const std::size_t rows =
+        last_key_of(tr, snapshot, "", end, {.limit = step, .reverse = true}, last);
+    if (rows < static_cast<std::size_t>(step)) return {};  // off the beginning: ""
+    wanted -= step;
+    end = last;
+  }
+  return last;
 }
 
 // FoundationDB's batch sizing for get_range (its C binding's rules).

@@ -32,6 +32,11 @@ class Fifo {
     ring_[(head_ + size_) & mask_] = item;
     ++size_;
   }
+  // Room for `n` more items: the next n push_backs allocate nothing (it doubles, as a
+  // push_back does). Throws std::bad_alloc.
+  void reserve_more(std::size_t n) {
+    while (capacity() - size_ < n) grow();
+  }
   void pop_front() {
     head_ = (head_ + 1) & mask_;
     if (--size_ == 0) {

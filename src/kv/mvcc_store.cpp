@@ -1,6 +1,7 @@
 #include "kv/mvcc_store.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "base/coarse_clock.hpp"
 
@@ -95,6 +96,23 @@ void MvccStore::set(std::string_view key, std::string_view value, Version versio
   push(n, value, version,
        node_pool_.allocate_after(n, List::allocation_size(*n),
                                  VersionRecord::bytes_for(value, nullptr)));
+}
+
+void MvccStore::reserve_writes(std::size_t keys, std::size_t key_bytes,
+                               std::size_t record_bytes) {
+  // A block is rounded up to 8 bytes; a new key's first record may be carved right
+  // behind its node, in the node pool.
+  const std::size_t rounding = keys * SizeClassPool::kGranule;
+  const std::size_t short_nodes = keys * List::max_node_size(0) + key_bytes + rounding;
+  node_pool_.reserve(short_nodes + record_bytes + rounding);
+  record_pool_.reserve(record_bytes + rounding);
+  list_.reserve_tall_nodes(std::min(keys * List::max_node_size(0) + key_bytes + rounding,
+                                    SizeClassPool::kHugeSlab));
+  // A write pushes at most one entry on each queue, and the index's growth retires a table.
+  gc_queue_.reserve_more(keys);
+  short_lived_.reserve_more(keys);
+  retired_.reserve_more(keys + 2);
+  retire_table(index_.prepare_inserts(keys));
 }
 
 void MvccStore::prepare_writes(std::span<const std::string_view> keys,
@@ -212,7 +230,12 @@ Version MvccStore::window_floor() {
   if (window_ns_ == 0) return ReaderRegistry::kIdle;
   const std::int64_t now = base::CoarseClock::now().time_since_epoch().count();
   // A sample's time may lag the true time by the clock's tick: count it as that much older.
-  const std::int64_t cutoff = now - window_ns_ - base::CoarseClock::resolution().count();
+  // Saturating: a window as long as the clock can count (Options' "no limit") never ends.
+  std::int64_t cutoff = 0;
+  if (__builtin_sub_overflow(now, window_ns_, &cutoff) ||
+      __builtin_sub_overflow(cutoff, base::CoarseClock::resolution().count(), &cutoff)) {
+    cutoff = std::numeric_limits<std::int64_t>::min();
+  }
   while (!samples_.empty() && samples_.front().time <= cutoff) {
     window_floor_ = samples_.front().version;
     samples_.pop_front();
@@ -388,8 +411,7 @@ void MvccStore::collect_short_lived(std::size_t budget, Version tentative, Versi
       if (++c.tries < kMaxTries) short_lived_.push_back(c);  // look again later
       continue;
     }
-    unlink(c.node);  // its records and node are retired by its gc_queue_ entries
-    ++early_unlinks_;
+    // The span first: if recording it runs out of memory, the key stays linked.
     if (!early_spans_.empty() && c.born <= early_spans_.back().died &&
         early_spans_.back().born <= c.died) {
       early_spans_.back().born = std::min(early_spans_.back().born, c.born);
@@ -403,6 +425,8 @@ void MvccStore::collect_short_lived(std::size_t budget, Version tentative, Versi
         early_spans_.front().died = std::max(early_spans_.front().died, first.died);
       }
     }
+    unlink(c.node);  // its records and node are retired by its gc_queue_ entries
+    ++early_unlinks_;
   }
 }
 

@@ -124,6 +124,14 @@ class MvccStore {
   // Whether new keys will come mostly in ascending order (a log replay): then a key that
   // follows the previous new one is linked without a seek. Off by default.
   void expect_key_order(bool on) { in_key_order_ = on; }
+  // Makes room, before a commit changes anything, for writes of `keys` keys with
+  // `key_bytes` of keys and `record_bytes` of records (VersionRecord::max_bytes_for of each
+  // value, those over SizeClassPool::kMaxPooled left out), so that setting or clearing
+  // them allocates nothing: new nodes and records, the point index's growth and the
+  // collection queues' entries. As far as a slab holds them: past 2 MiB of tall nodes a
+  // write may still take a slab. (A clear_range's tombstones and values over 1 KiB are not
+  // reserved.) Throws std::bad_alloc, having changed nothing readers see.
+  void reserve_writes(std::size_t keys, std::size_t key_bytes, std::size_t record_bytes);
   // Makes the point index ready for `keys` keys in all (see PointIndex::reserve).
   void reserve_keys(std::size_t keys) { retire_table(index_.reserve(keys)); }
   // Keys linked in the store (tombstones not yet collected included).

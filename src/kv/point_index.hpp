@@ -143,6 +143,31 @@ class PointIndex {
     return retire;
   }
 
+  // Writer: makes the next `n` inserts allocate nothing, by starting now the migration or
+  // preparing now the next table they would. Returns a table the caller must retire, or
+  // nullptr. Throws std::bad_alloc, having changed nothing readers see.
+  Table* prepare_inserts(std::size_t n) {
+    const Table* t = table_.load(std::memory_order_relaxed);
+    if (t->used + n > t->capacity * kMaxLoadPercent / 100) {
+      // The table start_migration will take, made first: a failure changes nothing.
+      const std::size_t want =
+          std::max((live_ + n) * 100 / kRebuildLoadPercent + 1, kMinCapacity);
+      if (next_ == nullptr || next_->capacity < want || next_->capacity > 2 * want) {
+        Table* fresh = make_table(want);
+        if (next_ != nullptr) destroy(next_);
+        next_ = fresh;
+      }
+      Table* retire = finish_migration();
+      start_migration(live_ + n);
+      return retire;
+    }
+    if (next_ == nullptr && t->used + n > t->capacity * kPrepareLoadPercent / 100 &&
+        old_.load(std::memory_order_relaxed) == nullptr) {
+      prepare_growth(*t);
+    }
+    return nullptr;
+  }
+
   // Writer: one more step of a running migration, for a writer that neither inserts nor
   // erases for a while (otherwise lookups would keep probing two tables). Returns a table
   // to retire, or nullptr.

@@ -27,6 +27,7 @@
 namespace strata::kv {
 
 SizeClassPool::~SizeClassPool() {
+  slabs_.insert(slabs_.end(), spares_.begin(), spares_.end());  // room reserved by reserve()
   for (const Slab& slab : slabs_) {
     // Unpoisoned: the system allocator may hand these bytes out again.
     STRATA_UNPOISON(slab.memory, slab.size);
@@ -63,6 +64,19 @@ void SizeClassPool::deallocate(void* p, std::size_t size) noexcept {
   push_free(p, class_of(size));
 }
 
+void SizeClassPool::reserve(std::size_t bytes) {
+  // Each change of slab may leave up to a block's size unused at the old slab's end.
+  std::size_t room = static_cast<std::size_t>(end_ - cursor_);
+  for (const Slab& s : spares_) room += s.size - kMaxPooled;
+  while (room < bytes) {
+    spares_.reserve(spares_.size() + 1);  // so that push_back below cannot throw and leak
+    const Slab s = take_slab(next_slab_size());
+    spares_.push_back(s);
+    room += s.size - kMaxPooled;
+  }
+  slabs_.reserve(slabs_.size() + spares_.size() + 1);
+}
+
 void* SizeClassPool::carve(std::size_t bytes) {
   if (static_cast<std::size_t>(end_ - cursor_) < bytes) {
     // The old slab's tail becomes a free block of its own size rather than a hole.
@@ -76,9 +90,12 @@ void* SizeClassPool::carve(std::size_t bytes) {
   return p;
 }
 
-void SizeClassPool::add_slab() {
-  std::size_t size = slabs_.empty() ? kFirstSlab : std::min(2 * slabs_.back().size, kHugeSlab);
-  slabs_.reserve(slabs_.size() + 1);  // so that push_back below cannot throw and leak
+std::size_t SizeClassPool::next_slab_size() const {
+  const std::vector<Slab>& newest = spares_.empty() ? slabs_ : spares_;
+  return newest.empty() ? kFirstSlab : std::min(2 * newest.back().size, kHugeSlab);
+}
+
+SizeClassPool::Slab SizeClassPool::take_slab(std::size_t size) {
   void* memory = size == kHugeSlab && source_ != nullptr ? source_->take() : nullptr;
   if (memory == nullptr) {
     memory = size == kHugeSlab ? std::aligned_alloc(kHugeSlab, size) : std::malloc(size);
@@ -88,11 +105,23 @@ void SizeClassPool::add_slab() {
     if (size == kHugeSlab) ::madvise(memory, size, MADV_HUGEPAGE);
 #endif
   }
-  slabs_.push_back({memory, size});
   slab_bytes_ += size;
-  cursor_ = static_cast<std::byte*>(memory);
-  end_ = cursor_ + size;
-  STRATA_POISON(cursor_, size);
+  STRATA_POISON(memory, size);
+  return {memory, size};
+}
+
+void SizeClassPool::add_slab() {
+  slabs_.reserve(slabs_.size() + 1);  // so that push_back below cannot throw and leak
+  Slab slab{};
+  if (!spares_.empty()) {  // reserved: nothing to allocate
+    slab = spares_.front();
+    spares_.erase(spares_.begin());
+  } else {
+    slab = take_slab(next_slab_size());
+  }
+  slabs_.push_back(slab);
+  cursor_ = static_cast<std::byte*>(slab.memory);
+  end_ = cursor_ + slab.size;
 }
 
 void SizeClassPool::push_free(void* p, std::size_t cls) noexcept {

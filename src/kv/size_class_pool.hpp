@@ -47,6 +47,10 @@ class SizeClassPool {
   // REQUIRES: `p` came from allocate(size) or allocate_after(..., size) of this pool or of
   // another that outlives the block, and is not freed yet.
   void deallocate(void* p, std::size_t size) noexcept;
+  // Makes `bytes` of blocks carvable without a new slab, as far as one slab holds them
+  // (what does not fit, a later allocate may still take a slab for). For a writer that
+  // must not fail part-way: it reserves first, then allocates. Throws std::bad_alloc.
+  void reserve(std::size_t bytes);
 
   // Bytes taken from the system for slabs (blocks above kMaxPooled not included).
   std::size_t slab_bytes() const { return slab_bytes_; }
@@ -68,11 +72,14 @@ class SizeClassPool {
     return (std::max<std::size_t>(size, 1) + kGranule - 1) / kGranule;
   }
   void* carve(std::size_t bytes);
-  void add_slab();
+  void add_slab();  // the first spare, else a new slab
+  std::size_t next_slab_size() const;
+  Slab take_slab(std::size_t size);  // from the system (or source_)
   void push_free(void* p, std::size_t cls) noexcept;
 
   std::array<FreeBlock*, kMaxPooled / kGranule + 1> free_{};
   std::vector<Slab> slabs_;
+  std::vector<Slab> spares_;  // reserved, not carved from yet: add_slab takes them in order
   std::size_t slab_bytes_ = 0;
   std::byte* cursor_ = nullptr;  // the unused rest of the newest slab
   std::byte* end_ = nullptr;

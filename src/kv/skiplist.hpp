@@ -284,6 +284,12 @@ class SkipList {
     max_height_.store(height, std::memory_order_relaxed);
   }
 
+  // The most bytes a node of a key of `key_size` bytes takes.
+  static std::size_t max_node_size(std::size_t key_size) { return node_size(key_size, kMaxHeight); }
+  // Makes `bytes` of nodes taller than one level allocatable without a new slab (see
+  // SizeClassPool::reserve); nodes of one level come from the pool the list was given.
+  void reserve_tall_nodes(std::size_t bytes) { index_pool_.reserve(bytes); }
+
   // The bytes `n` was allocated with.
   static std::size_t allocation_size(const Node& n) {
     return node_size(n.key().size(), n.height());

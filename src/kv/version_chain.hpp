@@ -45,6 +45,10 @@ class VersionRecord {
     if (n != 0) std::memcpy(at + r->data_at(), value->data(), n);
     return r;
   }
+  // The most bytes_for gives for a value of `value_size` bytes.
+  static constexpr std::size_t max_bytes_for(std::size_t value_size) {
+    return kChainedHeader + value_size;
+  }
   static std::size_t bytes_for(std::optional<std::string_view> value, const VersionRecord* older) {
     return (older != nullptr ? kChainedHeader : kFirstHeader) + (value ? value->size() : 0);
   }

@@ -67,6 +67,7 @@ TEST(MovedFrom, DatabaseThrowsClientInvalidOperation) {
               ThrowsCode(ErrorCode::client_invalid_operation));
   EXPECT_THAT([&] { (void)a.opened_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
   EXPECT_THAT([&] { (void)a.stats(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { a.checkpoint(); }, ThrowsCode(ErrorCode::client_invalid_operation));
   a = b;  // assigning to it makes it usable again
   a.run([](Transaction& tr) { tr.set("k", "v"); });
   EXPECT_EQ(read_key(b, "k"), "v");

@@ -326,10 +326,12 @@ TEST(Limits, VersionstampErrorsNameTheirCause) {
               ThrowsCodeWith(ErrorCode::no_commit_version, "read-only"));
 }
 
-// Retryability is part of each code's contract (API.md: 1007, 1020 and 1021 only).
+// Retryability is part of each code's contract (API.md: 1007, 1020 and 1021; and 1042, a
+// commit refused for memory, docs/decisions/0032).
 TEST(Limits, OnlyTooOldNotCommittedAndUnknownResultAreRetryable) {
   for (ErrorCode c : {ErrorCode::transaction_too_old, ErrorCode::not_committed,
-                      ErrorCode::commit_unknown_result}) {
+                      ErrorCode::commit_unknown_result,
+                      ErrorCode::commit_proxy_memory_limit_exceeded}) {
     EXPECT_TRUE(Error(c).retryable()) << static_cast<int>(c);
   }
   for (ErrorCode c :

@@ -1,4 +1,5 @@
 // A durable Database end to end: reopen, modes, the lock, damage, and the crash loop.
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -131,6 +132,35 @@ TEST(DurableDatabase, CheckpointsReplaceTheLogAndRecoveryUsesThem) {
   EXPECT_EQ(checkpoints, 1) << "older checkpoints are removed once a newer one is durable";
   Database again = Database::open(o);
   EXPECT_EQ(contents(again), model);
+}
+
+// Database::checkpoint() (docs/decisions/0031): returns once a checkpoint holds every
+// commit published so far, on disk in every mode; in memory it has nothing to do. (Failed
+// checkpoints: tests/engine/checkpoint_failure_test.cpp, over a file system that fails.)
+TEST(DurableDatabase, AnExplicitCheckpointHoldsEveryCommitSoFar) {
+  auto newest_checkpoint = [](const std::filesystem::path& dir) {
+    std::string newest;
+    for (auto& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() == ".ckpt") newest = std::max(newest, e.path().filename().string());
+    }
+    return newest;
+  };
+  for (Durability mode : {Durability::none, Durability::buffered, Durability::fsync}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    TempDir dir;
+    Database db = Database::open(on_disk(dir.path(), mode));
+    db.run([](Transaction& tr) { tr.set("a", "1"); });
+    db.checkpoint();
+    const std::string name = newest_checkpoint(dir.path());
+    EXPECT_NE(name.find(std::to_string(db.committed_version()) + ".ckpt"), std::string::npos)
+        << name;
+    EXPECT_NO_THROW(db.checkpoint());  // nothing new: nothing written
+    EXPECT_EQ(newest_checkpoint(dir.path()), name);
+    EXPECT_EQ(db.stats().checkpoint_failures, 0U);
+  }
+  Database in_memory = Database::open();
+  EXPECT_NO_THROW(in_memory.checkpoint());
+  EXPECT_EQ(in_memory.stats().checkpoint_failures, 0U);
 }
 
 // A log of several megabytes: a replay that long sizes the index from the keys its first

@@ -1,0 +1,56 @@
+#include "engine/closing_databases.hpp"
+
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <unordered_map>
+
+namespace strata::engine::closing_databases {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::condition_variable done;
+  std::unordered_map<std::string, int> closing;  // key -> closes under way
+};
+
+Registry& registry() {
+  static auto* r = new Registry();  // never destroyed: detached closes may outlive main()
+  return *r;
+}
+
+}  // namespace
+
+std::string key_of(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(dir, ec);
+  if (ec) {
+    p = std::filesystem::absolute(dir, ec).lexically_normal();
+    if (ec) p = dir.lexically_normal();
+  }
+  return p.string();
+}
+
+void begin(const std::string& key) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  ++r.closing[key];
+}
+
+void end(const std::string& key) {
+  Registry& r = registry();
+  {
+    std::lock_guard lock(r.mu);
+    auto it = r.closing.find(key);
+    if (it != r.closing.end() && --it->second == 0) r.closing.erase(it);
+  }
+  r.done.notify_all();
+}
+
+void wait_for(const std::string& key) {
+  Registry& r = registry();
+  std::unique_lock lock(r.mu);
+  r.done.wait(lock, [&] { return !r.closing.contains(key); });
+}
+
+}  // namespace strata::engine::closing_databases

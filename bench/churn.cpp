@@ -94,7 +94,7 @@ Args parse_args(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   const Args args = parse_args(argc, argv);
   const long keys = args.keys;
   const long ops = args.ops;
@@ -222,4 +222,8 @@ int main(int argc, char** argv) {
   std::printf("held reader: best of the last %d windows at %.0f %% of the rate alone: %s\n",
               kJudged, 100 * held_best / alone, held_ok ? "no collapse" : "COLLAPSED");
   return flat && held_ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  return bench::run_main("strata-churn", [&] { return program_main(argc, argv); });
 }

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -115,6 +117,20 @@ inline void parse_or_exit(CLI::App& app, int argc, char** argv,
               << " --help' for the options\n";
     std::exit(2);
   }
+}
+
+// Runs a program's body and returns its exit code; an exception that escapes the body is
+// reported as "<program>: <what>" with exit code 1, not left to std::terminate.
+template <class Body>
+int run_main(const char* program, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: an unknown exception\n", program);
+  }
+  return 1;
 }
 
 }  // namespace bench

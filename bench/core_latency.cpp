@@ -9,7 +9,7 @@
 
 #include "cli.hpp"
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   long trips = 2'000'000;
   CLI::App app("The cache-line round trip between CPU 0 and CPU 1.", "strata-core-latency");
   bench::set_up(app);
@@ -23,4 +23,8 @@ int main(int argc, char** argv) {
   }
   std::printf("cache-line round trip between CPU 0 and CPU 1: %.1f ns\n", ns);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return bench::run_main("strata-core-latency", [&] { return program_main(argc, argv); });
 }

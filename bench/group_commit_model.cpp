@@ -138,7 +138,7 @@ constexpr const char* kDescription =
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   int committers = 64;
   double seconds = 3;
   double apply_us = 1.8;
@@ -206,4 +206,8 @@ int main(int argc, char** argv) {
               static_cast<double>(model.commits()) /
                   static_cast<double>(std::max<std::uint64_t>(model.batches(), 1)));
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return bench::run_main("strata-group-commit-model", [&] { return program_main(argc, argv); });
 }

@@ -76,7 +76,7 @@ std::string refuse_dir(const std::filesystem::path& dir) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   std::string dir_text;
   std::uint64_t megabytes = 1024;
   bool random_keys = false;
@@ -139,4 +139,8 @@ int main(int argc, char** argv) {
   }
   std::filesystem::remove_all(dir);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return bench::run_main("strata-recovery", [&] { return program_main(argc, argv); });
 }

@@ -389,7 +389,12 @@ void select_names(const std::string& flag, const std::string& list, std::vector<
     for (std::size_t k = 0; k < selected.size(); ++k) {
       if (name == name_of(k)) selected[k] = found = true;
     }
-    if (!found) throw CLI::ValidationError("unknown name in " + flag + ": " + name);
+    if (!found) {
+      std::string why = "unknown name in " + flag;
+      why += ": ";
+      why += name;
+      throw CLI::ValidationError(why);
+    }
   }
 }
 
@@ -441,7 +446,7 @@ void parse(int argc, char** argv, Config& cfg) {
 }  // namespace
 }  // namespace peers
 
-int main(int argc, char** argv) {
+static int program_main(int argc, char** argv) {
   using namespace peers;
   Config cfg;
   parse(argc, argv, cfg);
@@ -677,4 +682,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return bench::run_main("strata-peers", [&] { return program_main(argc, argv); });
 }

@@ -10,7 +10,7 @@ namespace bench {
 // 2^(w - kSubBits - 1) wide; its top kSubBits + 1 bits (kSubBuckets to 2 * kSubBuckets - 1)
 // pick the bucket. Row 0 is the exact values below 2 * kSubBuckets.
 std::size_t Histogram::bucket_of(std::uint64_t value) {
-  const int width = std::bit_width(value);
+  const int width = static_cast<int>(std::bit_width(value));
   if (width <= kSubBits + 1) return static_cast<std::size_t>(value);
   const int shift = width - kSubBits - 1;
   return static_cast<std::size_t>(shift) * kSubBuckets + static_cast<std::size_t>(value >> shift);

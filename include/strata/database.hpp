@@ -32,8 +32,8 @@ enum class Durability {
 };
 
 struct Options {
-  std::filesystem::path path;                   // empty: in memory only
-  Durability durability = Durability::fsync;    // ignored when path is empty
+  std::filesystem::path path;                 // empty: in memory only
+  Durability durability = Durability::fsync;  // ignored when path is empty
   // Older read versions: error 1007. At most 0: open() throws invalid_argument (9003). A
   // window the clock's nanoseconds cannot count (from about 9.2e12 ms, milliseconds::max()
   // included) is no limit (docs/decisions/0030).

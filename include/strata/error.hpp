@@ -28,8 +28,7 @@ namespace strata {
   X(too_many_watches, 1032, false, "Too many watches currently set")                               \
   X(watches_disabled, 1034, false, "Watches cannot be set if read your writes is disabled")        \
   X(accessed_unreadable, 1036, false, "Read or wrote an unreadable key")                           \
-  X(commit_proxy_memory_limit_exceeded, 1042, true,                                                \
-    "CommitProxy commit memory limit exceeded")                                                    \
+  X(commit_proxy_memory_limit_exceeded, 1042, true, "CommitProxy commit memory limit exceeded")    \
   X(operation_cancelled, 1101, false, "Asynchronous operation cancelled")                          \
   X(client_invalid_operation, 2000, false, "Invalid API call")                                     \
   X(key_outside_legal_range, 2004, false, "Key outside legal range")                               \

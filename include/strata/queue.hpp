@@ -58,7 +58,8 @@ class Queue {
   [[nodiscard]] bool empty(Database& db) const;
   // An item as soon as one is there, or nullopt once `timeout` has passed (a negative one
   // is 0: one look). Sleeps on a watch of the signal key between attempts; never polls.
-  [[nodiscard]] std::optional<std::string> dequeue_wait(Database& db, std::chrono::milliseconds timeout) const;
+  [[nodiscard]] std::optional<std::string> dequeue_wait(Database& db,
+                                                        std::chrono::milliseconds timeout) const;
 
   const Subspace& subspace() const { return subspace_; }
   bool high_contention() const { return high_contention_; }

@@ -256,8 +256,7 @@ bool CommitPipeline::settling_here() noexcept { return t_settling; }
 Error CommitPipeline::failure_error() const {
   // failure_ was written before failed_ was set (release), and is read after it was seen.
   return Error(ErrorCode::database_failed,
-               "the database accepts no more commits (" + failure_ +
-                   "); reopen it to recover");
+               "the database accepts no more commits (" + failure_ + "); reopen it to recover");
 }
 
 void CommitPipeline::commit(CommitRequest& request) {
@@ -637,9 +636,10 @@ void CommitPipeline::collect(std::size_t budget) noexcept {
     // which readers never notice, but the step would not be safe to take again. Collection
     // stops; the store keeps old versions (and grows) until it is reopened.
     collection_stopped_ = true;
-    std::fputs("strata: out of memory collecting old versions; collection stops until the "
-               "database is reopened\n",
-               stderr);
+    std::fputs(
+        "strata: out of memory collecting old versions; collection stops until the "
+        "database is reopened\n",
+        stderr);
   }
 }
 

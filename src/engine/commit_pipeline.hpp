@@ -274,7 +274,7 @@ class CommitPipeline {
   bool syncer_busy_ = false;                    // guarded by sync_mu_: jobs taken, not yet settled
   bool sync_stop_ = false;                      // guarded by sync_mu_
   bool no_syncer_ = false;                      // leader: the thread could not be started
-  bool collection_stopped_ = false;  // leader: a collection ran out of memory (collect)
+  bool collection_stopped_ = false;             // leader: a collection ran out of memory (collect)
   std::atomic<std::uint64_t> synced_apart_{0};  // written by the syncer only
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.
   Resolver resolver_;

@@ -4,9 +4,10 @@
 #include <string>
 #include <string_view>
 
-#include "base/coding.hpp"
 #include "strata/error.hpp"
 #include "strata/transaction.hpp"
+
+#include "base/coding.hpp"
 
 namespace strata {
 

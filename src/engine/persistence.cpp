@@ -202,15 +202,14 @@ void Persistence::checkpoint_loop() {
     } catch (const Error& e) {
       error = e;
     } catch (const std::exception& e) {  // out of memory: the same, not fatal
-      error = Error(ErrorCode::io_error, std::string("checkpoint of ") + dir_.string() + ": " +
-                                             e.what());
+      error = Error(ErrorCode::io_error,
+                    std::string("checkpoint of ") + dir_.string() + ": " + e.what());
     }
     if (error) {
       // Not fatal: the log keeps everything; the next trigger tries again.
       checkpoint_failures_.fetch_add(1, std::memory_order_relaxed);
       if (serving == served_) {  // nobody asked to hear of it
-        std::fprintf(stderr, "strata: checkpoint of %s failed: %s\n", dir_.c_str(),
-                     error->what());
+        std::fprintf(stderr, "strata: checkpoint of %s failed: %s\n", dir_.c_str(), error->what());
       }
     }
     lock.lock();

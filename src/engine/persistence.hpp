@@ -85,9 +85,9 @@ class Persistence {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::condition_variable served_cv_;         // checkpoint() waits on it
-  bool stop_ = false;                         // guarded by mu_
-  bool requested_ = false;                    // guarded by mu_
+  std::condition_variable served_cv_;  // checkpoint() waits on it
+  bool stop_ = false;                  // guarded by mu_
+  bool requested_ = false;             // guarded by mu_
   // checkpoint() calls: asked_ counts them, served_ the first asked_ the thread has
   // answered, served_error_ that answer (empty: written). All guarded by mu_.
   std::uint64_t asked_ = 0;

@@ -205,7 +205,7 @@ struct FDB_transaction {
   // Moves on at each cancel, reset and retry, which end the waits of take_set_version
   // (read without mu by the waiting thread).
   std::atomic<std::uint64_t> wait_epoch_{0};
-  std::int64_t read_cost_ = 0;                  // guarded by mu
-  std::int64_t write_cost_ = 0;                 // guarded by mu
-  std::vector<FDBFuture*> stamp_waiters_;       // guarded by mu; each holds a reference
+  std::int64_t read_cost_ = 0;             // guarded by mu
+  std::int64_t write_cost_ = 0;            // guarded by mu
+  std::vector<FDBFuture*> stamp_waiters_;  // guarded by mu; each holds a reference
 };

@@ -98,16 +98,15 @@ void MvccStore::set(std::string_view key, std::string_view value, Version versio
                                  VersionRecord::bytes_for(value, nullptr)));
 }
 
-void MvccStore::reserve_writes(std::size_t keys, std::size_t key_bytes,
-                               std::size_t record_bytes) {
+void MvccStore::reserve_writes(std::size_t keys, std::size_t key_bytes, std::size_t record_bytes) {
   // A block is rounded up to 8 bytes; a new key's first record may be carved right
   // behind its node, in the node pool.
   const std::size_t rounding = keys * SizeClassPool::kGranule;
   const std::size_t short_nodes = keys * List::max_node_size(0) + key_bytes + rounding;
   node_pool_.reserve(short_nodes + record_bytes + rounding);
   record_pool_.reserve(record_bytes + rounding);
-  list_.reserve_tall_nodes(std::min(keys * List::max_node_size(0) + key_bytes + rounding,
-                                    SizeClassPool::kHugeSlab));
+  list_.reserve_tall_nodes(
+      std::min(keys * List::max_node_size(0) + key_bytes + rounding, SizeClassPool::kHugeSlab));
   // A write pushes at most one entry on each queue, and the index's growth retires a table.
   gc_queue_.reserve_more(keys);
   short_lived_.reserve_more(keys);

@@ -281,10 +281,10 @@ class MvccStore {
     std::int64_t time;  // base::CoarseClock nanoseconds
     Version version;    // committed() at that time
   };
-  std::int64_t window_ns_ = 0;  // 0: windows not kept
-  Fifo<Sample> samples_;        // writer only, oldest first
-  Version window_floor_ = 0;    // writer only
-  Sample latest_{0, 0};         // writer only: the last collection's look
+  std::int64_t window_ns_ = 0;                  // 0: windows not kept
+  Fifo<Sample> samples_;                        // writer only, oldest first
+  Version window_floor_ = 0;                    // writer only
+  Sample latest_{0, 0};                         // writer only: the last collection's look
   std::uint32_t collections_since_revoke_ = 0;  // writer only
 
   base::AdaptiveMutex horizon_mu_;

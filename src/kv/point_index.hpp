@@ -150,8 +150,7 @@ class PointIndex {
     const Table* t = table_.load(std::memory_order_relaxed);
     if (t->used + n > t->capacity * kMaxLoadPercent / 100) {
       // The table start_migration will take, made first: a failure changes nothing.
-      const std::size_t want =
-          std::max((live_ + n) * 100 / kRebuildLoadPercent + 1, kMinCapacity);
+      const std::size_t want = std::max((live_ + n) * 100 / kRebuildLoadPercent + 1, kMinCapacity);
       if (next_ == nullptr || next_->capacity < want || next_->capacity > 2 * want) {
         Table* fresh = make_table(want);
         if (next_ != nullptr) destroy(next_);

@@ -105,13 +105,14 @@ TEST_P(AllocationFailure, EveryAllocationOfACommitMayFailWithoutHarm) {
   EXPECT_GT(failed, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    InMemoryAndOnDisk, AllocationFailure,
-    ::testing::Values(Place{"InMemory", false, Durability::none},
-                      Place{"Fsync", true, Durability::fsync},
-                      Place{"Buffered", true, Durability::buffered},
-                      Place{"None", true, Durability::none}),
-    [](const ::testing::TestParamInfo<Place>& p) { return std::string(p.param.name); });
+INSTANTIATE_TEST_SUITE_P(InMemoryAndOnDisk, AllocationFailure,
+                         ::testing::Values(Place{"InMemory", false, Durability::none},
+                                           Place{"Fsync", true, Durability::fsync},
+                                           Place{"Buffered", true, Durability::buffered},
+                                           Place{"None", true, Durability::none}),
+                         [](const ::testing::TestParamInfo<Place>& p) {
+                           return std::string(p.param.name);
+                         });
 
 }  // namespace
 }  // namespace strata

@@ -39,8 +39,9 @@ TEST(Int64Operand, IsEightBytesLittleEndian) {
   EXPECT_EQ(int64_operand(1), std::string("\x01\0\0\0\0\0\0\0", 8));
   EXPECT_EQ(int64_operand(-2), std::string("\xfe\xff\xff\xff\xff\xff\xff\xff", 8));
   EXPECT_EQ(int64_operand(0x0102030405060708), std::string("\x08\x07\x06\x05\x04\x03\x02\x01", 8));
-  for (std::int64_t v : {std::int64_t{0}, std::int64_t{-1}, std::numeric_limits<std::int64_t>::min(),
-                         std::numeric_limits<std::int64_t>::max()}) {
+  for (std::int64_t v :
+       {std::int64_t{0}, std::int64_t{-1}, std::numeric_limits<std::int64_t>::min(),
+        std::numeric_limits<std::int64_t>::max()}) {
     EXPECT_EQ(int64_value(int64_operand(v)), v);
   }
 }
@@ -297,7 +298,8 @@ TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
   part.clear_range("q/", "q/" + rv);
   part.clear_range("q/" + top, "q0");
   EXPECT_TRUE(part.get_range("p/", "p/" + top).empty());
-  EXPECT_THAT([&] { (void)part.get_range("q/", "q0"); }, ThrowsCode(ErrorCode::accessed_unreadable));
+  EXPECT_THAT([&] { (void)part.get_range("q/", "q0"); },
+              ThrowsCode(ErrorCode::accessed_unreadable));
   part.commit();
   auto rows = db.run([](Transaction& r) { return r.get_range("", "\xff"); });
   ASSERT_EQ(rows.size(), 2u);

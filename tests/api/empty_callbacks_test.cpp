@@ -79,12 +79,18 @@ TEST_P(EmptyCallbacks, VisitRangeRefusesAnEmptyVisitorBeforeReading) {
   const RowVisitor empty;
   EXPECT_THAT([&] { tr.visit_range("a", "z", {}, empty); },
               ThrowsCode(ErrorCode::invalid_argument));
-  EXPECT_THAT([&] { tr.visit_range(KeyRange{"a", "z"}, {}, empty); },
-              ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT(
+      [&] {
+        tr.visit_range(KeyRange{"a", "z"}, {}, empty);
+      },
+      ThrowsCode(ErrorCode::invalid_argument));
   EXPECT_THAT([&] { tr.snapshot().visit_range("a", "z", {}, empty); },
               ThrowsCode(ErrorCode::invalid_argument));
-  EXPECT_THAT([&] { tr.snapshot().visit_range(KeyRange{"a", "z"}, {}, empty); },
-              ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT(
+      [&] {
+        tr.snapshot().visit_range(KeyRange{"a", "z"}, {}, empty);
+      },
+      ThrowsCode(ErrorCode::invalid_argument));
   // Nothing was read: no read conflict range, and the transaction reads on.
   EXPECT_TRUE(tr.read_conflict_ranges().empty());
   std::size_t rows = tr.visit_range("a", "z", {}, [](std::string_view, std::string_view) {});

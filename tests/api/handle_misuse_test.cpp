@@ -31,7 +31,8 @@ TEST(MovedFrom, TransactionThrowsClientInvalidOperation) {
   EXPECT_THAT([&] { a.reset(); }, ThrowsCode(ErrorCode::client_invalid_operation));
   EXPECT_THAT([&] { a.on_error(Error(ErrorCode::not_committed)); },
               ThrowsCode(ErrorCode::client_invalid_operation));
-  EXPECT_THAT([&] { (void)a.snapshot().get("k"); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)a.snapshot().get("k"); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
   EXPECT_THAT([&] { (void)a.approximate_size(); }, ThrowsCode(ErrorCode::client_invalid_operation));
   // Assigning to it makes it usable again.
   a = db.create_transaction();
@@ -60,7 +61,8 @@ TEST(MovedFrom, RunWhoseBodyMovesItsTransactionOutThrows) {
 TEST(MovedFrom, DatabaseThrowsClientInvalidOperation) {
   Database a = Database::open();
   Database b = std::move(a);
-  EXPECT_THAT([&] { (void)a.create_transaction(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)a.create_transaction(); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
   EXPECT_THAT([&] { a.run([](Transaction& tr) { tr.set("k", "v"); }); },
               ThrowsCode(ErrorCode::client_invalid_operation));
   EXPECT_THAT([&] { (void)a.committed_version(); },

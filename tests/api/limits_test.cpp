@@ -181,7 +181,8 @@ TEST(Limits, ReadAfterTheMvccWindowIsTransactionTooOld) {
   Transaction tr = db.create_transaction();
   EXPECT_EQ(tr.get("k"), "v");
   spin_for(kAged);
-  EXPECT_THAT([&] { (void)tr.get("k"); }, ThrowsCodeWith(ErrorCode::transaction_too_old, "mvcc_window"));
+  EXPECT_THAT([&] { (void)tr.get("k"); },
+              ThrowsCodeWith(ErrorCode::transaction_too_old, "mvcc_window"));
   EXPECT_THAT([&] { (void)tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::transaction_too_old));
 }
 
@@ -329,9 +330,9 @@ TEST(Limits, VersionstampErrorsNameTheirCause) {
 // Retryability is part of each code's contract (API.md: 1007, 1020 and 1021; and 1042, a
 // commit refused for memory, docs/decisions/0032).
 TEST(Limits, OnlyTooOldNotCommittedAndUnknownResultAreRetryable) {
-  for (ErrorCode c : {ErrorCode::transaction_too_old, ErrorCode::not_committed,
-                      ErrorCode::commit_unknown_result,
-                      ErrorCode::commit_proxy_memory_limit_exceeded}) {
+  for (ErrorCode c :
+       {ErrorCode::transaction_too_old, ErrorCode::not_committed, ErrorCode::commit_unknown_result,
+        ErrorCode::commit_proxy_memory_limit_exceeded}) {
     EXPECT_TRUE(Error(c).retryable()) << static_cast<int>(c);
   }
   for (ErrorCode c :

@@ -347,7 +347,8 @@ TEST(DatabaseDefaults, TimeoutAppliesFromCreationAndCanBeLifted) {
 TEST(DatabaseDefaults, BadValuesAreRefusedAtOpen) {
   EXPECT_THAT([] { (void)Database::open(timeout_default(std::chrono::milliseconds(-1))); },
               ThrowsCode(ErrorCode::invalid_argument));
-  EXPECT_THAT([] { (void)Database::open(retry_defaults(-2)); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([] { (void)Database::open(retry_defaults(-2)); },
+              ThrowsCode(ErrorCode::invalid_argument));
   EXPECT_THAT([] { (void)Database::open(retry_defaults(-1, std::chrono::milliseconds(-1))); },
               ThrowsCode(ErrorCode::invalid_argument));
   EXPECT_NO_THROW(Database::open(retry_defaults(-1, std::chrono::milliseconds(0))));
@@ -623,7 +624,8 @@ TEST(Versionstamp, ForgottenByReset) {
   (void)tr.versionstamp();
   tr.reset();
   EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
-  EXPECT_THAT([&] { (void)tr.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)tr.committed_version(); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
 }
 
 // ---- MVCC snapshots across history ------------------------------------------------------

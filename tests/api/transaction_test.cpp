@@ -391,7 +391,8 @@ TEST(GetInto, LeavesTheStringAsItWasWhenTheReadThrows) {
   Database db = five_rows();
   Transaction tr = db.create_transaction();
   std::string out = "kept";
-  EXPECT_THAT([&] { (void)tr.get("\xff/system", out); }, ThrowsCode(ErrorCode::key_outside_legal_range));
+  EXPECT_THAT([&] { (void)tr.get("\xff/system", out); },
+              ThrowsCode(ErrorCode::key_outside_legal_range));
   EXPECT_EQ(out, "kept");
   std::string stamped_value = "value" + std::string(10, '\0');
   stamped_value += std::string("\x05\0\0\0", 4);  // offset 5: the 10 stamp bytes
@@ -494,7 +495,8 @@ TEST(CommittedVersion, BeforeCommitIsAnInvalidOperation) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
-  EXPECT_THAT([&] { (void)tr.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)tr.committed_version(); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
 }
 
 TEST(CommittedVersion, ClearOfAbsentKeyIsStillAWritingCommit) {

@@ -113,7 +113,8 @@ TEST_P(CommitAsync, AConflictReachesTheCallbackAsCommitWouldThrowIt) {
   EXPECT_THAT(outcomes.wait_for(2), ::testing::ElementsAre(0, 1020));
   EXPECT_THAT(message, ::testing::HasSubstr("wrote a range this one read"));
   EXPECT_GT(first.committed_version(), 0);
-  EXPECT_THAT([&] { (void)second.committed_version(); }, ThrowsCode(ErrorCode::client_invalid_operation));
+  EXPECT_THAT([&] { (void)second.committed_version(); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
   // The failed transaction retries as after commit().
   second.on_error(Error(ErrorCode::not_committed));
   EXPECT_EQ(second.get("counter"), "1");

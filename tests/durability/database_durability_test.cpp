@@ -315,7 +315,8 @@ TEST(DurableDatabase, QueueItemsSurviveARestartInOrder) {
 TEST(DurableDatabase, SecondOpenOfTheSameDirectoryIsRefused) {
   TempDir dir;
   Database db = Database::open(on_disk(dir.path()));
-  EXPECT_THAT([&] { (void)Database::open(on_disk(dir.path())); }, ThrowsCode(ErrorCode::database_locked));
+  EXPECT_THAT([&] { (void)Database::open(on_disk(dir.path())); },
+              ThrowsCode(ErrorCode::database_locked));
 }
 
 // A finished transaction is kept as its thread's spare for the next one; it must not keep

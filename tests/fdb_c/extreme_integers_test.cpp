@@ -96,8 +96,7 @@ TEST_F(ExtremeIntegers, ExtremeLimitsAndByteTargets) {
   EXPECT_EQ(r.rows.size(), 3U);
   EXPECT_EQ(get_range(tr, prefix(), prefix_end(), {.limit = INT_MIN}).error, 2012);
   EXPECT_EQ(get_range(tr, prefix(), prefix_end(), {.target_bytes = INT_MIN}).error, 2012);
-  EXPECT_EQ(get_range(tr, prefix(), prefix_end(), {.limit = INT_MIN, .reverse = true}).error,
-            2012);
+  EXPECT_EQ(get_range(tr, prefix(), prefix_end(), {.limit = INT_MIN, .reverse = true}).error, 2012);
 }
 
 // An iteration number past the last of the iterator's batch sizes keeps the largest; zero and
@@ -113,9 +112,9 @@ TEST_F(ExtremeIntegers, ExtremeIterationsAndModes) {
                 .error,
             2000);
   for (int mode : {INT_MIN, -3, 5, INT_MAX}) {
-    EXPECT_EQ(get_range(tr, prefix(), prefix_end(), {.mode = static_cast<FDBStreamingMode>(mode)})
-                  .error,
-              2000)
+    EXPECT_EQ(
+        get_range(tr, prefix(), prefix_end(), {.mode = static_cast<FDBStreamingMode>(mode)}).error,
+        2000)
         << mode;
   }
 }
@@ -132,13 +131,11 @@ TEST_F(ExtremeIntegers, MostNegativeLengthsAreEmptyKeys) {
 
 TEST_F(ExtremeIntegers, ExtremeSplitPointChunkSizes) {
   Tr tr = make_tr();
-  Future big(fdb_transaction_get_range_split_points(tr.get(), u8(prefix()), len(prefix()),
-                                                    u8(prefix_end()), len(prefix_end()),
-                                                    INT64_MAX));
+  Future big(fdb_transaction_get_range_split_points(
+      tr.get(), u8(prefix()), len(prefix()), u8(prefix_end()), len(prefix_end()), INT64_MAX));
   EXPECT_EQ(wait(big), 0);
-  Future smallest(fdb_transaction_get_range_split_points(tr.get(), u8(prefix()), len(prefix()),
-                                                         u8(prefix_end()), len(prefix_end()),
-                                                         INT64_MIN));
+  Future smallest(fdb_transaction_get_range_split_points(
+      tr.get(), u8(prefix()), len(prefix()), u8(prefix_end()), len(prefix_end()), INT64_MIN));
   EXPECT_EQ(wait(smallest), 2000);
 }
 

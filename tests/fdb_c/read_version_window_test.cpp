@@ -14,12 +14,11 @@
 #include <string>
 #include <thread>
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include "fdb_c/fdb_c.h"
 #include "fdb_c_test_util.hpp"
+#include <unistd.h>
 
 namespace fdbc_test {
 namespace {

@@ -35,8 +35,8 @@ void check(bool ok) {
 // (the smallest, SMALL's, is 256 bytes) and only limit and target_bytes end a batch early.
 const std::vector<std::string>& model_keys() {
   static const std::vector<std::string> keys = {
-      std::string(), std::string("\x00", 1), "a", std::string("a\x00", 2), "b", "m", "z",
-      "\xfe", "\xfe\xff"};
+      std::string(), std::string("\x00", 1), "a", std::string("a\x00", 2), "b", "m", "z", "\xfe",
+      "\xfe\xff"};
   return keys;
 }
 
@@ -98,10 +98,18 @@ Selector selector(Input& in) {
   s.or_equal = (flags & 1) != 0;
   // Mostly the offsets of the four named selectors and their neighbours; sometimes any.
   switch ((flags >> 1) % 4) {
-    case 0: s.offset = static_cast<int32_t>(in.byte() % 5) - 2; break;
-    case 1: s.offset = INT32_MIN + in.byte() % 3; break;
-    case 2: s.offset = INT32_MAX - in.byte() % 3; break;
-    default: s.offset = in.int32(); break;
+    case 0:
+      s.offset = static_cast<int32_t>(in.byte() % 5) - 2;
+      break;
+    case 1:
+      s.offset = INT32_MIN + in.byte() % 3;
+      break;
+    case 2:
+      s.offset = INT32_MAX - in.byte() % 3;
+      break;
+    default:
+      s.offset = in.int32();
+      break;
   }
   return s;
 }
@@ -171,9 +179,8 @@ void fuzz_get_range(FDBTransaction* tr, Input& in) {
   const bool snapshot = (flags & 1) != 0;
   const bool reverse = (flags & 2) != 0;
   FDBFuture* f = fdb_transaction_get_range(
-      tr, u8(b.key), len(b.key), b.or_equal, b.offset, u8(e.key), len(e.key), e.or_equal,
-      e.offset, limit, target_bytes, static_cast<FDBStreamingMode>(mode), iteration, snapshot,
-      reverse);
+      tr, u8(b.key), len(b.key), b.or_equal, b.offset, u8(e.key), len(e.key), e.or_equal, e.offset,
+      limit, target_bytes, static_cast<FDBStreamingMode>(mode), iteration, snapshot, reverse);
   check(fdb_future_block_until_ready(f) == 0);
   const fdb_error_t error = fdb_future_get_error(f);
   const fdb_error_t expected = batch_error(limit, target_bytes, mode, iteration);

@@ -239,7 +239,8 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
     tr.clear(requests.pack(stalled));
     return true;
   });
-  EXPECT_TRUE(patiently(db, [&](Transaction& tr) { return tr.get_range(requests.range()).empty(); }));
+  EXPECT_TRUE(
+      patiently(db, [&](Transaction& tr) { return tr.get_range(requests.range()).empty(); }));
   patiently(db, [&](Transaction& tr) {
     q.enqueue(tr, "item");
     return true;
@@ -277,7 +278,8 @@ std::optional<ErrorCode> high_contention_pop_error(Options o) {
     tr.clear(requests.pack(stalled));
     return true;
   });
-  EXPECT_TRUE(patiently(db, [&](Transaction& tr) { return tr.get_range(requests.range()).empty(); }));
+  EXPECT_TRUE(
+      patiently(db, [&](Transaction& tr) { return tr.get_range(requests.range()).empty(); }));
   return error;
 }
 

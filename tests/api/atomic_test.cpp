@@ -251,7 +251,7 @@ TEST(Versionstamp, PendingStampedKeysAndValuesAreUnreadable) {
 
 // FoundationDB sends a transaction's mutations in the order they were made, so an atomic
 // operation after set_versionstamped_value works on the stamped value, and the key stays
-// unreadable (FDB-SEMANTICS 3.2, WriteMap "mutate"): the stamped value is not dropped.
+// unreadable (FoundationDB: fdbclient/WriteMap.h, "mutate"): the stamped value is not dropped.
 TEST(Versionstamp, AtomicOpAfterAStampedValueWorksOnTheStampedValue) {
   Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("k", "old"); });
@@ -267,7 +267,7 @@ TEST(Versionstamp, AtomicOpAfterAStampedValueWorksOnTheStampedValue) {
 
 // A clear made after set_versionstamped_key clears the stamped key when the stamp puts it
 // inside the cleared range (FoundationDB applies a transaction's mutations in order), and
-// makes the cleared range readable again (FDB-SEMANTICS 3.2; WriteMap "clear").
+// makes the cleared range readable again (FoundationDB: fdbclient/WriteMap.h, "clear").
 TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
   Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("s/old", "x"); });
@@ -309,8 +309,8 @@ TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
 }
 
 // Once a versionstamp may write a key, the key stays unreadable for the rest of the
-// transaction, even after a set of it; a clear makes it readable again (FDB-SEMANTICS 3.2,
-// "Unreadable keys"; WriteMap "mutate" and "clear").
+// transaction, even after a set of it; a clear makes it readable again (FoundationDB:
+// fdbclient/WriteMap.h, "Unreadable keys"; WriteMap "mutate" and "clear").
 TEST(Versionstamp, AKeyAStampMayWriteStaysUnreadableAfterASetButNotAfterAClear) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

@@ -1,6 +1,7 @@
-// One test per conflict-range rule of FDB-SEMANTICS 3.4 (reads) and 3.5 (writes). Each
-// probes both sides of a rule's boundary: a write just inside the range must conflict
-// (the range is not too narrow) and a write just outside must not (not too wide).
+// One test per conflict-range rule of FoundationDB's fdbclient/ReadYourWrites.cpp (reads:
+// RYWImpl::read, addConflictRange; writes: updateConflictMap). Each probes both sides of a rule's
+// boundary: a write just inside the range must conflict (the range is not too narrow) and a write
+// just outside must not (not too wide).
 //
 // The race is apitest::reader_conflicts_with: tr1 fixes its read version and reads, tr2
 // writes and commits, tr1 writes a dummy key and commits.

@@ -1,4 +1,4 @@
-// Every error code and limit of API.md, each with its message checked: what() must name
+// Every error code and limit of the public API, each with its message checked: what() must name
 // the error and the offending input.
 #include <chrono>
 #include <string>
@@ -83,7 +83,8 @@ TEST(Limits, TransactionJustUnderTheLimitCommits) {
   EXPECT_EQ(read_key(db, "big/98")->size(), kValueLimit);
 }
 
-// Read conflict ranges count toward the size, values read do not (FDB-SEMANTICS 3.6).
+// Read conflict ranges count toward the size, values read do not (FoundationDB:
+// fdbclient/NativeAPI.actor.cpp, Transaction::getSize).
 TEST(Limits, ReadConflictRangesCountTowardTransactionSize) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
@@ -253,8 +254,9 @@ TEST(Limits, AgedWriteOnlyTransactionIsNeverTooOld) {
   EXPECT_GT(tr.committed_version(), 0);
 }
 
-// Too-old at commit needs read conflict ranges (FDB-SEMANTICS 3.6): snapshot reads add
-// none, so an aged snapshot reader that writes still commits.
+// Too-old at commit needs read conflict ranges (FoundationDB: fdbclient/NativeAPI.actor.cpp,
+// Transaction::getSize): snapshot reads add none, so an aged snapshot reader that writes still
+// commits.
 TEST(Limits, AgedSnapshotReaderWithWritesIsNotTooOld) {
   Database db = Database::open(short_window());
   Transaction tr = db.create_transaction();
@@ -327,8 +329,8 @@ TEST(Limits, VersionstampErrorsNameTheirCause) {
               ThrowsCodeWith(ErrorCode::no_commit_version, "read-only"));
 }
 
-// Retryability is part of each code's contract (API.md: 1007, 1020 and 1021; and 1042, a
-// commit refused for memory, docs/decisions/0032).
+// Retryability is part of each code's contract (api-error-codes.rst: 1007, 1020 and 1021; and 1042,
+// a commit refused for memory, docs/decisions/0032).
 TEST(Limits, OnlyTooOldNotCommittedAndUnknownResultAreRetryable) {
   for (ErrorCode c :
        {ErrorCode::transaction_too_old, ErrorCode::not_committed, ErrorCode::commit_unknown_result,
@@ -421,9 +423,10 @@ TEST(Limits, ReadingOneKeyAgainCountsItsConflictOnceTowardTheSize) {
   EXPECT_EQ(read_key(db, "x"), "y");
 }
 
-// The read version is taken at the first read (FDB-SEMANTICS 3.1). A versionstamped key
-// needs the lowest stamp its commit could get, and took a read version for it: later
-// reads then missed commits made in between, and set_read_version failed (2010).
+// The read version is taken at the first read (FoundationDB: fdbclient/ReadYourWrites.cpp, the read
+// version is fetched by the first read). A versionstamped key needs the lowest stamp its commit
+// could get, and took a read version for it: later reads then missed commits made in between, and
+// set_read_version failed (2010).
 TEST(Limits, AVersionstampedKeyDoesNotFixTheReadVersion) {
   Database db = Database::open();
   const std::string stamped_key =

@@ -53,7 +53,8 @@ TEST(TransactionBasics, LargeTransactionsLandInKeyOrderAmongTheStoredKeys) {
     model.erase(model.lower_bound(key(first + 10 * step)),
                 model.lower_bound(key(first + 13 * step)));
     std::string& added = model[key(first + 20 * step)];
-    added.resize(one.size(), '\0');  // add: the operand's width (FDB-SEMANTICS 4)
+    // add: the operand's width (FoundationDB: fdbclient/include/fdbclient/Atomic.h)
+    added.resize(one.size(), '\0');
     added[0] = static_cast<char>(added[0] + 1);
   };
   commit(0, 2000, 2);     // into the empty store

@@ -3,7 +3,8 @@
 //     update or non-serializable interleaving breaks the ring), and every snapshot a
 //     concurrent reader takes is a ring too;
 //   - ConflictRange: a range read conflicts exactly when its result would have changed:
-//     never too narrow, and not wider than FDB-SEMANTICS 3.4 allows;
+//     never too narrow, and not wider than FoundationDB's ReadYourWrites.cpp (RYWImpl::read)
+//     allows;
 //   - Bank: concurrent transfers preserve the total, and no reader sees money in flight.
 #include <algorithm>
 #include <atomic>

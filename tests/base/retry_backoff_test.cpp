@@ -1,5 +1,6 @@
-// base::RetryBackoff: FoundationDB's wait before a retry (FDB-SEMANTICS 3.7), shared by the
-// C++ API's on_error and the C API's. No clock: the waits are returned, not slept.
+// base::RetryBackoff: FoundationDB's wait before a retry (fdbclient/NativeAPI.actor.cpp,
+// getBackoff), shared by the C++ API's on_error and the C API's. No clock: the waits are returned,
+// not slept.
 #include "base/retry_backoff.hpp"
 
 #include <algorithm>

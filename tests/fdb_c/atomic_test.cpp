@@ -1,5 +1,6 @@
 // fdb_transaction_atomic_op with FoundationDB's op codes: the worked examples of
-// FDB-SEMANTICS 4.1, versionstamped keys and values (4.2), and the errors.
+// FoundationDB's fdbclient/include/fdbclient/Atomic.h, versionstamped keys and values
+// (api-common.rst.inc, SET_VERSIONSTAMPED_KEY/VALUE), and the errors.
 #include <optional>
 #include <string>
 

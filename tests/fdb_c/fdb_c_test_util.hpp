@@ -247,7 +247,7 @@ inline Key key_of(FDBFuture* f) {
   return k;
 }
 
-// A key selector: FDB-SEMANTICS 3.11.
+// A key selector: FoundationDB developer-guide.rst, "Key selectors".
 struct Selector {
   std::string key;
   bool or_equal;

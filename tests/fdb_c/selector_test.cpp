@@ -1,5 +1,6 @@
-// fdb_transaction_get_key: key selector resolution (FDB-SEMANTICS 3.11), clamping, own
-// writes, and exactly the read conflict ranges FDB-SEMANTICS 3.4 lists.
+// fdb_transaction_get_key: key selector resolution (FoundationDB developer-guide.rst, "Key
+// selectors"), clamping, own writes, and exactly the read conflict ranges FoundationDB's
+// ReadYourWrites.cpp adds.
 #include <string>
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The edge cases of FDB-SEMANTICS section 4, one named test each.
+// The edge cases of FoundationDB's fdbclient/include/fdbclient/Atomic.h, one named test each.
 #include "kv/atomic_op.hpp"
 
 #include <string>

@@ -1,4 +1,5 @@
-// Subspace and strinc: the byte examples of FDB-SEMANTICS section 2, and membership rules.
+// Subspace and strinc: the byte examples of FoundationDB's bindings/python/fdb/subspace_impl.py,
+// and membership rules.
 #include "strata/subspace.hpp"
 
 #include <gmock/gmock.h>

@@ -1,5 +1,6 @@
-// Golden bytes: every line of shared/tuple/vectors.txt both ways, and the worked examples
-// of FDB-SEMANTICS section 1.7 written with the C++ API.
+// Golden bytes: every line of tests/tuple/data/vectors.txt both ways, and the worked
+// examples of FoundationDB's design/tuple.md and bindings/python/fdb/tuple.py written with the C++
+// API.
 #include <bit>
 #include <limits>
 
@@ -62,7 +63,8 @@ TEST(TupleGolden, UnpackFirstIsTheFirstElementOfEveryVector) {
               ThrowsCode(ErrorCode::invalid_tuple));
 }
 
-// The worked examples of FDB-SEMANTICS 1.7, numbered as there, through the C++ literals.
+// Worked examples checked against FoundationDB's bindings/python/fdb/tuple.py, numbered, through
+// the C++ literals.
 TEST(TupleGolden, SemanticsTableExamples) {
   struct Case {
     int number;

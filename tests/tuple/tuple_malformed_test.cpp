@@ -1,4 +1,4 @@
-// Malformed bytes: every entry of shared/tuple/invalid.txt, the exact error messages, and
+// Malformed bytes: every entry of tests/tuple/data/invalid.txt, the exact error messages, and
 // damaged forms of every valid vector (never a crash, only Error(invalid_tuple)).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -136,8 +137,21 @@ class Database {
   // nothing to do.
   void checkpoint();
 
-  // For the engine's own use.
-  engine::DatabaseImpl& impl() const { return *impl_; }
+  // Whether the database lives in a directory (Options::path given): its commits reach its
+  // files, and commit_async may call back on the thread that leads a batch. False in
+  // memory.
+  [[nodiscard]] bool durable() const;
+  // Blocks until a commit has published `version` (true), or until `deadline` passes or
+  // `stop()` returns true (false, unless the version arrived meanwhile). For a reader at a
+  // version set ahead of the newest commit, as FoundationDB's storage servers wait for a
+  // version they have not yet seen (libfdb_c.so waits so, for at most 1 s). `stop` is
+  // called with a lock of the database's held, and must not use the database; a thread
+  // that makes it true then calls wake_version_waiters(). No thread polls: waiters sleep
+  // until a commit, their deadline or a wake.
+  bool wait_for_version(Version version, std::chrono::steady_clock::time_point deadline,
+                        const std::function<bool()>& stop) const;
+  // Wakes every wait_for_version of this database to call its `stop` again.
+  void wake_version_waiters() const;
 
  private:
   explicit Database(std::shared_ptr<engine::DatabaseImpl> impl) : impl_(std::move(impl)) {}

@@ -62,7 +62,9 @@ enum class ErrorCode : int {
 std::string_view error_name(ErrorCode code) noexcept;
 // FoundationDB's one-sentence description of a code.
 std::string_view error_description(ErrorCode code) noexcept;
-// Whether on_error retries this code: 1007, 1009, 1020 and 1021.
+// Whether on_error retries this code: FoundationDB's retryable codes, those of the table
+// marked so (1007, 1009, 1020, 1021, 1042) and those strata never produces (1037, 1038,
+// 1039, 1051, 1078, 1213, 1223, 1235, 1242), as its fdb_error_predicate(RETRYABLE).
 bool error_retryable(ErrorCode code) noexcept;
 
 // Thread safety: an Error is an immutable value.

@@ -14,7 +14,8 @@
 //
 // High-contention mode (Database& dequeue only): a dequeue that finds other pops waiting, or
 // loses a race, registers a pop request and helps fulfil all outstanding requests in order
-// (FDB-SEMANTICS 7.3), then collects its own result.
+// (FoundationDB's high-contention queue layer; docs/recipes.md), then collects its own
+// result.
 //
 // Thread safety: a Queue is immutable configuration; one object may be shared by any
 // number of threads. Transaction& overloads follow the Transaction's rules.

@@ -65,7 +65,6 @@ class Transaction;
 // moved-from Watch throws client_invalid_operation (2000) from every method.
 class Watch {
  public:
-  explicit Watch(std::shared_ptr<engine::WatchState> state);
   // Blocks until the watch fires or is cancelled. Throws transaction_cancelled (1025) if
   // its transaction was reset, cancelled or destroyed before committing, the commit's error if the
   // commit failed, or too_many_watches (1032) past Options::max_watches armed watches
@@ -86,6 +85,8 @@ class Watch {
   void on_ready(std::function<void()> callback);
 
  private:
+  friend class Transaction;  // makes watches
+  explicit Watch(std::shared_ptr<engine::WatchState> state);
   std::shared_ptr<engine::WatchState> state_;
 };
 
@@ -108,6 +109,28 @@ class ReadView {
   engine::TransactionImpl* impl_;
 };
 
+// What on_error does about an error, decided without waiting (Transaction::retry_step).
+struct RetryStep {
+  // How long to wait before `error` holds: the backoff before a retry, or the time left to
+  // the timeout's deadline when the backoff would reach it; 0 otherwise. The longest
+  // backoffs saturate at nanoseconds::max().
+  std::chrono::nanoseconds delay{0};
+  // success: retry once `delay` has passed. Otherwise the error to surface after `delay`.
+  ErrorCode error = ErrorCode::success;
+  // The step reset the transaction for another attempt (reads, writes, read version and the
+  // options that are not persistent are gone): for a retry, for a timeout that falls inside
+  // the backoff, and for an error given back under GiveUp::restart.
+  bool reset = false;
+};
+
+// What retry_step does to the transaction when it gives an error back (not retryable, or
+// past the retry limit). FoundationDB's client cancels it from API version 610 on, and
+// resets it before (fdbclient/ReadYourWrites.actor.cpp, RYWImpl::onError).
+enum class GiveUp : std::uint8_t {
+  cancel,   // every later operation fails with transaction_cancelled (1025) until reset()
+  restart,  // reset as for a retry (retry count and timeout kept): usable again at once
+};
+
 // commit_async's callback: null for success, else the commit's error.
 using CommitCallback = std::function<void(const Error* error)>;
 
@@ -116,7 +139,6 @@ class Transaction {
   // Made by Database::create_transaction(). Move-only. A moved-from Transaction, and a
   // ReadView of it, throw client_invalid_operation (2000) from every method (assigning to
   // it or destroying it is fine).
-  explicit Transaction(std::unique_ptr<engine::TransactionImpl> impl);
   Transaction(Transaction&&) noexcept;
   Transaction& operator=(Transaction&&) noexcept;
   ~Transaction();
@@ -193,15 +215,17 @@ class Transaction {
   void set_read_version(Version version);
   // Read-your-writes off: reads see only the database at the read version, conflict on
   // everything they read, and watch() throws watches_disabled (1034). Only before the
-  // first read or write (else client_invalid_operation, 2000). Cleared by reset().
+  // first read or write (else client_invalid_operation, 2000). Cleared by reset() and by
+  // on_error()'s reset for a retry.
   void set_read_your_writes(bool enabled);
   // Whether snapshot() reads see this transaction's writes (default true). Cleared by
-  // reset().
+  // reset() and by on_error()'s reset for a retry.
   void set_snapshot_read_your_writes(bool enabled);
   // FoundationDB's REPORT_CONFLICTING_KEYS. When on, a commit that fails with
   // not_committed checks every read rather than stopping at the first conflict, names the
   // conflicting ranges in its error message, and conflicting_ranges() returns them. Off by
-  // default. Kept across on_error(); cleared by reset().
+  // default. Cleared by reset() and by on_error()'s reset for a retry, as FoundationDB's
+  // (the option is not persistent).
   void set_report_conflicting_keys(bool enabled);
   // After a commit that failed with not_committed while reporting was on: the read
   // conflict ranges a newer commit wrote into, each whole as it was read (not narrowed to
@@ -246,44 +270,78 @@ class Transaction {
   // client_invalid_operation (2000); for a read-only transaction: no_commit_version (2021).
   [[nodiscard]] std::string versionstamp() const;
 
-  // Retry protocol: for a retryable error, sleeps a randomized, growing backoff and
-  // resets the transaction (keeping its timeout, retry limit and maximum retry delay);
-  // otherwise rethrows e (an e of success throws client_invalid_operation, 2000) and leaves
-  // the transaction cancelled until reset() (as FoundationDB's from API 610; one whose
-  // timeout has passed stays timed out). On a cancelled transaction it throws
-  // transaction_cancelled (1025). The backoff is
-  // FoundationDB's: 10 ms after transaction_too_old or future_version (at most the maximum retry
-  // delay); otherwise a random part of a delay that starts at 10 ms and doubles up to the maximum
-  // retry delay. A timeout that falls inside the delay ends it at the deadline with
+  // Retry protocol: retry_step(e.error_code()), then a sleep of its delay; returns for a
+  // retry and otherwise throws (e itself when the step gives e back). So: for a retryable
+  // error, sleeps a randomized, growing backoff and resets the transaction for another
+  // attempt; otherwise rethrows e (an e of success throws client_invalid_operation, 2000)
+  // and leaves the transaction cancelled until reset() (as FoundationDB's from API 610). On
+  // a cancelled transaction it throws transaction_cancelled (1025), on a timed-out one
   // transaction_timed_out (1031).
   void on_error(const Error& e);
+  // on_error's decision without its wait, for a caller that waits its own way (the C API
+  // completes a future on its network thread). In order, as FoundationDB's client
+  // (fdbclient/ReadYourWrites.actor.cpp RYWImpl::onError, fdbclient/NativeAPI.actor.cpp
+  // Transaction::onError):
+  //  - a transaction already ended (ended_by()): that error, and nothing changes;
+  //  - `error` success: client_invalid_operation (2000), and nothing changes;
+  //  - the retry counts, even when it is refused (a lower limit set later is held against
+  //    it); past the retry limit, or for an error error_retryable() rejects, `error` is
+  //    given back and the transaction cancelled or reset (`give_up`);
+  //  - otherwise the backoff, and the transaction is reset for the next attempt. The
+  //    backoff is FoundationDB's: 10 ms after transaction_too_old or future_version (at
+  //    most the maximum retry delay); otherwise a random part of a delay that starts at
+  //    10 ms and doubles up to the maximum retry delay (from the second retry on; the first
+  //    is a random part of 10 ms whatever the maximum). A timeout that falls inside the
+  //    backoff makes the error transaction_timed_out (1031), after a delay that ends at the
+  //    deadline.
+  // A reset for another attempt keeps the persistent options, as FoundationDB's
+  // (fdb.options marks TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY persistent): the timeout
+  // (still counted from the transaction's start), the retry limit, the maximum retry delay,
+  // the retry count and the backoff. The size limit, read-your-writes, snapshot
+  // read-your-writes and conflict reporting return to a new transaction's.
+  // Throws client_invalid_operation (2000) only when called from a visit_range visitor.
+  [[nodiscard]] RetryStep retry_step(ErrorCode error, GiveUp give_up = GiveUp::cancel);
+  // What has ended this transaction early: transaction_timed_out (1031) once its timeout
+  // has passed, transaction_cancelled (1025) after cancel() or an on_error that gave up,
+  // whichever came first; success while neither has happened. Every operation but reset(),
+  // cancel() and the option setters then fails with it until reset().
+  [[nodiscard]] ErrorCode ended_by() const;
+  // The instant the timeout ends this transaction; time_point::max() without a timeout.
+  [[nodiscard]] std::chrono::steady_clock::time_point timeout_deadline() const;
   // FoundationDB's RETRY_LIMIT: once `limit` retries have happened, on_error rethrows the
   // error it is given. -1 is no limit (the default, unless Options::transaction_retry_limit
   // says otherwise); below -1 throws invalid_argument (9003). Kept across on_error(), so
-  // Database::run's body may set it on every attempt.
+  // Database::run's body may set it on every attempt. In any state, as FoundationDB's
+  // options.
   void set_retry_limit(int limit);
   // FoundationDB's SIZE_LIMIT: commit throws transaction_too_large (2101), ending the
   // transaction, over `bytes` (counted as approximate_size()). 32 .. 10,000,000 (the
-  // default), else invalid_argument (9003). Kept across on_error(); reset() restores it.
+  // default), else invalid_argument (9003). In any state. on_error()'s reset for a retry
+  // and reset() restore the default, as FoundationDB's (the option is not persistent).
   void set_size_limit(std::size_t bytes);
   // FoundationDB's MAX_RETRY_DELAY: the longest backoff on_error sleeps from the second
   // retry on (the first is a random part of 10 ms, as FoundationDB's). Default
   // Options::transaction_max_retry_delay (1 s); negative throws invalid_argument (9003).
-  // Kept across on_error().
+  // Kept across on_error(). In any state.
   void set_max_retry_delay(std::chrono::milliseconds delay);
   // Forgets all reads, writes and options (the retry count too), as a new transaction:
   // the timeout, retry limit and maximum retry delay return to the database's Options.
   void reset();
-  // Every later operation throws transaction_cancelled (1025) until reset(); watches it
-  // made and has not committed fail with the same error.
+  // Every later operation throws transaction_cancelled (1025) until reset(), or
+  // transaction_timed_out (1031) if the timeout had passed first (ended_by()); watches it
+  // made and has not committed fail with transaction_cancelled.
   void cancel();
   // Operations after `timeout` from the transaction's start (creation or reset()) throw
   // transaction_timed_out (1031). 0 disables. Kept across on_error(). A transaction
-  // starts with Options::transaction_timeout (0 unless set).
+  // starts with Options::transaction_timeout (0 unless set). In any state; once the
+  // timeout has passed, a new one (0 included) changes nothing, as in FoundationDB, where
+  // the expiry ends the transaction: only reset() makes it usable again.
   void set_timeout(std::chrono::milliseconds timeout);
 
  private:
   friend class ReadView;
+  friend class Database;  // makes transactions
+  explicit Transaction(std::unique_ptr<engine::TransactionImpl> impl);
   std::unique_ptr<engine::TransactionImpl> impl_;
 };
 

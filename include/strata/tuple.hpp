@@ -270,4 +270,18 @@ class Tuple {
   std::vector<Element> elements_;
 };
 
+// Tuple pieces for a layer that builds keys of one fixed shape in a string it keeps (the
+// queue recipes' item keys): each appends to `out` the bytes one element packs to inside a
+// tuple, so a prefix followed by appended elements e1, e2 is prefix + Tuple{e1, e2}.pack().
+// No Tuple is built, and nothing is allocated once `out` has the room. Throw as
+// Tuple::pack(). REQUIRES: `bytes` does not point into `out`.
+void append_packed(std::string& out, const Element& e);
+void append_packed_int(std::string& out, std::int64_t v);            // as Element(v)
+void append_packed_bytes(std::string& out, std::string_view bytes);  // as Element(Bytes)
+// The first element of packed tuple bytes, decoded without the elements after it (an
+// integer allocates nothing): Tuple::unpack(bytes)[0] when the whole is well formed. Throws
+// Error(invalid_tuple) as Tuple::unpack for a malformed or missing first element; the
+// offsets it names count from `base_offset` (the size of a prefix the caller took off).
+[[nodiscard]] Element unpack_first(std::string_view bytes, std::size_t base_offset = 0);
+
 }  // namespace strata

@@ -2,11 +2,10 @@
 // uncontended lock and unlock inline (one atomic instruction each).
 //
 // For short critical sections that many threads enter, such as a commit: a mutex that
-// sleeps in the kernel at the first sign of contention made every commit pay a futex
-// sleep and wake-up with more threads than cores (docs/benchmarks-history.md, session 10), so a
-// waiter first spins for about as long as the lock is usually held. It replaces glibc's
-// PTHREAD_MUTEX_ADAPTIVE_NP, which does the same through two library calls per hold:
-// ~57 instructions a hold, 2.8 % of a queue pair's (two commits, two holds each).
+// sleeps in the kernel at the first sign of contention makes every commit pay a futex
+// sleep and wake-up with more threads than cores, so a waiter first spins for about as
+// long as the lock is usually held. glibc's PTHREAD_MUTEX_ADAPTIVE_NP does the same
+// through two library calls per hold; this one is inline.
 //
 // The word is Drepper's three states ("Futexes Are Tricky", 2011): unlocked, locked, and
 // locked with sleepers, so an unlock makes a system call only when a waiter sleeps. Not

@@ -4,8 +4,8 @@
 // the heap, nothing freed until release()), with the common case inline: the class is
 // final and its allocate path is in this header, so a call through a pmr container that
 // the compiler sees is an Arena (or guesses: speculative devirtualization) is a pointer
-// bump. libstdc++'s do_allocate is out of line: a queue operation made nine calls to it,
-// 3.9 % of a queue pair's instructions (docs/benchmarks-history.md, session 13).
+// bump. libstdc++'s do_allocate is out of line, and a queue operation allocates about
+// nine times.
 //
 // Thread safety: none (one transaction's). Memory: blocks double from the inline size up
 // to 64 KiB; release() frees them all and rewinds to the inline buffer.

@@ -37,7 +37,25 @@ bool error_retryable(ErrorCode code) noexcept {
 #undef STRATA_ERROR_RETRY
   }
   // NOLINTEND(bugprone-branch-clone)
-  return false;
+  // FoundationDB's other retryable codes (bindings/c/fdb_c.cpp, fdb_error_predicate
+  // RETRYABLE), which strata never produces and so keeps out of its table, but which a
+  // caller may hand to on_error: process_behind, database_locked, cluster_version_changed,
+  // batch_transaction_throttled, grv_proxy_memory_limit_exceeded, tag_throttled,
+  // proxy_tag_throttled, transaction_throttled_hot_shard, transaction_rejected_range_locked.
+  switch (static_cast<int>(code)) {
+    case 1037:
+    case 1038:
+    case 1039:
+    case 1051:
+    case 1078:
+    case 1213:
+    case 1223:
+    case 1235:
+    case 1242:
+      return true;
+    default:
+      return false;
+  }
 }
 
 Error::Error(ErrorCode code, std::string detail) : code_(code), detail_(std::move(detail)) {

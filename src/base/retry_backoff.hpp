@@ -1,5 +1,6 @@
 // base/retry_backoff.hpp: FoundationDB's wait before a transaction retries
-// (FDB-SEMANTICS 3.7), one rule for the C++ API's on_error and the C API's.
+// (fdbclient/NativeAPI.actor.cpp, Transaction::onError and getBackoff), part of the one
+// retry step (Transaction::retry_step) that on_error and the C API's on_error share.
 //
 // transaction_too_old and future_version wait 10 ms (at most `max`) and leave the backoff
 // as it is. Other errors wait a random part of the backoff, which starts at 10 ms and then

@@ -6,8 +6,7 @@
 //
 // Why not std::atomic<int>::wait: libstdc++ 12 calls sched_yield() a dozen times before
 // it sleeps. With more client threads than cores that is a system call per yield and a
-// pass through the scheduler each time: 11-14 % of all CPU in the 8-client queue cells and
-// the stress tool's kv run (docs/benchmarks-history.md, session 10).
+// pass through the scheduler each time, a large share of the CPU of many-client runs.
 //
 // Lifetime: the waiter may destroy the word as soon as wait_while() returns. set() reads
 // and writes the word in one atomic exchange and afterwards only passes its address to the

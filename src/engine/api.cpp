@@ -83,6 +83,17 @@ DatabaseStats Database::stats() const { return live(impl_).stats(); }
 
 void Database::checkpoint() { live(impl_).checkpoint(); }
 
+bool Database::durable() const { return !live(impl_).options().path.empty(); }
+
+bool Database::wait_for_version(Version version, std::chrono::steady_clock::time_point deadline,
+                                const std::function<bool()>& stop) const {
+  kv::MvccStore& store = live(impl_).store();
+  return store.version_wait().wait_for(store.committed_atomic(), version, deadline,
+                                       [&] { return stop && stop(); });
+}
+
+void Database::wake_version_waiters() const { live(impl_).store().version_wait().wake_all(); }
+
 // ---- Watch ------------------------------------------------------------------------
 
 namespace {
@@ -264,6 +275,13 @@ void Transaction::commit_async(CommitCallback done) {
 Version Transaction::committed_version() const { return live(impl_).committed_version(); }
 std::string Transaction::versionstamp() const { return live(impl_).versionstamp(); }
 void Transaction::on_error(const Error& e) { live(impl_).on_error(e); }
+RetryStep Transaction::retry_step(ErrorCode error, GiveUp give_up) {
+  return live(impl_).retry_step(error, give_up);
+}
+ErrorCode Transaction::ended_by() const { return live(impl_).ended_by(); }
+std::chrono::steady_clock::time_point Transaction::timeout_deadline() const {
+  return live(impl_).timeout_deadline();
+}
 void Transaction::reset() { live(impl_).reset(); }
 void Transaction::cancel() { live(impl_).cancel(); }
 void Transaction::set_timeout(std::chrono::milliseconds timeout) {

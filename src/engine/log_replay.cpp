@@ -33,9 +33,9 @@ void reserve_keys(kv::MvccStore& store, std::uint64_t keys) {
   }
 }
 
-// Index growth re-hashes every key: growing step by step to 8.8 M keys was 12 % of a
-// 1 GB replay. The keys the log will have made once replayed are estimated from those
-// made so far, at 1/16, 1/8, 1/4 and 1/2 of the log (at least 4 MiB in, at the end of a
+// Index growth re-hashes every key, so growing step by step through a large replay would
+// re-hash its keys many times over. The keys the log will have made once replayed are estimated
+// from those made so far, at 1/16, 1/8, 1/4 and 1/2 of the log (at least 4 MiB in, at the end of a
 // run), and each estimate reserves at most 4x the keys already there: a log whose first
 // part inserts and whose rest only overwrites is over-reserved at most 4x, not 16x.
 constexpr std::uint64_t kMinSample = std::uint64_t{4} << 20;

@@ -60,8 +60,7 @@ class RangeSet {
 
 // A key range whose bytes live in a transaction's arena: both keys copied into one block,
 // viewed. Nothing frees the block but the arena's release, so copies view the same bytes.
-// (Two pmr::strings cost two allocations and two constructions per range read, 2.3 % of a
-// queue pair's instructions.)
+// (Two pmr::strings would cost two allocations and two constructions per range read.)
 struct ArenaRange {
   // [b, e) copied into `arena`; with `end_after`, [b, e + "\0") (key_after(e): a limited
   // forward read's span ends just after its last row), built here rather than in a string

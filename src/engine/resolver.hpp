@@ -78,7 +78,7 @@ class Resolver {
   struct Node;
   struct Split;
   // A key's bytes, which keep their room from one write to the next: a copy is one
-  // memcpy (std::string::assign's general path cost some 65 instructions per write).
+  // memcpy, not std::string::assign's general path.
   class KeyCopy {
    public:
     void assign(std::string_view key) {

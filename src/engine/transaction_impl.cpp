@@ -154,21 +154,13 @@ void TransactionImpl::give_back_slot() noexcept {
 // ---- State ------------------------------------------------------------------------
 
 void TransactionImpl::check_usable_slow() {
-  switch (state_) {
-    case State::active:
-      break;
-    case State::visiting:
-      throw_visiting();
-    case State::cancelled:
-      throw Error(ErrorCode::transaction_cancelled, "the transaction was cancelled; reset it");
-    case State::committing:
-    case State::committed:
-      throw Error(ErrorCode::used_during_commit,
-                  "the transaction has committed (or is committing); reset it to reuse it");
+  if (state_ == State::visiting) throw_visiting();
+  if (const ErrorCode ended = ended_by(); ended != ErrorCode::success) {
+    throw retry_error(ended, false);
   }
-  if (timed_out()) {
-    throw Error(ErrorCode::transaction_timed_out,
-                "timeout of " + std::to_string(timeout_.count()) + " ms expired");
+  if (state_ == State::committing || state_ == State::committed) {
+    throw Error(ErrorCode::used_during_commit,
+                "the transaction has committed (or is committing); reset it to reuse it");
   }
 }
 
@@ -422,7 +414,7 @@ std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
   } else {
     read_forward(writes, begin, end, out);
   }
-  // The span the result depends on (FDB-SEMANTICS 3.4): all of [begin, end), unless a
+  // The span the result depends on (docs/transactions.md): all of [begin, end), unless a
   // limit stopped the read, in which case only up to (or from) the last row returned: a
   // forward span then ends at the last key + 00 (`end_after`), which the conflict range
   // builds in its own block.
@@ -718,10 +710,8 @@ std::size_t TransactionImpl::merge_conflicts() {
 // A commit refused before it reaches the pipeline ends the transaction as one refused
 // there does (FoundationDB marks the commit started before these checks): its watches
 // fail with the error, and it takes no more operations until on_error or reset. The
-// checks stay inline in commit(), as before they ended the transaction; only a failure
-// leaves it, here. (An exception handler in commit() cost +85 instructions a queue pair
-// in callgrind; the checks in a function of their own ran 8-client queue pairs 4-8 %
-// slower, alternated with the binary before.)
+// quick checks stay inline in commit(); only a failure leaves it, here, so the common path
+// carries neither an exception handler nor a call (docs/benchmarks.md measures both).
 void TransactionImpl::refuse_commit() {
   try {
     if (has_read_conflicts()) check_not_too_old();
@@ -1015,33 +1005,69 @@ std::string TransactionImpl::versionstamp() const {
 // ---- Retry, reset, cancel, timeout --------------------------------------------------
 
 void TransactionImpl::on_error(const Error& e) {
+  const RetryStep step = retry_step(e.error_code(), GiveUp::cancel);
+  if (step.delay.count() > 0) std::this_thread::sleep_for(step.delay);
+  if (step.error == ErrorCode::success) return;
+  if (step.error == e.error_code()) throw e;  // the error given back, not a new one
+  throw retry_error(step.error, step.delay.count() > 0);
+}
+
+namespace {
+
+// A backoff in nanoseconds, saturated: a maximum retry delay of milliseconds::max() allows
+// backoffs past what nanoseconds count.
+std::chrono::nanoseconds to_nanoseconds(base::RetryBackoff::Seconds delay) {
+  constexpr auto kLongest = std::chrono::duration<double>(std::chrono::nanoseconds::max());
+  if (delay >= kLongest) return std::chrono::nanoseconds::max();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(delay);
+}
+
+}  // namespace
+
+RetryStep TransactionImpl::retry_step(ErrorCode error, GiveUp give_up) {
   if (state_ == State::visiting) throw_visiting();
-  if (state_ == State::cancelled) {  // only reset() undoes a cancel, as FoundationDB's
-    throw Error(ErrorCode::transaction_cancelled, "the transaction was cancelled; reset it");
-  }
-  if (e.error_code() == ErrorCode::success) {
-    throw Error(ErrorCode::client_invalid_operation, "on_error was given success, not an error");
-  }
-  // As FoundationDB's: past the limit, the error given is rethrown (not a new one). A
-  // rethrow leaves the transaction cancelled until reset() (FDB-SEMANTICS 3.7), so a loop
-  // that went on anyway cannot commit what it wrote before.
+  if (const ErrorCode ended = ended_by(); ended != ErrorCode::success) return {.error = ended};
+  if (error == ErrorCode::success) return {.error = ErrorCode::client_invalid_operation};
+  // As FoundationDB's: past the limit, the error given is given back (not a new one). The
+  // retry counts even then, so a lower limit set later is held against it.
   const bool limit_hit = retry_limit_ >= 0 && retries_ >= retry_limit_;
   if (retries_ < std::numeric_limits<int>::max()) ++retries_;
-  if (!e.retryable() || limit_hit) {
-    // (A transaction whose timeout has passed stays timed out instead: 1031 from then on.)
-    if (!timed_out()) cancel();
-    throw e;
+  if (limit_hit || !error_retryable(error)) {
+    if (give_up == GiveUp::cancel) {
+      cancel();  // a loop that went on anyway cannot commit what it wrote before
+      return {.error = error};
+    }
+    reset_for_retry();
+    return {.error = error, .reset = true};
   }
-  const std::chrono::duration<double> delay = backoff_.next(e.error_code(), max_backoff_);
+  const std::chrono::nanoseconds delay = to_nanoseconds(backoff_.next(error, max_backoff_));
+  reset_for_retry();
   // A timeout already past, or falling inside the delay, ends the retrying at the deadline,
   // as FoundationDB's on_error future fails with transaction_timed_out.
-  if (timeout_.count() > 0 && Clock::now() + delay >= deadline_) {
-    std::this_thread::sleep_until(deadline_);
-    throw Error(ErrorCode::transaction_timed_out,
-                "timeout of " + std::to_string(timeout_.count()) + " ms expired while retrying");
+  if (timeout_.count() > 0) {
+    const Clock::time_point now = Clock::now();
+    if (deadline_ <= now) return {.error = ErrorCode::transaction_timed_out, .reset = true};
+    if (deadline_ - now <= delay) {
+      return {.delay = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline_ - now),
+              .error = ErrorCode::transaction_timed_out,
+              .reset = true};
+    }
   }
-  std::this_thread::sleep_for(delay);
-  soft_reset();
+  return {.delay = delay, .reset = true};
+}
+
+Error TransactionImpl::retry_error(ErrorCode error, bool waited) const {
+  switch (error) {
+    case ErrorCode::transaction_cancelled:
+      return Error(error, "the transaction was cancelled; reset it");
+    case ErrorCode::transaction_timed_out:
+      return Error(error, "timeout of " + std::to_string(timeout_.count()) + " ms expired" +
+                              (waited ? " while retrying" : ""));
+    case ErrorCode::client_invalid_operation:
+      return Error(error, "on_error was given success, not an error");
+    default:
+      return Error(error);
+  }
 }
 
 void TransactionImpl::soft_reset() {
@@ -1069,31 +1095,42 @@ void TransactionImpl::reset() {
   apply_database_defaults();
 }
 
-void TransactionImpl::reset_to_defaults() {
+void TransactionImpl::reset_for_retry() {
   soft_reset();
-  timeout_ = std::chrono::milliseconds{0};
-  backoff_.reset();
-  max_backoff_ = std::chrono::milliseconds{1000};
-  retry_limit_ = -1;
   size_limit_ = base::kTransactionSizeLimit;
-  retries_ = 0;
   ryw_ = true;
   snapshot_ryw_ = true;
   report_conflicts_ = false;
 }
 
+void TransactionImpl::reset_to_defaults() {
+  reset_for_retry();
+  timeout_ = std::chrono::milliseconds{0};
+  expired_ = false;
+  backoff_.reset();
+  max_backoff_ = std::chrono::milliseconds{1000};
+  retry_limit_ = -1;
+  retries_ = 0;
+}
+
 void TransactionImpl::cancel() {
   if (state_ == State::visiting) throw_visiting();
   finish_watches(false, ErrorCode::transaction_cancelled);
+  if (timed_out()) expired_ = true;  // the timeout came first: it stays the answer
   state_ = State::cancelled;
   release_read_version();
 }
 
+// In any state, as FoundationDB's options. A timeout that has passed has ended the
+// transaction: a new one changes nothing.
 void TransactionImpl::set_timeout(std::chrono::milliseconds timeout) {
-  check_usable();
   if (timeout.count() < 0) {
     throw Error(ErrorCode::invalid_argument,
                 "timeout of " + std::to_string(timeout.count()) + " ms is negative");
+  }
+  if (timed_out()) {
+    expired_ = true;
+    return;
   }
   set_deadline(timeout);
 }
@@ -1107,7 +1144,7 @@ void TransactionImpl::set_deadline(std::chrono::milliseconds timeout) {
   deadline_ -= std::max(since_created, base::CoarseClock::duration{0});
 }
 
-// (In any state, as FoundationDB's options: it only bounds a commit yet to come.)
+// In any state, as FoundationDB's options: it only bounds a commit yet to come.
 void TransactionImpl::set_size_limit(std::size_t bytes) {
   if (bytes < 32 || bytes > base::kTransactionSizeLimit) {
     throw Error(ErrorCode::invalid_argument,
@@ -1118,7 +1155,6 @@ void TransactionImpl::set_size_limit(std::size_t bytes) {
 }
 
 void TransactionImpl::set_retry_limit(int limit) {
-  check_usable();
   if (limit < -1) {
     throw Error(ErrorCode::invalid_argument,
                 "retry limit " + std::to_string(limit) + " is below -1 (no limit)");
@@ -1127,7 +1163,6 @@ void TransactionImpl::set_retry_limit(int limit) {
 }
 
 void TransactionImpl::set_max_retry_delay(std::chrono::milliseconds delay) {
-  check_usable();
   if (delay.count() < 0) {
     throw Error(ErrorCode::invalid_argument,
                 "maximum retry delay of " + std::to_string(delay.count()) + " ms is negative");

@@ -39,6 +39,8 @@ enum class ReadMode : std::uint8_t { serializable, snapshot };
 
 class TransactionImpl {
  public:
+  using Clock = std::chrono::steady_clock;
+
   TransactionImpl() = default;
   ~TransactionImpl();
 
@@ -48,8 +50,7 @@ class TransactionImpl {
   // The same, borrowing `db`: it takes no reference, so the caller keeps `db` alive until
   // the transaction ends or own() is called. Database::run's transactions are borrowed:
   // a reference count changed by every transaction is a cache line that every core
-  // writes (two threads of point gets through run() were 20 % slower than one reused
-  // transaction, one thread the same).
+  // writes, which slows threads that run() at once.
   static std::unique_ptr<TransactionImpl> make_borrowed(DatabaseImpl& db);
   // Takes a reference to the database if borrowing one (a borrowed transaction that is
   // moved out of Database::run must keep its database alive from then on).
@@ -93,6 +94,15 @@ class TransactionImpl {
   std::string versionstamp() const;
 
   void on_error(const Error& e);
+  RetryStep retry_step(ErrorCode error, GiveUp give_up);
+  // Transaction::ended_by(): the first of a passed timeout and a cancel.
+  ErrorCode ended_by() const {
+    if (state_ == State::cancelled && !expired_) return ErrorCode::transaction_cancelled;
+    return timed_out() ? ErrorCode::transaction_timed_out : ErrorCode::success;
+  }
+  Clock::time_point timeout_deadline() const {
+    return timeout_.count() > 0 ? deadline_ : Clock::time_point::max();
+  }
   void reset();
   void cancel();
   void set_timeout(std::chrono::milliseconds timeout);
@@ -106,9 +116,8 @@ class TransactionImpl {
  private:
   // visiting: a visit_range visitor is running, and may not use the transaction.
   enum class State : std::uint8_t { active, visiting, committing, committed, cancelled };
-  using Clock = std::chrono::steady_clock;
 
-  // Throws 1025, 2017 or 1031. Inline: every call of the API starts with it.
+  // Throws 1025, 1031 (ended_by()) or 2017. Inline: every call of the API starts with it.
   void check_usable() {
     if (state_ != State::active || timeout_.count() > 0) check_usable_slow();
   }
@@ -116,7 +125,7 @@ class TransactionImpl {
   void set_deadline(std::chrono::milliseconds timeout);  // timeout_ and deadline_
   // The database's transaction_* options, as a new or reset transaction starts with.
   void apply_database_defaults();
-  bool timed_out() const { return timeout_.count() > 0 && Clock::now() >= deadline_; }
+  bool timed_out() const { return expired_ || (timeout_.count() > 0 && Clock::now() >= deadline_); }
   Version ensure_read_version();
   void check_not_too_old() const;
   // The version a read reads at: taken now, or the one taken, checked to be in the window.
@@ -159,8 +168,12 @@ class TransactionImpl {
   // read_conflicts_, then the keys of point_reads_.
   KeyRange read_range(std::size_t i) const;
   void soft_reset();
+  // A retry's reset: soft_reset(), and the options that are not persistent return to a new
+  // transaction's.
+  void reset_for_retry();
   void reset_to_defaults();  // reset() without restarting the clock
-  void end() noexcept;       // what destruction does: pending watches fail, the slot goes back
+  [[gnu::cold]] Error retry_error(ErrorCode error, bool waited) const;
+  void end() noexcept;  // what destruction does: pending watches fail, the slot goes back
   // The reader slot in `registry`, acquired on first use.
   kv::ReaderRegistry::Slot* reader_slot(kv::ReaderRegistry& registry) {
     if (slot_ == nullptr) {
@@ -227,8 +240,8 @@ class TransactionImpl {
   DatabaseImpl* db_ = nullptr;           // while in use (not as a spare)
   std::shared_ptr<DatabaseImpl> owner_;  // db_'s reference; empty while borrowed
   // The reader slot, kept from one transaction to the next while the thread's spare
-  // serves the same database (acquiring and releasing it was 2 % of a queue pair); its
-  // registry is named by id, since a spare does not keep the database alive.
+  // serves the same database (no acquire and release per transaction); its registry is
+  // named by id, since a spare does not keep the database alive.
   kv::ReaderRegistry::Slot* slot_ = nullptr;
   kv::ReaderRegistry* slot_registry_ = nullptr;
   std::uint64_t slot_registry_id_ = 0;
@@ -274,13 +287,16 @@ class TransactionImpl {
   CommitCallback done_;
   std::atomic<std::int32_t> in_flight_{0};
 
-  // A timeout counts from creation (or reset), but reading steady_clock for every
-  // transaction cost 4-5 % of a queue operation. So creation reads the coarse clock, and
+  // A timeout counts from creation (or reset), but most transactions have none, and
+  // steady_clock is too dear to read for each of them. So creation reads the coarse clock, and
   // set_timeout turns it into a precise deadline, counting only the time since creation
   // the coarse clock can vouch for: the deadline is never early, and at most one tick late.
   base::CoarseClock::time_point created_{base::CoarseClock::now()};
   Clock::time_point deadline_{};  // meaningful while timeout_ > 0
   std::chrono::milliseconds timeout_{0};
+  // The timeout passed before a cancel or a new timeout: it stays the transaction's end
+  // until reset().
+  bool expired_ = false;
   base::RetryBackoff backoff_;
   std::chrono::milliseconds max_backoff_{1000};           // set_max_retry_delay, as given
   int retry_limit_ = -1;                                  // -1: none

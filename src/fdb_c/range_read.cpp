@@ -43,9 +43,9 @@ void check_selector_key(std::string_view key) {
   }
 }
 
-// FDB-SEMANTICS 3.11: the last key < key (<= with or_equal), then `offset` keys on,
-// clamped to "" and "\xff". The limited range reads add exactly the conflict ranges of
-// FDB-SEMANTICS 3.4 for get_key.
+// FoundationDB's key selector (docs/fdb_c.md): the last key < key (<= with or_equal), then
+// `offset` keys on, clamped to "" and "\xff". The limited range reads add exactly the
+// conflict ranges FoundationDB's get_key adds (fdbclient/ReadYourWrites.actor.cpp).
 std::string resolve(strata::Transaction& tr, const Selector& s, bool snapshot) {
   check_selector_key(s.key);
   if (s.offset >= 1) {

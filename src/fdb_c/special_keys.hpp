@@ -35,6 +35,10 @@ namespace strata::fdb_c {
 inline constexpr std::string_view kSpecialSpaceBegin("\xff\xff");
 inline constexpr std::string_view kSpecialSpaceEnd("\xff\xff\xff");
 
+// FoundationDB's metadata version key: a system key, but a stored one, which every
+// transaction reads from the database with or without the system-keys options.
+inline constexpr std::string_view kMetadataVersionKey("\xff/metadataVersion");
+
 inline bool is_special_key(std::string_view key) {
   return key >= kSpecialSpaceBegin && key < kSpecialSpaceEnd;
 }
@@ -81,8 +85,8 @@ SpecialRows special_rows(const Transaction& tr, std::string_view begin_key,
 // locality.get_boundary_keys reads. docs/fdb_c.md, "System keys".
 SpecialRows system_rows();
 
-// FDB-SEMANTICS 3.11 over `rows`: the last row < key (<= with or_equal), then `offset` rows
-// on, clamped to the bounds.
+// A key selector (docs/fdb_c.md) over `rows`: the last row < key (<= with or_equal), then `offset`
+// rows on, clamped to the bounds.
 std::string resolve_special(const SpecialRows& rows, std::string_view key, bool or_equal,
                             int offset);
 

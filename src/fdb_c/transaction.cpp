@@ -6,8 +6,6 @@
 #include <memory>
 #include <string_view>
 
-#include "base/limits.hpp"
-#include "engine/database_impl.hpp"
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
 #include "fdb_c/network.hpp"
@@ -24,28 +22,15 @@ FDB_transaction::FDB_transaction(std::shared_ptr<const fc::DatabaseState> state,
       db_(state->database()),
       state_(std::move(state)),
       unavailable_(unavailable),
-      durable_(!state_->database().impl().options().path.empty()),
+      durable_(state_->database().durable()),
       options_(state_->defaults()),
-      defaults_(options_),
-      start_(Clock::now()) {
-  apply_read_options();
+      defaults_(options_) {
+  apply_options(true);
 }
 
 FDB_transaction::~FDB_transaction() {
   std::lock_guard lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
-}
-
-fdb_error_t FDB_transaction::check() const {
-  if (deferred_ != 0) return deferred_;
-  if (timed_out()) return static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out);
-  if (cancelled_) return static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled);
-  return 0;
-}
-
-FDB_transaction::Clock::time_point FDB_transaction::timeout_deadline() const {
-  if (options_.timeout_ms <= 0) return Clock::time_point::max();
-  return start_ + std::chrono::milliseconds(options_.timeout_ms);
 }
 
 void FDB_transaction::set_read_version(std::int64_t version) {
@@ -91,13 +76,11 @@ fdb_error_t FDB_transaction::take_set_version(std::unique_lock<strata::base::Ada
     // Not committed yet: wait for it, as FoundationDB's storage server waits
     // FUTURE_VERSION_DELAY before it answers future_version.
     const Clock::time_point deadline =
-        std::min(Clock::now() + kFutureVersionDelay, timeout_deadline());
+        std::min(Clock::now() + kFutureVersionDelay, tr.timeout_deadline());
     const std::uint64_t epoch = wait_epoch_.load(std::memory_order_relaxed);
-    strata::kv::MvccStore& store = db_.impl().store();
     lock.unlock();
-    const bool arrived = store.version_wait().wait_for(
-        store.committed_atomic(), version, deadline,
-        [&] { return wait_epoch_.load(std::memory_order_relaxed) != epoch; });
+    const bool arrived = db_.wait_for_version(
+        version, deadline, [&] { return wait_epoch_.load(std::memory_order_relaxed) != epoch; });
     lock.lock();
     if (fdb_error_t e = check()) return e;
     if (wait_epoch_.load(std::memory_order_relaxed) != epoch) {
@@ -116,21 +99,28 @@ fdb_error_t FDB_transaction::take_set_version(std::unique_lock<strata::base::Ada
 
 void FDB_transaction::end_waits() {
   wait_epoch_.fetch_add(1, std::memory_order_relaxed);
-  db_.impl().store().version_wait().wake_all();
+  db_.wake_version_waiters();
 }
 
-// The clock is read only under a timeout: every C call asks.
-bool FDB_transaction::timed_out() const {
-  return timed_out_ || (options_.timeout_ms > 0 &&
-                        Clock::now() - start_ >= std::chrono::milliseconds(options_.timeout_ms));
-}
-
-void FDB_transaction::apply_read_options() {
+void FDB_transaction::apply_options(bool persistent, bool all_persistent) {
   if (!options_.read_your_writes) tr.set_read_your_writes(false);
   tr.set_snapshot_read_your_writes(options_.snapshot_read_your_writes());
   if (options_.report_conflicting_keys) tr.set_report_conflicting_keys(true);
   if (options_.size_limit != kDefaultSizeLimit) {
     tr.set_size_limit(static_cast<std::size_t>(options_.size_limit));
+  }
+  if (!persistent) return;
+  // A new strata transaction of the C API's databases has strata's defaults, which are
+  // FoundationDB's: no timeout, no retry limit, 1 s of maximum retry delay.
+  const fc::TransactionOptions fresh;
+  if (all_persistent || options_.timeout_ms != fresh.timeout_ms) {
+    tr.set_timeout(std::chrono::milliseconds(options_.timeout_ms));
+  }
+  if (all_persistent || options_.retry_limit != fresh.retry_limit) {
+    tr.set_retry_limit(static_cast<int>(options_.retry_limit));
+  }
+  if (all_persistent || options_.max_retry_delay_ms != fresh.max_retry_delay_ms) {
+    tr.set_max_retry_delay(std::chrono::milliseconds(options_.max_retry_delay_ms));
   }
 }
 
@@ -198,7 +188,7 @@ FDBFuture* FDB_transaction::watch(std::string_view key) {
 FDBFuture* FDB_transaction::commit() {
   if (durable_) {
     // A thread that blocks on each commit commits on its own thread, with no hand-off to
-    // strata's pipeline thread and back (one committer ran ~15 % slower so); one that
+    // strata's pipeline thread and back (which would slow a lone committer); one that
     // made a commit and has not waited for it keeps commits in flight, and they share
     // log syncs. The first commit of a burst is made here and the rest in flight.
     FDBFuture* f = FDB_future::last_commit_unwaited() ? commit_in_flight() : commit_here();
@@ -216,7 +206,7 @@ FDBFuture* FDB_transaction::commit_here() {
   commit_started_ = true;
   if (error == 0) {
     try {
-      tr.commit();  // SIZE_LIMIT is the transaction's (apply_read_options, set_option)
+      tr.commit();  // SIZE_LIMIT is the transaction's (apply_options, set_option)
     } catch (const strata::Error& e) {
       error = fc::to_fdb_error(e);
     }
@@ -278,12 +268,9 @@ FDBFuture* FDB_transaction::commit_in_flight() {
 
 FDBFuture* FDB_transaction::versionstamp() {
   std::lock_guard lock(mu);
-  if (fdb_error_t e = check()) return FDB_future::failed(e);
   // As FoundationDB: a cancelled transaction (cancel, or an on_error that gave up) will
-  // not commit, so its stamp fails now rather than wait for a reset.
-  if (cancelled_) {
-    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
-  }
+  // not commit, so its stamp fails now (check()) rather than wait for a reset.
+  if (fdb_error_t e = check()) return FDB_future::failed(e);
   if (commit_started_) {
     // As FoundationDB: the stamp is asked for before commit; afterwards it is misuse.
     return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::used_during_commit));
@@ -294,39 +281,27 @@ FDBFuture* FDB_transaction::versionstamp() {
   return f;
 }
 
+// strata's retry step decides (FoundationDB's rules); this completes its future once the
+// delay has passed, on the network thread, and brings the C API's own state along.
 FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
   std::lock_guard lock(mu);
-  // As FoundationDB: a cancelled transaction stays cancelled through on_error (only reset
-  // ends it), and so does one that timed out.
-  if (cancelled_) {
-    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+  const bool was_ended = tr.ended_by() != strata::ErrorCode::success;
+  const strata::RetryStep step =
+      tr.retry_step(static_cast<strata::ErrorCode>(error),
+                    fc::api_version() >= 610 ? strata::GiveUp::cancel : strata::GiveUp::restart);
+  if (step.reset) {
+    restart();
+  } else if (!was_ended && tr.ended_by() != strata::ErrorCode::success) {  // gave up: cancelled
+    finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+    end_waits();
   }
-  auto now = Clock::now();
-  if (timed_out()) {
-    return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
-  }
-  auto deadline = Clock::time_point::max();
-  if (options_.timeout_ms > 0) deadline = start_ + std::chrono::milliseconds(options_.timeout_ms);
-  if (error == 0) return FDB_future::failed(fc::kClientInvalidOperation);
-  // The retry counts even when the limit stops it (FoundationDB's count, which a later,
-  // lower limit is held against).
-  const bool limit_hit = options_.retry_limit >= 0 && retries_ >= options_.retry_limit;
-  ++retries_;
-  if (limit_hit || !fdb_error_predicate(FDB_ERROR_PREDICATE_RETRYABLE, error)) {
-    end_after_failed_retry();
-    return FDB_future::failed(error);
-  }
-  auto when = now + std::chrono::duration_cast<Clock::duration>(
-                        backoff_.next(static_cast<strata::ErrorCode>(error),
-                                      std::chrono::milliseconds(options_.max_retry_delay_ms)));
-  restart();
-
-  bool timed_out = when >= deadline;
+  const auto result = static_cast<fdb_error_t>(step.error);
+  if (result != 0 && step.delay.count() == 0) return FDB_future::failed(result);
   FDBFuture* f = FDB_future::pending(Kind::none);
   // The timer holds a reference, released when it runs or is dropped by a stopped network.
-  fc::Network::instance().post_at(std::min(when, deadline), [held = f->hold(), timed_out] {
-    if (timed_out) {
-      held->complete_error(static_cast<fdb_error_t>(strata::ErrorCode::transaction_timed_out));
+  fc::Network::instance().post_at(Clock::now() + step.delay, [held = f->hold(), result] {
+    if (result != 0) {
+      held->complete_error(result);
     } else {
       held->complete(Result{Kind::none});
     }
@@ -334,32 +309,23 @@ FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
   return f;
 }
 
-// An on_error that gives the error back ends the transaction, as FoundationDB's does: from
-// API 610 it is cancelled (every later call fails with transaction_cancelled until reset,
-// so a loop that ignored the failure cannot commit it half-retried); before 610 it is reset.
-void FDB_transaction::end_after_failed_retry() {
-  if (fc::api_version() < 610) return restart();
-  finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
-  tr.cancel();
-  cancelled_ = true;
-  end_waits();
-}
-
-// A retry's reset: the transaction as new, keeping its retry count and its timeout's
-// start. As FoundationDB's (resetRyow): its options return to the database's defaults,
-// but from API 610 for the persistent ones, TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY,
-// which it keeps.
 void FDB_transaction::restart() {
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   fc::TransactionOptions kept = defaults_;
-  if (fc::api_version() >= 610) {
+  // From API 610 TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY are persistent (fdb.options), and
+  // strata's retry step kept them; before, they return to the defaults too.
+  const bool persistent = fc::api_version() >= 610;
+  if (persistent) {
     kept.timeout_ms = options_.timeout_ms;
     kept.retry_limit = options_.retry_limit;
     kept.max_retry_delay_ms = options_.max_retry_delay_ms;
   }
   options_ = kept;
-  tr.reset();
-  apply_read_options();
+  apply_options(!persistent, true);
+  clear_attempt();
+}
+
+void FDB_transaction::clear_attempt() {
   deferred_ = 0;
   commit_started_ = false;
   read_cost_ = write_cost_ = 0;
@@ -370,9 +336,6 @@ void FDB_transaction::restart() {
 
 fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) {
   std::lock_guard lock(mu);
-  // A timeout that has expired has ended the transaction: a new TIMEOUT (0 included) does
-  // not bring it back, as in FoundationDB, where the expiry fires at once.
-  if (timed_out()) timed_out_ = true;
   fc::TransactionOptions updated = options_;
   if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
   try {
@@ -388,6 +351,16 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
     if (updated.size_limit != options_.size_limit) {
       tr.set_size_limit(static_cast<std::size_t>(updated.size_limit));
     }
+    // An expired timeout is not undone by a new one (strata's set_timeout keeps it).
+    if (updated.timeout_ms != options_.timeout_ms) {
+      tr.set_timeout(std::chrono::milliseconds(updated.timeout_ms));
+    }
+    if (updated.retry_limit != options_.retry_limit) {
+      tr.set_retry_limit(static_cast<int>(updated.retry_limit));
+    }
+    if (updated.max_retry_delay_ms != options_.max_retry_delay_ms) {
+      tr.set_max_retry_delay(std::chrono::milliseconds(updated.max_retry_delay_ms));
+    }
   } catch (const strata::Error& e) {
     return fc::to_fdb_error(e);
   }
@@ -401,18 +374,8 @@ void FDB_transaction::reset() {
   tr.reset();
   options_ = state_->defaults();  // as FoundationDB: the database's defaults as they are now
   defaults_ = options_;
-  apply_read_options();
-  start_ = Clock::now();
-  retries_ = 0;
-  backoff_.reset();
-  deferred_ = 0;
-  commit_started_ = false;
-  cancelled_ = false;
-  timed_out_ = false;
-  read_cost_ = write_cost_ = 0;
-  set_version_ = -1;
-  version_error_ = 0;
-  end_waits();
+  apply_options(true);
+  clear_attempt();
 }
 
 bool FDB_transaction::get_special(std::string_view key, std::string& value) const {
@@ -426,8 +389,8 @@ bool FDB_transaction::get_special(std::string_view key, std::string& value) cons
 bool FDB_transaction::materialized(std::string_view key) const {
   // The metadata version key is a stored one, read from the database with or without the
   // system-keys options.
-  return fc::is_special_key(key) || (options_.read_system_keys && fc::is_system_key(key) &&
-                                     key != strata::base::kMetadataVersionKey);
+  return fc::is_special_key(key) ||
+         (options_.read_system_keys && fc::is_system_key(key) && key != fc::kMetadataVersionKey);
 }
 
 fc::SpecialRows FDB_transaction::special_rows(std::string_view begin_key,
@@ -440,7 +403,6 @@ void FDB_transaction::cancel() {
   std::lock_guard lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   tr.cancel();
-  cancelled_ = true;
   end_waits();
 }
 

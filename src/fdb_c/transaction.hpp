@@ -1,13 +1,15 @@
 // fdb_c/transaction.hpp: FDBTransaction, a strata::Transaction with FoundationDB's C
-// rules on top (docs/fdb_c.md, "Transactions"): deferred write errors, the timeout,
-// retry-limit and backoff options of on_error, and versionstamp futures that wait for the
-// commit.
+// rules on top (docs/fdb_c.md, "Transactions"): deferred write errors, options decoded
+// from their (code, bytes) form, on_error's future, reads at a version set ahead, and
+// versionstamp futures that wait for the commit. The transaction's life (timeout, cancel,
+// retry count, backoff, the options a retry keeps) is strata::Transaction's: on_error
+// forwards to its retry_step.
 //
 // Thread safety: FoundationDB lets several threads use one transaction at once, so every
 // entry point takes `mu` (an AdaptiveMutex: one atomic instruction to take and to give back
-// when uncontended, as nearly every use is; a std::mutex was two library calls per call,
-// ~55 instructions, 3.9 % of a queue pair through the C API). Futures are completed without holding
-// it where they may run user code (callbacks run on the network thread anyway).
+// when uncontended, as nearly every use is, where a std::mutex makes two library calls).
+// Futures are completed without holding it where they may run user code (callbacks run on
+// the network thread anyway).
 #pragma once
 
 #include <atomic>
@@ -20,7 +22,6 @@
 #include "strata/transaction.hpp"
 
 #include "base/adaptive_mutex.hpp"
-#include "base/retry_backoff.hpp"
 #include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
@@ -141,10 +142,13 @@ struct FDB_transaction {
   std::int64_t total_cost() const { return read_cost_ + (commit_started_ ? write_cost_ : 0); }
 
   // REQUIRES: mu held.
-  // The deferred error, transaction_timed_out, or transaction_cancelled, in FoundationDB's
-  // order (its deferred error, then the reset promise that a timeout or cancel sets).
-  fdb_error_t check() const;
-  bool timed_out() const;
+  // The deferred error, else what ended the transaction (strata::Transaction::ended_by: a
+  // timeout or a cancel, whichever came first), in FoundationDB's order (its deferred
+  // error, then the reset promise that a timeout or cancel sets).
+  fdb_error_t check() const {
+    if (deferred_ != 0) return deferred_;
+    return static_cast<fdb_error_t>(tr.ended_by());
+  }
   void defer(fdb_error_t error) {
     if (deferred_ == 0) deferred_ = error;
   }
@@ -173,30 +177,36 @@ struct FDB_transaction {
   fdb_error_t take_set_version(std::unique_lock<strata::base::AdaptiveMutex>& lock);
   // Wakes the waits of take_set_version to give up. REQUIRES: mu held.
   void end_waits();
-  // The timeout's deadline, or time_point::max() without one. REQUIRES: mu held.
-  Clock::time_point timeout_deadline() const;
   FDBFuture* commit_here();
   FDBFuture* commit_in_flight();
-  void apply_read_options();                     // REQUIRES: mu held
+  // Gives strata's transaction the options in options_ that a new one lacks (after
+  // creation and reset; after a retry, which returns those that are not persistent to a
+  // new transaction's). `persistent`: TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY too, all
+  // three when `all_persistent` (a retry before API 610, which keeps them in strata).
+  // REQUIRES: mu held.
+  void apply_options(bool persistent, bool all_persistent = false);
   void finish_stamp_waiters(fdb_error_t error);  // REQUIRES: mu held; 0: after a commit
-  void end_after_failed_retry();                 // REQUIRES: mu held
-  void restart();                                // REQUIRES: mu held
+  // The C API's own state after a retry step that reset strata's transaction: the
+  // options return to the defaults taken at creation or reset (the persistent ones kept
+  // from API 610 on), and the deferred error, costs, stamps and set version go.
+  // REQUIRES: mu held.
+  void restart();
+  // The state every reset and retry clears. REQUIRES: mu held.
+  void clear_attempt();
 
   strata::Database db_;
   const std::shared_ptr<const strata::fdb_c::DatabaseState> state_;
   const fdb_error_t unavailable_;
-  const bool durable_;  // the database has a log: commits complete on its pipeline's thread
+  const bool durable_;  // the database is in a directory: commits may settle on its thread
+  // The options as set, decoded: strata's transaction acts on those it knows (the timeout,
+  // retry limit, maximum retry delay, size limit, read-your-writes, conflict reporting),
+  // this layer on the special-key and system-key ones.
   strata::fdb_c::TransactionOptions options_;  // guarded by mu
   // The database's defaults as this transaction took them (creation or reset): what a
   // retry returns to, but for the persistent options (restart()).
   strata::fdb_c::TransactionOptions defaults_;  // guarded by mu
-  Clock::time_point start_;                     // guarded by mu; the timeout counts from it
-  std::int64_t retries_ = 0;                    // guarded by mu
-  strata::base::RetryBackoff backoff_;          // guarded by mu
   fdb_error_t deferred_ = 0;                    // guarded by mu
   bool commit_started_ = false;                 // guarded by mu: commit() was called
-  bool cancelled_ = false;                      // guarded by mu: cancel() since the last reset
-  bool timed_out_ = false;                      // guarded by mu: expired before a TIMEOUT change
   // A version set with fdb_transaction_set_read_version that strata's transaction has not
   // taken: one it no longer keeps (version_error_ 1007), one not yet committed
   // (version_error_ 0), or one a read waited for in vain (1009). -1: none. Guarded by mu.

@@ -1,6 +1,6 @@
 // kv/atomic_op.hpp: the value arithmetic of every atomic operation, as pure functions.
 //
-// FoundationDB's rules (reference/FDB-SEMANTICS.md section 4): integers are unsigned
+// FoundationDB's rules (docs/transactions.md; fdbclient/Atomic.h): integers are unsigned
 // little-endian; "fit" truncates the existing value to the operand's length or pads it
 // with zero bytes; an absent key is distinct from an empty value.
 #pragma once

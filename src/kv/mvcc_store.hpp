@@ -7,10 +7,9 @@
 // A new key whose node was just carved from a slab (a bulk load, a growing store) gets its
 // first record carved right behind the node. A point read of it then pays two dependent
 // cache misses (the index slot, the node) instead of three: the record's lines come with
-// the node's. At 1 M keys that took a read-only point get from 614 ns to 501 ns
-// (docs/benchmarks-history.md, "Session 18"). A node reused from a free list (a churning store's)
-// takes its first record from the record pool, as every later record does. (One pool for
-// both kinds had the same gain for point reads but cost the 1-client queue cells 5-7 %.)
+// the node's. A node reused from a free list (a churning store's) takes its first record
+// from the record pool, as every later record does: one pool for both kinds would give
+// point reads the same gain but slow a churning queue.
 //
 // Garbage collection (the reason queue heads do not rot): every write schedules its key;
 // once the write's version is at or below the oldest version any live reader holds

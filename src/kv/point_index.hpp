@@ -187,7 +187,7 @@ class PointIndex {
   std::size_t prepared_bytes() const { return next_ != nullptr ? faulted_ : 0; }
 
   // XXH3 (Debian's libxxhash-dev, inlined): a queue operation hashes four or five keys,
-  // and std::hash (murmur) took 3 % of it.
+  // and XXH3 is cheaper per key than std::hash (murmur).
   static std::uint64_t hash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
 
   std::size_t size() const { return live_; }
@@ -327,8 +327,8 @@ class PointIndex {
   // empty. A probe that passes a slot goes on to the next one, so no probe for a key in
   // the table passes a slot followed by an empty one: that slot, and every tombstone just
   // before it, can be empty again (a reader sees either value and finds the same keys).
-  // Without that, a queue's few live keys filled a small table with tombstones and forced
-  // a rebuild every ~50 keys (0.6 % of a queue pair's instructions).
+  // Without that, a queue's few live keys would fill a small table with tombstones and
+  // force a rebuild every few dozen keys.
   static void bury(Table& t, Node* node, std::uint64_t h) {
     const std::uint64_t want = fingerprint(h) | reinterpret_cast<std::uintptr_t>(node);
     for (std::size_t i = t.home(h);; i = t.after(i)) {
@@ -407,8 +407,8 @@ class PointIndex {
   // Copies the entries of up to `slots` old slots into the current table (the entries
   // stay in the old one too, so no reader can miss them in between). Returns the old
   // table, to retire, once it is fully copied.
-  // The check is inline, the copy not: every insert, erase and commit asks, and a call
-  // that found nothing to do was 1 % of a queue pair's instructions.
+  // The check is inline, the copy not: every insert, erase and commit asks, and nearly
+  // always there is nothing to do.
   Table* migrate(std::size_t slots) {
     Table* old = old_.load(std::memory_order_relaxed);
     return old == nullptr ? nullptr : copy_out(old, slots);

@@ -1,6 +1,6 @@
 // recipes/contention.hpp: what the poppers of one high-contention queue in this process
 // have learned about its contention, to schedule their work. Only scheduling: what a pop
-// returns and which keys it reads and writes are the layer's (FDB-SEMANTICS 7.3) either way.
+// returns and which keys it reads and writes are the layer's (docs/recipes.md) either way.
 //
 // Two hints, both adjusted by the outcomes pops see:
 //   - The fast-path gate. The layer tries the fast path (the simple pop) whenever no pop

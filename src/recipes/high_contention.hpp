@@ -1,11 +1,11 @@
 // recipes/high_contention.hpp: the pop machinery shared by Queue and PriorityQueue.
 //
 // pop_simple is the documented recipe's pop inside one transaction. pop_staged is
-// FoundationDB's high-contention queue layer (FDB-SEMANTICS 7.3): a fast path when no pop is
-// waiting, else a pop request served by fulfilment passes, in request order, with the items
-// in item order. Each fulfilment writes the result and does serializable point reads of
-// exactly the item key and request key it consumes, so two fulfillers that consume the same
-// item or request conflict (1020) instead of losing or duplicating it. Requests left over
+// FoundationDB's high-contention queue layer (docs/recipes.md, "High-contention mode"): a
+// fast path when no pop is waiting, else a pop request served by fulfilment passes, in request
+// order, with the items in item order. Each fulfilment writes the result and does serializable
+// point reads of exactly the item key and request key it consumes, so two fulfillers that consume
+// the same item or request conflict (1020) instead of losing or duplicating it. Requests left over
 // when items run out are cleared without a result, which their owners read as "empty".
 // Changes from the layer (docs/recipes.md, docs/decisions/0004 and 0017):
 //   - the popper holding the oldest request runs the passes while the others wait on

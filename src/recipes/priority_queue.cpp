@@ -7,7 +7,6 @@
 
 #include "recipes/high_contention.hpp"
 #include "recipes/random_id.hpp"
-#include "tuple/tuple_codec.hpp"
 
 namespace strata {
 namespace {
@@ -31,11 +30,11 @@ PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
 void PriorityQueue::push(Transaction& tr, std::string_view value, const Element& priority) const {
   // The recipe's subspace_[priority] and its range, built in the calling thread's buffers:
   // the level's prefix once, then its range's bounds as that prefix and 00 or FF (a
-  // Subspace and a KeyRange per push were three allocations, 6 % of a push+pop pair).
+  // Subspace and a KeyRange per push would be three allocations on every push).
   thread_local std::string begin;
   thread_local std::string end;
   begin.assign(subspace_.key());
-  tuple_detail::append_element(begin, priority);
+  append_packed(begin, priority);
   const std::size_t level_size = begin.size();
   begin.push_back('\x00');
   end.assign(begin);

@@ -6,7 +6,6 @@
 #include <thread>
 #include <utility>
 
-#include "base/deadline.hpp"
 #include "recipes/high_contention.hpp"
 #include "recipes/random_id.hpp"
 
@@ -22,6 +21,16 @@ constexpr std::string_view kMinusOne("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
 constexpr std::string_view kZero("\0\0\0\0\0\0\0\0", 8);
 // How often dequeue_wait looks again when the database has no watch to spare.
 constexpr std::chrono::milliseconds kPollWithoutAWatch(10);
+
+// now + timeout without overflow: the clock's last instant for a timeout that reaches past
+// it (milliseconds::max() is "forever"), now for a negative one.
+std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point now,
+                                                     std::chrono::milliseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  if (timeout.count() <= 0) return now;
+  const auto room = std::chrono::floor<std::chrono::milliseconds>(Clock::time_point::max() - now);
+  return timeout >= room ? Clock::time_point::max() : now + timeout;
+}
 
 // A dequeue_wait's place in the waiter count (at `key`; none when it is empty), taken off
 // again when it leaves scope.
@@ -125,7 +134,7 @@ bool Queue::empty(Database& db) const {
 std::optional<std::string> Queue::dequeue_wait(Database& db,
                                                std::chrono::milliseconds timeout) const {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = base::deadline_after(Clock::now(), timeout);
+  const Clock::time_point deadline = deadline_after(Clock::now(), timeout);
   for (;;) {
     if (auto value = dequeue(db)) return value;
     Clock::time_point now = Clock::now();

@@ -94,9 +94,9 @@ TEST(OnError, RethrowsNonRetryableErrors) {
   }
 }
 
-// FoundationDB fdbclient/NativeAPI.actor.cpp, Transaction::onError: on_error(success) is misuse,
-// client_invalid_operation (2000), as strata's C API already answers; it is not "rethrown" as an
-// error.
+// on_error(success) is misuse, client_invalid_operation (2000), as FoundationDB's
+// (fdbclient/NativeAPI.actor.cpp, Transaction::onError) and strata's C API answer; it is
+// not "rethrown" as an error.
 TEST(OnError, SuccessIsClientInvalidOperation) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
@@ -104,10 +104,10 @@ TEST(OnError, SuccessIsClientInvalidOperation) {
               ThrowsCode(ErrorCode::client_invalid_operation));
 }
 
-// FoundationDB fdbclient/ReadYourWrites.cpp (onError, API 610 on): when on_error rethrows (an error
-// that is not retryable, or the retry limit reached) the transaction stays cancelled
-// until reset(), so its writes cannot be committed by mistake. The C API does the same
-// (tests/fdb_c, OnError.GivingTheErrorBackCancelsTheTransactionUntilReset).
+// FoundationDB's client (fdbclient/ReadYourWrites.actor.cpp, RYWImpl::onError, API 610 on):
+// when on_error rethrows (an error that is not retryable, or the retry limit reached) the
+// transaction stays cancelled until reset(), so its writes cannot be committed by mistake. The C
+// API does the same (tests/fdb_c, OnError.GivingTheErrorBackCancelsTheTransactionUntilReset).
 TEST(OnError, RethrowingLeavesTheTransactionCancelledUntilReset) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

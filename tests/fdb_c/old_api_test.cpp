@@ -36,7 +36,7 @@ TEST(OldApiVersion, VersionstampOperandsOfAPIFiveTen) {
   const std::string stamp_slot(10, '\0');
   Tr tr = make_tr();
   // A value with no offset: the stamp takes its first 10 bytes, the rest is kept whole
-  // (strata read the last two bytes as half an offset: 0x5958 here, past the end).
+  // (not its last two bytes read as half an offset: 0x5958 here, past the end).
   atomic(tr, "old/value", stamp_slot + "XY", FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
   // A key with a 2-byte offset (1: after the "k").
   atomic(tr, "k" + stamp_slot + std::string("\x01\x00", 2), "v",

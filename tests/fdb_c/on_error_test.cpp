@@ -140,7 +140,7 @@ TEST_F(OnError, RetryLimit) {
 
 // As FoundationDB (ReadYourWritesTransaction::reset copies the database's transaction
 // defaults as they are then): a database option set after a transaction was made applies
-// from its next reset. (strata restored the defaults the transaction was made with.)
+// from its next reset, not the defaults the transaction was made with.
 TEST_F(OnError, AResetTakesTheDatabasesDefaultsAsTheyAreThen) {
   Db d = open_db();
   Tr tr = make_tr(d.get());

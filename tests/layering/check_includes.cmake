@@ -1,0 +1,42 @@
+# The layering of src/, checked on every test run (ctest -R layering):
+#   - the faces of the engine, src/recipes and src/fdb_c, use the public API only: their
+#     files include public headers (strata/...) and their own layer's, and fdb_c one
+#     generic utility of base/ (the adaptive mutex);
+#   - the layers below the public API, src/kv and src/durability, include no public header
+#     but the two the whole tree shares: strata/types.hpp (its value types) and
+#     strata/error.hpp (the one error type every layer throws).
+# Run as: cmake -DSOURCE_DIR=<repository> -P check_includes.cmake
+if(NOT SOURCE_DIR)
+  message(FATAL_ERROR "SOURCE_DIR is not set")
+endif()
+
+set(violations "")
+
+# check(layer allowed-regex): every #include "..." of src/<layer> must match the regex.
+function(check layer allowed)
+  file(GLOB_RECURSE files ${SOURCE_DIR}/src/${layer}/*.cpp ${SOURCE_DIR}/src/${layer}/*.hpp
+       ${SOURCE_DIR}/src/${layer}/*.h)
+  foreach(file IN LISTS files)
+    file(STRINGS ${file} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*$" "\\1" header "${line}")
+      if(NOT header MATCHES "${allowed}")
+        file(RELATIVE_PATH where ${SOURCE_DIR} ${file})
+        list(APPEND violations "${where}: #include \"${header}\"")
+      endif()
+    endforeach()
+  endforeach()
+  set(violations ${violations} PARENT_SCOPE)
+endfunction()
+
+check(recipes "^(strata|recipes)/")
+# strata_fdb_c.h: the C header's own half, beside it in the build tree and the install.
+check(fdb_c "^(strata/|fdb_c/|base/adaptive_mutex\\.hpp$|strata_fdb_c\\.h$)")
+check(kv "^(strata/types\\.hpp|strata/error\\.hpp|base/|kv/)")
+check(durability "^(strata/types\\.hpp|strata/error\\.hpp|base/|durability/)")
+
+if(violations)
+  list(JOIN violations "\n  " text)
+  message(FATAL_ERROR "includes that break the layering:\n  ${text}")
+endif()
+message(STATUS "layering holds")

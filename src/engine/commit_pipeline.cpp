@@ -37,7 +37,7 @@ void CommitPipeline::set_persistence(Persistence* persistence) {
 CommitPipeline::~CommitPipeline() {
   if (async_thread_.joinable()) {
     {
-      std::lock_guard lock(queue_mu_);
+      base::MutexLock lock(queue_mu_);
       async_stop_ = true;
     }
     async_cv_.notify_one();
@@ -45,7 +45,7 @@ CommitPipeline::~CommitPipeline() {
   }
   if (sync_thread_.joinable()) {
     {
-      std::lock_guard lock(sync_mu_);
+      base::MutexLock lock(sync_mu_);
       sync_stop_ = true;
     }
     sync_cv_.notify_one();
@@ -79,7 +79,7 @@ bool CommitPipeline::defer_sync(std::span<CommitRequest* const> batch) {
   // A submitter with several commits in flight keeps sending more: its batches overlap.
   std::size_t submitted = queued_submitted_.load(std::memory_order_relaxed);
   for (const CommitRequest* r : batch) submitted += r->on_done != nullptr ? 1 : 0;
-  std::lock_guard lock(sync_mu_);
+  base::MutexLock lock(sync_mu_);
   if (sync_jobs_.empty() && !syncer_busy_ && submitted < 2) {
     return false;  // nothing ahead is unsynced, and no submitter is sending
   }
@@ -103,15 +103,15 @@ void CommitPipeline::send_to_syncer(std::span<CommitRequest* const> batch, Versi
   }
   deferring_ = true;
   try {
-    std::lock_guard lock(sync_mu_);
+    base::MutexLock lock(sync_mu_);
     sync_jobs_.push_back(
         SyncJob{version, {batch.begin(), batch.end()}, std::move(stamped), round_ticket_});
   } catch (...) {
     // Out of memory: this batch cannot wait for the syncer, and later ones must not pass
     // it. Fail the pipeline (as a failed log write does): nothing is published after this.
     fail("out of memory handing a batch to the log's syncer");
-    std::unique_lock lock(sync_mu_);
-    sync_idle_.wait(lock, [this] { return sync_jobs_.empty() && !syncer_busy_; });
+    base::MutexLock lock(sync_mu_);
+    while (!sync_jobs_.empty() || syncer_busy_) sync_idle_.wait(lock);
     lock.unlock();
     t_settling = true;
     for (CommitRequest* r : batch) {
@@ -133,9 +133,9 @@ void CommitPipeline::run_syncer() {
   kv::ReaderRegistry::Slot* slot = store_.registry().acquire();  // watches read with it
   std::vector<SyncJob> jobs;
   std::vector<CommitRequest*> submitted;
-  std::unique_lock lock(sync_mu_);
+  base::MutexLock lock(sync_mu_);
   for (;;) {
-    sync_cv_.wait(lock, [this] { return !sync_jobs_.empty() || sync_stop_; });
+    while (sync_jobs_.empty() && !sync_stop_) sync_cv_.wait(lock);
     if (sync_jobs_.empty()) break;  // stopping, with nothing in flight
     jobs.assign(std::make_move_iterator(sync_jobs_.begin()),
                 std::make_move_iterator(sync_jobs_.end()));
@@ -210,7 +210,7 @@ Error CommitPipeline::failure_error() const {
 void CommitPipeline::commit(CommitRequest& request) {
   if (failed()) throw failure_error();
   if (mode_ == CommitMode::alone) {
-    std::lock_guard lock(alone_mu_);
+    base::UniqueLock lock(alone_mu_);
     batch_.push_back(&request);
     const std::size_t gc_budget = process(batch_);
     batch_.clear();
@@ -223,7 +223,7 @@ void CommitPipeline::commit(CommitRequest& request) {
                 "on; use commit_async");
   }
   if (logs_) request.log_bytes = log_bytes_bound(*request.writes);
-  std::unique_lock lock(queue_mu_);
+  base::MutexLock lock(queue_mu_);
   queue_.push_back(&request);
   request.ticket = taken_;
   if (leader_active_) {
@@ -237,13 +237,13 @@ void CommitPipeline::commit(CommitRequest& request) {
     lock.lock();
   }
   leader_active_ = true;
-  lead(lock, &request, kMaxRounds);
+  lead(&request, kMaxRounds);
 }
 
 void CommitPipeline::submit(CommitRequest& request) {
   // A request queued after a log write failed is refused by process().
   if (logs_) request.log_bytes = log_bytes_bound(*request.writes);
-  std::lock_guard lock(queue_mu_);
+  base::MutexLock lock(queue_mu_);
   if (!async_thread_.joinable()) async_thread_ = std::thread([this] { run_async_leader(); });
   queue_.push_back(&request);
   queued_submitted_.store(queued_submitted_.load(std::memory_order_relaxed) + 1,
@@ -260,16 +260,16 @@ void CommitPipeline::hand_to_async_leader() {
 }
 
 void CommitPipeline::run_async_leader() {
-  std::unique_lock lock(queue_mu_);
+  base::MutexLock lock(queue_mu_);
   for (;;) {
-    async_cv_.wait(lock, [this] { return async_lead_ || async_stop_; });
+    while (!async_lead_ && !async_stop_) async_cv_.wait(lock);
     if (!async_lead_) return;  // stopping, with nothing in flight
     async_lead_ = false;
-    lead(lock, nullptr, std::numeric_limits<int>::max());  // it has no caller to return to
+    lead(nullptr, std::numeric_limits<int>::max());  // it has no caller to return to
   }
 }
 
-void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own, int max_rounds) {
+void CommitPipeline::lead(CommitRequest* own, int max_rounds) {
   // Lead: process what is queued, then keep processing whatever queued meanwhile, up to
   // kMaxRounds batches. The requests of a finished batch are woken but not handed the
   // leadership: on a busy machine a woken thread may wait a long time for a core, and the
@@ -289,7 +289,7 @@ void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own
     batch_.swap(queue_);
     queued_submitted_.store(0, std::memory_order_relaxed);
     const std::uint32_t ticket = taken_++;
-    lock.unlock();
+    queue_mu_.unlock();
     round_ticket_ = ticket;
     own_ = round == 0 ? own : nullptr;  // a leader's own request is the first it takes
     const std::size_t gc_budget = process_bounded(batch_);
@@ -300,14 +300,14 @@ void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own
     const bool alone = batch_.size() == 1 && batch_.front() == own && synced_from_ == 1;
     if (alone) batch_step_.collect(gc_budget);
     if (syncs_ && !alone) wake(woken, own, ticket);
-    lock.lock();
+    queue_mu_.lock();
     if (!syncs_) wake(woken, own, ticket);
     batch_.clear();
     if (!alone) {
-      lock.unlock();
+      queue_mu_.unlock();
       settle_submitted();
       batch_step_.collect(gc_budget);
-      lock.lock();
+      queue_mu_.lock();
     }
     if (queue_.empty()) {
       leader_active_ = false;
@@ -328,9 +328,9 @@ void CommitPipeline::lead(std::unique_lock<std::mutex>& lock, CommitRequest* own
   }
   if (own_synced_later) {
     // The syncer settles the leader's own request with the rest of its batch.
-    lock.unlock();
+    queue_mu_.unlock();
     wait_shared(*own);
-    lock.lock();
+    queue_mu_.lock();
   }
 }
 

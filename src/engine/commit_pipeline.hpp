@@ -36,10 +36,8 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <limits>
-#include <mutex>
 #include <span>
 #include <string>
 #include <thread>
@@ -49,6 +47,8 @@
 #include "strata/error.hpp"
 
 #include "base/adaptive_mutex.hpp"
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 #include "engine/commit_batch.hpp"
 #include "engine/commit_request.hpp"
 #include "engine/watch_registry.hpp"
@@ -105,14 +105,14 @@ class CommitPipeline {
   }
 
  private:
-  // Leads from the queue (the caller holds `lock`, and leader_active_ is set): processes
-  // batches until the queue is empty, or hands the leadership on after `max_rounds`;
-  // `own` is the leader's own request, if any. Returns with `lock` held.
-  void lead(std::unique_lock<std::mutex>& lock, CommitRequest* own, int max_rounds);
+  // Leads from the queue (leader_active_ is set): processes batches until the queue is
+  // empty, or hands the leadership on after `max_rounds`; `own` is the leader's own
+  // request, if any. Lets queue_mu_ go while it processes; returns with it held.
+  void lead(CommitRequest* own, int max_rounds) REQUIRES(queue_mu_);
   // The pipeline's own thread: leads whenever a submit() finds the pipeline idle.
-  void run_async_leader();
+  void run_async_leader() EXCLUDES(queue_mu_);
   // Asks the pipeline's thread to lead (under queue_mu_; submit() started it).
-  void hand_to_async_leader();
+  void hand_to_async_leader() REQUIRES(queue_mu_);
   // Calls on_done for the submitted requests of the last batch (outside queue_mu_).
   void settle_submitted() noexcept;
   // The log's syncer (a durable database under Durability::fsync). A leader whose batch
@@ -126,10 +126,10 @@ class CommitPipeline {
   // its own thread. defer_sync() decides (starting the thread the first time; false if it
   // cannot), send_to_syncer() hands over a batch (version -1: nothing to publish),
   // run_syncer() is the thread.
-  bool defer_sync(std::span<CommitRequest* const> batch);
+  bool defer_sync(std::span<CommitRequest* const> batch) EXCLUDES(sync_mu_);
   void send_to_syncer(std::span<CommitRequest* const> batch, Version version,
-                      std::vector<std::string> stamped) noexcept;
-  void run_syncer();
+                      std::vector<std::string> stamped) noexcept EXCLUDES(sync_mu_);
+  void run_syncer() EXCLUDES(sync_mu_);
   // Fails the pipeline for good with `what` as the cause (the first cause is kept).
   void fail(const char* what) noexcept;
   // Processes the requests as one batch or more (CommitBatch::first_batch), each with its
@@ -170,19 +170,19 @@ class CommitPipeline {
   bool syncs_ = false;            // every batch waits for an fdatasync
   bool logs_ = false;             // every batch is logged
   base::AdaptiveMutex alone_mu_;  // alone mode: held for the whole commit
-  std::mutex queue_mu_;
-  std::vector<CommitRequest*> queue_;  // guarded by queue_mu_
-  bool leader_active_ = false;         // guarded by queue_mu_
-  std::uint32_t taken_ = 0;            // batches taken from queue_; guarded by queue_mu_
+  base::Mutex queue_mu_;
+  std::vector<CommitRequest*> queue_ GUARDED_BY(queue_mu_);
+  bool leader_active_ GUARDED_BY(queue_mu_) = false;
+  std::uint32_t taken_ GUARDED_BY(queue_mu_) = 0;  // batches taken from queue_
   // With a synced log, waiters sleep on the word of their batch's parity rather than on
   // their own: the leader wakes a whole batch with one system call. Bumped after the
   // batch's requests are marked done (or one is handed the leadership).
   std::atomic<std::int32_t> finished_[2] = {0, 0};
   // The pipeline's own thread (started by the first submit()), and what it is asked.
   std::thread async_thread_;
-  std::condition_variable async_cv_;
-  bool async_lead_ = false;  // guarded by queue_mu_: lead now
-  bool async_stop_ = false;  // guarded by queue_mu_: exit
+  base::CondVar async_cv_;
+  bool async_lead_ GUARDED_BY(queue_mu_) = false;  // lead now
+  bool async_stop_ GUARDED_BY(queue_mu_) = false;  // exit
   // Submitted requests in queue_ (written under queue_mu_), for defer_sync().
   std::atomic<std::size_t> queued_submitted_{0};
   // The syncer's thread and its queue of batches written but not synced.
@@ -193,12 +193,12 @@ class CommitPipeline {
     std::uint32_t ticket;              // the batch's number (its waiters' word)
   };
   std::thread sync_thread_;
-  std::mutex sync_mu_;
-  std::condition_variable sync_cv_;             // a job was queued, or stop
-  std::condition_variable sync_idle_;           // the syncer settled what it took
-  std::vector<SyncJob> sync_jobs_;              // guarded by sync_mu_
-  bool syncer_busy_ = false;                    // guarded by sync_mu_: jobs taken, not yet settled
-  bool sync_stop_ = false;                      // guarded by sync_mu_
+  base::Mutex sync_mu_;
+  base::CondVar sync_cv_;    // a job was queued, or stop
+  base::CondVar sync_idle_;  // the syncer settled what it took
+  std::vector<SyncJob> sync_jobs_ GUARDED_BY(sync_mu_);
+  bool syncer_busy_ GUARDED_BY(sync_mu_) = false;  // jobs taken, not yet settled
+  bool sync_stop_ GUARDED_BY(sync_mu_) = false;
   bool no_syncer_ = false;                      // leader: the thread could not be started
   std::atomic<std::uint64_t> synced_apart_{0};  // written by the syncer only
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.

@@ -11,27 +11,30 @@
 // locked with sleepers, so an unlock makes a system call only when a waiter sleeps. Not
 // fair: a spinning thread may take the lock before a sleeper it woke.
 //
-// Thread safety: as std::mutex (BasicLockable; use with std::lock_guard / std::unique_lock).
+// Thread safety: as std::mutex (BasicLockable). A capability (base/thread_annotations.hpp):
+// hold it with base::UniqueLock for the compiler to check what it guards.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 
+#include "base/thread_annotations.hpp"
+
 namespace strata::base {
 
-class AdaptiveMutex {
+class CAPABILITY("mutex") AdaptiveMutex {
  public:
   AdaptiveMutex() = default;
   AdaptiveMutex(const AdaptiveMutex&) = delete;
   AdaptiveMutex& operator=(const AdaptiveMutex&) = delete;
 
-  void lock() {
+  void lock() ACQUIRE() {
     std::int32_t unlocked = kUnlocked;
     if (!state_.compare_exchange_strong(unlocked, kLocked, std::memory_order_acquire)) {
       lock_contended();
     }
   }
-  void unlock() {
+  void unlock() RELEASE() {
     if (state_.exchange(kUnlocked, std::memory_order_release) == kSleepers) wake_one();
   }
 

@@ -7,7 +7,6 @@
 // with a message that says so, also on file systems where flock is not enforced.
 #include <algorithm>
 #include <cerrno>
-#include <mutex>
 #include <set>
 #include <system_error>
 #include <vector>
@@ -15,6 +14,8 @@
 #include "strata/error.hpp"
 
 #include "base/file_system.hpp"
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -166,17 +167,17 @@ class PosixReadableFile final : public ReadableFile {
 class LockRegistry {
  public:
   bool insert(const std::string& path) {
-    std::lock_guard<std::mutex> guard(mutex_);
+    MutexLock guard(mutex_);
     return held_.insert(path).second;
   }
   void erase(const std::string& path) {
-    std::lock_guard<std::mutex> guard(mutex_);
+    MutexLock guard(mutex_);
     held_.erase(path);
   }
 
  private:
-  std::mutex mutex_;
-  std::set<std::string> held_;
+  Mutex mutex_;
+  std::set<std::string> held_ GUARDED_BY(mutex_);
 };
 
 LockRegistry& lock_registry() {

@@ -26,6 +26,7 @@ constexpr std::uint64_t kMaxUnmarkedBytes = std::uint64_t{4} << 20;
 
 WalWriter::WalWriter(base::FileSystem& fs, fs::path dir, Version last_version, Options options)
     : fs_(fs), dir_(std::move(dir)), options_(options), last_version_(last_version) {
+  base::MutexLock lock(mutex_);  // nothing else holds it yet: for the contract's sake
   adopt_existing_segments();
 }
 
@@ -80,7 +81,7 @@ void WalWriter::fail_locked() {
 }
 
 void WalWriter::append(Version version, std::string_view payload) {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   throw_if_failed();
   if (version <= last_version_) {
     throw Error(ErrorCode::invalid_argument, "WAL append of version " + std::to_string(version) +
@@ -109,12 +110,12 @@ void WalWriter::append(Version version, std::string_view payload) {
 }
 
 void WalWriter::reserve(std::size_t payload_bytes) {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   buffer_.reserve(buffer_.size() + wal::kFileHeaderSize + wal::kRecordHeaderSize + payload_bytes);
 }
 
 void WalWriter::flush(bool sync) {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   throw_if_failed();
   flush_locked(sync);
 }
@@ -152,7 +153,7 @@ void WalWriter::flush_locked(bool sync) {
 }
 
 void WalWriter::sync_written() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  base::MutexLock lock(mutex_);
   throw_if_failed();
   if (!unsynced_ && !dir_sync_pending_) return;
   // Under the lock: a new segment's first sync, and one sync per kMaxUnmarkedBytes. Groups
@@ -218,14 +219,14 @@ void WalWriter::add_mark_locked(bool force) {
 }
 
 void WalWriter::roll() {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   throw_if_failed();
   if (!buffer_.empty()) flush_locked(/*sync=*/false);
   close_active_locked();
 }
 
 void WalWriter::close() {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   throw_if_failed();
   flush_locked(/*sync=*/true);
   close_active_locked();
@@ -233,7 +234,7 @@ void WalWriter::close() {
 }
 
 std::uint64_t WalWriter::bytes_since(Version v) const {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   std::uint64_t base = removed_bytes_;
   // Marks are in increasing version and byte order: take the last one at or below v.
   auto it = std::upper_bound(marks_.begin(), marks_.end(), v,
@@ -258,12 +259,12 @@ std::vector<fs::path> WalWriter::segments_before_locked(Version v) const {
 }
 
 std::vector<fs::path> WalWriter::segments_before(Version v) const {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   return segments_before_locked(v);
 }
 
 void WalWriter::remove_segments_before(Version checkpoint_version) {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   for (const fs::path& path : segments_before_locked(checkpoint_version)) {
     fs_.remove(path);
     removed_bytes_ += segments_.front().bytes;
@@ -274,12 +275,12 @@ void WalWriter::remove_segments_before(Version checkpoint_version) {
 }
 
 Version WalWriter::last_version() const {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   return last_version_;
 }
 
 bool WalWriter::failed() const {
-  std::lock_guard<std::mutex> guard(mutex_);
+  base::MutexLock guard(mutex_);
   return failed_;
 }
 

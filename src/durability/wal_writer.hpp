@@ -37,7 +37,6 @@
 #include <deque>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +44,8 @@
 #include "strata/types.hpp"
 
 #include "base/file_system.hpp"
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 
 namespace strata::durability {
 
@@ -137,37 +138,41 @@ class WalWriter {
     std::uint64_t bytes;
   };
 
-  void adopt_existing_segments();
-  void throw_if_failed() const;
-  void flush_locked(bool sync);
-  void close_active_locked();
-  void add_mark_locked(bool force);
+  void adopt_existing_segments() REQUIRES(mutex_);
+  void throw_if_failed() const REQUIRES(mutex_);
+  void flush_locked(bool sync) REQUIRES(mutex_);
+  void close_active_locked() REQUIRES(mutex_);
+  void add_mark_locked(bool force) REQUIRES(mutex_);
   // Marks the writer failed and rethrows the current exception.
-  [[noreturn]] void fail_locked();
-  std::vector<std::filesystem::path> segments_before_locked(Version v) const;
+  [[noreturn]] void fail_locked() REQUIRES(mutex_);
+  std::vector<std::filesystem::path> segments_before_locked(Version v) const REQUIRES(mutex_);
 
   base::FileSystem& fs_;
   const std::filesystem::path dir_;
   const Options options_;
 
-  mutable std::mutex mutex_;
-  bool failed_ = false;
-  bool closed_ = false;
-  std::string failure_;
-  Version last_version_;
-  std::string buffer_;            // Bytes not yet written (may start with a file header).
-  bool segment_pending_ = false;  // buffer_ begins a new segment not yet created.
-  Version pending_first_version_ = 0;
-  std::unique_ptr<base::WritableFile> active_;  // Open segment, if any (segments_.back()).
-  bool unsynced_ = false;                       // active_ has bytes written but not synced.
-  bool syncing_ = false;                        // sync_written() syncs active_ unlocked.
-  std::condition_variable_any sync_done_;       // syncing_ went false (waited on mutex_).
-  bool dir_sync_pending_ = false;               // active_'s directory entry is not yet durable.
-  std::deque<Segment> segments_;                // Oldest first.
-  std::deque<Mark> marks_;
-  std::uint64_t total_bytes_ = 0;    // Written bytes of all segments ever known.
-  std::uint64_t marked_at_ = 0;      // total_bytes_ when the last after_sync group began.
-  std::uint64_t removed_bytes_ = 0;  // Bytes of removed segments.
+  mutable base::Mutex mutex_;
+  bool failed_ GUARDED_BY(mutex_) = false;
+  bool closed_ GUARDED_BY(mutex_) = false;
+  std::string failure_ GUARDED_BY(mutex_);
+  Version last_version_ GUARDED_BY(mutex_);
+  std::string buffer_ GUARDED_BY(mutex_);  // Bytes not yet written (may start with a file header).
+  bool segment_pending_ GUARDED_BY(mutex_) =
+      false;  // buffer_ begins a new segment not yet created.
+  Version pending_first_version_ GUARDED_BY(mutex_) = 0;
+  std::unique_ptr<base::WritableFile> active_
+      GUARDED_BY(mutex_);                     // Open segment, if any (segments_.back()).
+  bool unsynced_ GUARDED_BY(mutex_) = false;  // active_ has bytes written but not synced.
+  bool syncing_ GUARDED_BY(mutex_) = false;   // sync_written() syncs active_ unlocked.
+  std::condition_variable_any sync_done_;     // syncing_ went false (waited on mutex_).
+  bool dir_sync_pending_ GUARDED_BY(mutex_) =
+      false;  // active_'s directory entry is not yet durable.
+  std::deque<Segment> segments_ GUARDED_BY(mutex_);  // Oldest first.
+  std::deque<Mark> marks_ GUARDED_BY(mutex_);
+  std::uint64_t total_bytes_ GUARDED_BY(mutex_) = 0;  // Written bytes of all segments ever known.
+  std::uint64_t marked_at_ GUARDED_BY(mutex_) =
+      0;  // total_bytes_ when the last after_sync group began.
+  std::uint64_t removed_bytes_ GUARDED_BY(mutex_) = 0;  // Bytes of removed segments.
 };
 
 }  // namespace strata::durability

@@ -1,17 +1,18 @@
 #include "engine/closing_databases.hpp"
 
-#include <condition_variable>
-#include <mutex>
 #include <system_error>
 #include <unordered_map>
+
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 
 namespace strata::engine::closing_databases {
 namespace {
 
 struct Registry {
-  std::mutex mu;
-  std::condition_variable done;
-  std::unordered_map<std::string, int> closing;  // key -> closes under way
+  base::Mutex mu;
+  base::CondVar done;
+  std::unordered_map<std::string, int> closing GUARDED_BY(mu);  // key -> closes under way
 };
 
 Registry& registry() {
@@ -33,14 +34,14 @@ std::string key_of(const std::filesystem::path& dir) {
 
 void begin(const std::string& key) {
   Registry& r = registry();
-  std::lock_guard lock(r.mu);
+  base::MutexLock lock(r.mu);
   ++r.closing[key];
 }
 
 void end(const std::string& key) {
   Registry& r = registry();
   {
-    std::lock_guard lock(r.mu);
+    base::MutexLock lock(r.mu);
     auto it = r.closing.find(key);
     if (it != r.closing.end() && --it->second == 0) r.closing.erase(it);
   }
@@ -49,8 +50,8 @@ void end(const std::string& key) {
 
 void wait_for(const std::string& key) {
   Registry& r = registry();
-  std::unique_lock lock(r.mu);
-  r.done.wait(lock, [&] { return !r.closing.contains(key); });
+  base::MutexLock lock(r.mu);
+  while (r.closing.contains(key)) r.done.wait(lock);
 }
 
 }  // namespace strata::engine::closing_databases

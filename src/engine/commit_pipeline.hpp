@@ -1,22 +1,21 @@
-// engine/commit_pipeline.hpp: the single path every writing commit takes.
+// engine/commit_pipeline.hpp: who runs each batch of commits, and who waits for it.
 //
-// Every commit is resolved against the history (the writes committed after its read
-// version), given the next commit version, applied to the store and published, in version
-// order, one batch at a time. Two modes:
-//   alone    (in memory) each committer processes its own transaction as a batch of one,
-//            under the pipeline's lock. With more threads than cores this is 1.2-2x as fast
-//            as handing the commit to another thread: a hand-off costs the waiter a futex
-//            sleep and wake-up nearly every time (docs/benchmarks-history.md, session 10).
+// Every writing commit goes through here. What a batch does (resolve, version, apply,
+// encode its log record) is engine/commit_batch.hpp's, run by one thread at a time, the
+// leader; this is the queue around it: who leads, who waits and how they are woken, the
+// log write and sync, and publishing in version order. Two modes:
+//   alone    (in memory) each committer runs its own transaction as a batch of one,
+//            under the pipeline's lock, and publishes it. With more threads than cores
+//            this beats handing the commit to another thread: a hand-off costs the waiter
+//            a futex sleep and wake-up nearly every time (docs/decisions/0007).
 //   grouped  (with a log) whoever finds the pipeline idle becomes the leader, takes every
-//            request waiting at that moment as one batch, and for the batch
-//            (a batch whose log record could pass kBatchLogBytes is split into several,
-//            each with its own version, before any of it is applied),
-//              1. resolves each request in order against the history (and earlier
-//                 requests of the batch), 2. assigns the batch one commit version (each
-//                 request its batch index), 3. applies the survivors (their keys' skiplist
-//                 paths fetched together first, so the misses overlap), 4. logs the batch
-//                 (one write and one sync), 5. publishes the version, 6. wakes the batch,
-//              7. collects garbage (after the wake, so the batch does not wait for it),
+//            request waiting at that moment, and for them
+//              1. runs them as one batch, or as several when one record could pass the
+//                 log limit or the batch index would overflow (CommitBatch::first_batch),
+//                 each with its own version, 2. logs each batch (one write, and one sync
+//                 unless the syncer takes it), 3. publishes its version and fires its
+//                 watches, 4. wakes the requests, 5. collects garbage (after the wake, so
+//                 the batch does not wait for it),
 //            then goes on with whatever queued meanwhile; after 64 batches it hands
 //            leadership to the first waiting request.
 //            An asynchronous commit (submit()) queues its request and returns; when it
@@ -27,23 +26,20 @@
 //            once rather than spin, all of a batch on one word, and the leader wakes the
 //            batch with one system call outside the pipeline's lock, so arrivals queue
 //            while it wakes (docs/benchmarks.md, "Durable commits").
-// Steps 2-5 cannot throw: everything that can fail was checked before the request was
-// submitted.
+// A batch's version is published only after its record is in the log (and synced, under
+// Durability::fsync), and versions are published in order. A failed log write fails the
+// pipeline for good: nothing is published after it.
 //
 // Thread safety: commit() and submit() from any number of threads; set_persistence() and
-// set_mode() before the first commit. The destructor stops the pipeline's thread: no
+// set_mode() before the first commit. The destructor stops the pipeline's threads: no
 // request may be in flight then.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <memory_resource>
-#include <mutex>
-#include <optional>
+#include <limits>
 #include <span>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -51,60 +47,20 @@
 #include "strata/error.hpp"
 
 #include "base/adaptive_mutex.hpp"
-#include "base/wait_word.hpp"
-#include "durability/mutation_batch.hpp"
-#include "engine/resolver.hpp"
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
+#include "engine/commit_batch.hpp"
+#include "engine/commit_request.hpp"
 #include "engine/watch_registry.hpp"
-#include "engine/write_map.hpp"
 #include "kv/mvcc_store.hpp"
 
 namespace strata::engine {
 
-struct CommitRequest {
-  // Input, prepared by the transaction.
-  Version read_version = -1;                 // -1: the transaction read nothing
-  const ArenaRanges* read_ranges = nullptr;  // coalesced; null when none
-  // Keys read with get(), each the range [k, k+00); null when none.
-  const base::ArenaVector<std::string_view>* read_keys = nullptr;
-  // Coalesced; the pipeline adds the write map's point keys and its stamped keys.
-  std::vector<KeyRange> write_ranges;
-  const WriteMap* writes = nullptr;
-  // FoundationDB's REPORT_CONFLICTING_KEYS: when set, a conflict does not stop the check,
-  // and the index of every read that conflicts is appended (read_ranges first, then
-  // read_keys). Its capacity must already hold them all: the leader does not allocate.
-  std::vector<std::uint32_t>* conflicting = nullptr;
-  // Output.
-  ErrorCode error = ErrorCode::success;
-  Version version = -1;
-  std::uint16_t batch_index = 0;
-  // Grouped mode with a log: the most bytes the request can add to its batch's record
-  // (log_bytes_bound), set by the committer before it queues.
-  std::uint64_t log_bytes = 0;
-
-  // Grouped mode: 0 waiting, 1 leads the next batch, 2 done. Set by the leader, waited on
-  // by the committer, which may destroy the request as soon as it sees 2.
-  base::WaitWord state{0};
-  // Grouped mode: the number of the batch the request joins (taken_ when it queued).
-  std::uint32_t ticket = 0;
-  // A request queued with submit() rather than commit(): called once the request is
-  // settled (its output fields filled in), by the leader, outside the pipeline's lock.
-  // The leader touches the request no more once it is called, so it may reuse the request
-  // or submit another. Null for a committer that waits in commit().
-  void (*on_done)(CommitRequest& request) noexcept = nullptr;
-  void* context = nullptr;  // the submitter's, for on_done
-};
-
 enum class CommitMode : std::uint8_t { alone, grouped };
-
-// The most bytes applying `writes` can add to a log record: its sets, clears and ranges as
-// they are, and each key's atomic operations as the smaller of their result (at most a
-// value's 100,000 bytes) and the operations themselves (CommitPipeline::apply). Never more
-// than ~13 bytes per write beyond what the transaction size limit counts.
-std::uint64_t log_bytes_bound(const WriteMap& writes);
 
 class CommitPipeline {
  public:
-  explicit CommitPipeline(kv::MvccStore& store) : store_(store) {}
+  explicit CommitPipeline(kv::MvccStore& store) : store_(store), batch_step_(store) {}
   ~CommitPipeline();
   CommitPipeline(const CommitPipeline&) = delete;
   CommitPipeline& operator=(const CommitPipeline&) = delete;
@@ -113,15 +69,11 @@ class CommitPipeline {
   void set_persistence(class Persistence* persistence);
   void set_mode(CommitMode mode) { mode_ = mode; }
   CommitMode mode() const { return mode_; }
-  // The log bytes a batch may hold before it is split (a record holds at most 1 GiB; tests
-  // set a small limit). REQUIRES: no commit under way.
-  static constexpr std::uint64_t kBatchLogBytes = std::uint64_t{256} << 20;
-  void set_batch_log_limit(std::uint64_t bytes) { batch_log_limit_ = bytes; }
-  // The requests a batch may hold before it is split: a versionstamp numbers a commit
-  // within its version in two bytes (tests set a small limit). REQUIRES: no commit under
-  // way; at least 1, at most kBatchCommits.
-  static constexpr std::size_t kBatchCommits = std::size_t{1} << 16;
-  void set_batch_count_limit(std::size_t requests) { batch_count_limit_ = requests; }
+  // The batch limits (CommitBatch's). REQUIRES: no commit under way.
+  static constexpr std::uint64_t kBatchLogBytes = CommitBatch::kBatchLogBytes;
+  void set_batch_log_limit(std::uint64_t bytes) { batch_step_.set_batch_log_limit(bytes); }
+  static constexpr std::size_t kBatchCommits = CommitBatch::kBatchCommits;
+  void set_batch_count_limit(std::size_t requests) { batch_step_.set_batch_count_limit(requests); }
 
   // Resolves and (if no conflict) applies `request`; fills its output fields. Throws
   // database_failed once a log write failed, and client_invalid_operation when called
@@ -153,41 +105,47 @@ class CommitPipeline {
   }
 
  private:
-  // Leads from the queue (the caller holds `lock`, and leader_active_ is set): processes
-  // batches until the queue is empty, or hands the leadership on after `max_rounds`;
-  // `own` is the leader's own request, if any. Returns with `lock` held.
-  void lead(std::unique_lock<std::mutex>& lock, CommitRequest* own, int max_rounds);
+  // Leads from the queue (leader_active_ is set): processes batches until the queue is
+  // empty, or hands the leadership on after `max_rounds`; `own` is the leader's own
+  // request, if any. Lets queue_mu_ go while it processes; returns with it held.
+  void lead(CommitRequest* own, int max_rounds) REQUIRES(queue_mu_);
   // The pipeline's own thread: leads whenever a submit() finds the pipeline idle.
-  void run_async_leader();
+  void run_async_leader() EXCLUDES(queue_mu_);
   // Asks the pipeline's thread to lead (under queue_mu_; submit() started it).
-  void hand_to_async_leader();
+  void hand_to_async_leader() REQUIRES(queue_mu_);
   // Calls on_done for the submitted requests of the last batch (outside queue_mu_).
   void settle_submitted() noexcept;
   // The log's syncer (a durable database under Durability::fsync). A leader whose batch
   // and queue hold two submitted requests or more (a submitter with several in flight), or
   // that has batches ahead of it not yet synced, writes the batch without syncing and
-  // sends it here: the syncer syncs everything
-  // written so far, publishes the batches in order and settles their requests, while the
-  // leader goes on with the next batch (one sync overlaps the next batch's work).
-  // Committers that wait in commit() do not start it: each needs a core to wake on, and
-  // with tens of them on two cores the overlap cost more than it saved (64 committers ran
-  // 89-111 k/s with it, 128-153 k/s without; docs/benchmarks.md, "Durable commits"). A lone
-  // committer syncs on its own thread, as before. defer_sync() decides (starting the
-  // thread the first time; false if it cannot), send_to_syncer() hands over a batch
-  // (version -1: nothing to publish), run_syncer() is the thread.
-  bool defer_sync(std::span<CommitRequest* const> batch);
+  // sends it here: the syncer syncs everything written so far, publishes the batches in
+  // order and settles their requests, while the leader goes on with the next batch (one
+  // sync overlaps the next batch's work). Committers that wait in commit() do not start
+  // it: each needs a core to wake on, and with tens of them on two cores the overlap cost
+  // more than it saved (docs/benchmarks.md, "Durable commits"). A lone committer syncs on
+  // its own thread. defer_sync() decides (starting the thread the first time; false if it
+  // cannot), send_to_syncer() hands over a batch (version -1: nothing to publish),
+  // run_syncer() is the thread.
+  bool defer_sync(std::span<CommitRequest* const> batch) EXCLUDES(sync_mu_);
   void send_to_syncer(std::span<CommitRequest* const> batch, Version version,
-                      std::vector<std::string> stamped) noexcept;
-  void run_syncer();
+                      std::vector<std::string> stamped) noexcept EXCLUDES(sync_mu_);
+  void run_syncer() EXCLUDES(sync_mu_);
   // Fails the pipeline for good with `what` as the cause (the first cause is kept).
   void fail(const char* what) noexcept;
-  // Processes the batch as one or more (each with its own version), so that no batch's log
-  // record passes batch_log_limit_ and none holds more than batch_count_limit_ requests;
-  // returns the units of collection they earned.
-  std::size_t process_bounded(std::span<CommitRequest* const> batch) noexcept;
-  // Resolves, applies and publishes the batch; returns the units of collection it earned
-  // (0 when it published nothing).
+  // Processes the requests as one batch or more (CommitBatch::first_batch), each with its
+  // own version; returns the units of collection they earned.
+  std::size_t process_bounded(std::span<CommitRequest* const> requests) noexcept;
+  // Runs the batch, logs it and publishes it (or sends it to the syncer); returns the
+  // units of collection it earned (0 when it published nothing).
   std::size_t process(std::span<CommitRequest* const> batch) noexcept;
+  // After a batch that published nothing: hands it to the syncer if it must keep its
+  // place there (its requests are settled in order). Returns 0.
+  std::size_t publish_nothing(std::span<CommitRequest* const> batch) noexcept;
+  // Fires the watches of the batch's committed requests, reading each watched key's new
+  // value with `value_of`.
+  template <class ValueOf>
+  void fire_watches(std::span<CommitRequest* const> requests,
+                    const std::vector<std::string>& stamped, ValueOf&& value_of);
   // Marks the batch's waiting requests but the leader's own done, waking those that
   // sleep, and sets its submitted ones aside for settle_submitted(); batch number `ticket`.
   void wake(std::span<CommitRequest* const> batch, const CommitRequest* leader,
@@ -196,38 +154,8 @@ class CommitPipeline {
   void wake_word(std::uint32_t ticket);
   // Synced log: sleeps until the request is done or leads; returns its state then.
   int wait_shared(CommitRequest& request);
-  // Collects garbage and prunes the resolver's history (leader only).
-  void collect(std::size_t budget) noexcept;
-  // Fetches into the cache what applying the batch's point writes will read, all
-  // together, so that their cache misses overlap (a batch of 50 random new keys spent
-  // most of its apply waiting on the skiplist's nodes one after another), and finds the
-  // new keys' paths into write_paths_, one per point write of each request to apply.
-  void prepare_writes(std::span<CommitRequest* const> batch);
-  // The same for one request of a smaller batch: returns its paths, one per point write.
-  const kv::MvccStore::List::Path* prepare_writes(CommitRequest& request);
-  bool resolve(const CommitRequest& request);
-  // Reserves what applying the batch's surviving requests will allocate (the store's nodes,
-  // records, index and queues, the log record, the stamped keys): after it, only what
-  // MvccStore::reserve_writes leaves out may still fail. Throws std::bad_alloc.
-  void reserve_apply(std::span<CommitRequest* const> batch, std::vector<std::string>& stamped);
-  // The batch ran out of memory before its point of no return: its surviving requests fail
-  // with commit_proxy_memory_limit_exceeded (1042, retryable) and nothing is published
-  // (the resolver may keep their writes: later commits can only conflict more). Returns 0.
-  std::size_t refuse_batch(std::span<CommitRequest* const> batch) noexcept;
-  // The batch failed part-way through applying (out of memory past the reservation): its
-  // version is never published, its requests fail with database_failed, and so does every
-  // later commit, as after a failed log write. Returns 0.
-  std::size_t fail_batch(std::span<CommitRequest* const> batch) noexcept;
-  void record_writes(CommitRequest& request, Version version);
-  // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
-  // `paths`, when given, holds one path per point write (from prepare_writes).
-  void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped,
-             const kv::MvccStore::List::Path* paths);
-  // Logs a dependent entry's atomic operations by their `result`, or as the operations
-  // when those take fewer bytes.
-  void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);
-  // Logs the batch, synced or (for the syncer) only written; false when the log failed
-  // (the pipeline is then failed for good).
+  // Logs the batch's record, synced or (for the syncer) only written; false when the log
+  // failed (the pipeline is then failed for good, the batch's commits of unknown result).
   bool log_batch(std::span<CommitRequest* const> batch, Version version, bool sync) noexcept;
 
   kv::MvccStore& store_;
@@ -239,24 +167,22 @@ class CommitPipeline {
   // Written by the leader only.
   std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
   CommitMode mode_ = CommitMode::alone;
-  bool syncs_ = false;  // every batch waits for an fdatasync
-  bool logs_ = false;   // every batch is logged
-  std::uint64_t batch_log_limit_ = kBatchLogBytes;
-  std::size_t batch_count_limit_ = kBatchCommits;
+  bool syncs_ = false;            // every batch waits for an fdatasync
+  bool logs_ = false;             // every batch is logged
   base::AdaptiveMutex alone_mu_;  // alone mode: held for the whole commit
-  std::mutex queue_mu_;
-  std::vector<CommitRequest*> queue_;  // guarded by queue_mu_
-  bool leader_active_ = false;         // guarded by queue_mu_
-  std::uint32_t taken_ = 0;            // batches taken from queue_; guarded by queue_mu_
+  base::Mutex queue_mu_;
+  std::vector<CommitRequest*> queue_ GUARDED_BY(queue_mu_);
+  bool leader_active_ GUARDED_BY(queue_mu_) = false;
+  std::uint32_t taken_ GUARDED_BY(queue_mu_) = 0;  // batches taken from queue_
   // With a synced log, waiters sleep on the word of their batch's parity rather than on
   // their own: the leader wakes a whole batch with one system call. Bumped after the
   // batch's requests are marked done (or one is handed the leadership).
   std::atomic<std::int32_t> finished_[2] = {0, 0};
   // The pipeline's own thread (started by the first submit()), and what it is asked.
   std::thread async_thread_;
-  std::condition_variable async_cv_;
-  bool async_lead_ = false;  // guarded by queue_mu_: lead now
-  bool async_stop_ = false;  // guarded by queue_mu_: exit
+  base::CondVar async_cv_;
+  bool async_lead_ GUARDED_BY(queue_mu_) = false;  // lead now
+  bool async_stop_ GUARDED_BY(queue_mu_) = false;  // exit
   // Submitted requests in queue_ (written under queue_mu_), for defer_sync().
   std::atomic<std::size_t> queued_submitted_{0};
   // The syncer's thread and its queue of batches written but not synced.
@@ -267,27 +193,22 @@ class CommitPipeline {
     std::uint32_t ticket;              // the batch's number (its waiters' word)
   };
   std::thread sync_thread_;
-  std::mutex sync_mu_;
-  std::condition_variable sync_cv_;             // a job was queued, or stop
-  std::condition_variable sync_idle_;           // the syncer settled what it took
-  std::vector<SyncJob> sync_jobs_;              // guarded by sync_mu_
-  bool syncer_busy_ = false;                    // guarded by sync_mu_: jobs taken, not yet settled
-  bool sync_stop_ = false;                      // guarded by sync_mu_
+  base::Mutex sync_mu_;
+  base::CondVar sync_cv_;    // a job was queued, or stop
+  base::CondVar sync_idle_;  // the syncer settled what it took
+  std::vector<SyncJob> sync_jobs_ GUARDED_BY(sync_mu_);
+  bool syncer_busy_ GUARDED_BY(sync_mu_) = false;  // jobs taken, not yet settled
+  bool sync_stop_ GUARDED_BY(sync_mu_) = false;
   bool no_syncer_ = false;                      // leader: the thread could not be started
-  bool collection_stopped_ = false;             // leader: a collection ran out of memory (collect)
   std::atomic<std::uint64_t> synced_apart_{0};  // written by the syncer only
   // Owned by the current leader (alone mode: the holder of alone_mu_) only.
-  Resolver resolver_;
+  CommitBatch batch_step_;
   std::vector<CommitRequest*> batch_;
-  std::vector<CommitRequest*> submitted_;     // the last batch's submitted requests
-  Version assigned_ = 0;                      // the newest version given a batch
-  std::uint32_t round_ticket_ = 0;            // the batch being processed
-  CommitRequest* own_ = nullptr;              // the leader's own, in its first batch
-  bool deferring_ = false;                    // a part of the leader's batch went to the syncer
-  std::size_t synced_from_ = 0;               // process_bounded(): first sent on
-  std::vector<std::string_view> write_keys_;  // prepare_writes' scratch
-  std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
-  durability::MutationBatchEncoder log_;                // the batch's net effect, for the log
+  std::vector<CommitRequest*> submitted_;  // the last batch's submitted requests
+  std::uint32_t round_ticket_ = 0;         // the batch being processed
+  CommitRequest* own_ = nullptr;           // the leader's own, in its first batch
+  bool deferring_ = false;                 // a part of the leader's batch went to the syncer
+  std::size_t synced_from_ = 0;            // process_bounded(): first sent on
 };
 
 }  // namespace strata::engine

@@ -121,7 +121,7 @@ Persistence::Persistence(const Options& options, kv::MvccStore& store, base::Fil
 
 Persistence::~Persistence() {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
@@ -171,28 +171,29 @@ void Persistence::maybe_checkpoint() {
     return;
   }
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     requested_ = true;
   }
   cv_.notify_one();
 }
 
 void Persistence::checkpoint() {
-  std::unique_lock lock(mu_);
+  base::MutexLock lock(mu_);
   const std::uint64_t ticket = ++asked_;
   cv_.notify_one();
-  served_cv_.wait(lock, [&] { return served_ >= ticket; });
+  while (served_ < ticket) served_cv_.wait(lock);
   // A later call served with ours has the same answer: one checkpoint covered both.
   if (served_error_) throw *served_error_;
 }
 
 void Persistence::checkpoint_loop() {
-  std::unique_lock lock(mu_);
+  base::MutexLock lock(mu_);
   for (;;) {
-    cv_.wait(lock, [&] { return stop_ || requested_ || asked_ > served_; });
+    while (!stop_ && !requested_ && asked_ <= served_) cv_.wait(lock);
     if (stop_) break;
     const bool background = requested_;
     const std::uint64_t serving = asked_;
+    const bool asked = serving > served_;  // served_ is written by this thread only
     requested_ = false;
     lock.unlock();
     std::optional<Error> error;
@@ -208,12 +209,12 @@ void Persistence::checkpoint_loop() {
     if (error) {
       // Not fatal: the log keeps everything; the next trigger tries again.
       checkpoint_failures_.fetch_add(1, std::memory_order_relaxed);
-      if (serving == served_) {  // nobody asked to hear of it
+      if (!asked) {  // nobody asked to hear of it
         std::fprintf(stderr, "strata: checkpoint of %s failed: %s\n", dir_.c_str(), error->what());
       }
     }
     lock.lock();
-    if (serving > served_) {
+    if (asked) {
       served_ = serving;
       served_error_ = std::move(error);
       served_cv_.notify_all();

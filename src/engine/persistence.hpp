@@ -17,11 +17,9 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -30,6 +28,8 @@
 #include "strata/database.hpp"
 
 #include "base/file_system.hpp"
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 #include "durability/wal_writer.hpp"
 #include "kv/mvcc_store.hpp"
 
@@ -83,16 +83,16 @@ class Persistence {
   std::unique_ptr<base::FileLock> lock_;
   std::unique_ptr<durability::WalWriter> wal_;  // null under Durability::none
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::condition_variable served_cv_;  // checkpoint() waits on it
-  bool stop_ = false;                  // guarded by mu_
-  bool requested_ = false;             // guarded by mu_
+  base::Mutex mu_;
+  base::CondVar cv_;
+  base::CondVar served_cv_;  // checkpoint() waits on it
+  bool stop_ GUARDED_BY(mu_) = false;
+  bool requested_ GUARDED_BY(mu_) = false;
   // checkpoint() calls: asked_ counts them, served_ the first asked_ the thread has
-  // answered, served_error_ that answer (empty: written). All guarded by mu_.
-  std::uint64_t asked_ = 0;
-  std::uint64_t served_ = 0;
-  std::optional<Error> served_error_;
+  // answered, served_error_ that answer (empty: written).
+  std::uint64_t asked_ GUARDED_BY(mu_) = 0;
+  std::uint64_t served_ GUARDED_BY(mu_) = 0;
+  std::optional<Error> served_error_ GUARDED_BY(mu_);
   std::atomic<std::uint64_t> checkpoint_failures_{0};
   Version last_checkpoint_ = 0;               // checkpoint thread (and the constructor) only
   std::atomic<Version> checkpoint_floor_{0};  // last_checkpoint_, for maybe_checkpoint

@@ -9,7 +9,7 @@ namespace strata::engine {
 void WatchState::finish(Status status, ErrorCode error) {
   std::vector<std::function<void()>> listeners;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     if (status_ != Status::pending && status_ != Status::armed) return;
     status_ = status;
     error_ = error;
@@ -21,7 +21,7 @@ void WatchState::finish(Status status, ErrorCode error) {
 
 void WatchState::on_finish(std::function<void()> listener) {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     if (status_ == Status::pending || status_ == Status::armed) {
       listeners_.push_back(std::move(listener));
       return;
@@ -31,24 +31,26 @@ void WatchState::on_finish(std::function<void()> listener) {
 }
 
 bool WatchState::mark_armed() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   if (status_ != Status::pending) return false;
   status_ = Status::armed;
   return true;
 }
 
 WatchState::Status WatchState::status() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return status_;
 }
 
 bool WatchState::wait_until(std::optional<std::chrono::steady_clock::time_point> deadline) {
-  std::unique_lock lock(mu_);
-  auto final = [&] { return status_ != Status::pending && status_ != Status::armed; };
-  if (deadline) {
-    if (!cv_.wait_until(lock, *deadline, final)) return false;
-  } else {
-    cv_.wait(lock, final);
+  base::MutexLock lock(mu_);
+  while (status_ == Status::pending || status_ == Status::armed) {
+    if (!deadline) {
+      cv_.wait(lock);
+    } else if (!cv_.wait_until(lock, *deadline)) {
+      // Timed out: final after all if it finished just then (as wait_until's predicate).
+      if (status_ == Status::pending || status_ == Status::armed) return false;
+    }
   }
   if (status_ == Status::failed)
     throw Error(error_, "watch of " + base::describe_key(key_) + " failed");
@@ -56,7 +58,7 @@ bool WatchState::wait_until(std::optional<std::chrono::steady_clock::time_point>
 }
 
 void WatchRegistry::remove(const std::shared_ptr<WatchState>& watch) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   auto [first, last] = watches_.equal_range(watch->key());
   for (auto it = first; it != last; ++it) {
     if (it->second == watch) {

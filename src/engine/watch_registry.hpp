@@ -12,17 +12,17 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "strata/error.hpp"
 
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 #include "engine/write_map.hpp"
 
 namespace strata::engine {
@@ -51,11 +51,11 @@ class WatchState {
  private:
   const std::string key_;
   const std::optional<std::string> seen_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  Status status_ = Status::pending;  // guarded by mu_
-  ErrorCode error_ = ErrorCode::success;
-  std::vector<std::function<void()>> listeners_;  // guarded by mu_
+  mutable base::Mutex mu_;
+  base::CondVar cv_;
+  Status status_ GUARDED_BY(mu_) = Status::pending;
+  ErrorCode error_ GUARDED_BY(mu_) = ErrorCode::success;
+  std::vector<std::function<void()>> listeners_ GUARDED_BY(mu_);
 };
 
 class WatchRegistry {
@@ -73,7 +73,7 @@ class WatchRegistry {
   void arm(const std::shared_ptr<WatchState>& watch, ReadCurrent current) {
     bool refused = false;
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(mu_);
       const std::size_t count = count_.load(std::memory_order_relaxed);
       if (count >= limit_ || count >= purge_at_) purge_finished();
       if (count_.load(std::memory_order_relaxed) >= limit_) {
@@ -106,29 +106,17 @@ class WatchRegistry {
     if (count_.load(std::memory_order_acquire) == 0) return;
     std::vector<std::shared_ptr<WatchState>> to_fire;
     {
-      std::lock_guard lock(mu_);
-      auto check = [&](Map::iterator first, Map::iterator last) {
-        for (auto it = first; it != last;) {
-          bool done = it->second->status() != WatchState::Status::armed;  // cancelled
-          if (done || value_of(it->first) != it->second->seen()) {
-            to_fire.push_back(it->second);
-            it = watches_.erase(it);
-            count_.fetch_sub(1, std::memory_order_relaxed);
-          } else {
-            ++it;
-          }
-        }
-      };
+      base::MutexLock lock(mu_);
       for (const auto& [key, w] : writes.points()) {
         auto [first, last] = watches_.equal_range(std::string_view(key));
-        check(first, last);
+        check(first, last, value_of, to_fire);
       }
       for (const auto& [begin, end] : writes.cleared_ranges()) {
-        check(watches_.lower_bound(begin), watches_.lower_bound(end));
+        check(watches_.lower_bound(begin), watches_.lower_bound(end), value_of, to_fire);
       }
       for (const std::string& key : stamped_keys) {
         auto [first, last] = watches_.equal_range(key);
-        check(first, last);
+        check(first, last, value_of, to_fire);
       }
     }
     for (auto& w : to_fire) w->finish(WatchState::Status::fired);
@@ -147,11 +135,27 @@ class WatchRegistry {
   using Map = std::multimap<std::string, std::shared_ptr<WatchState>, std::less<>>;
   void fire(const std::shared_ptr<WatchState>& watch);
   // Drops the watches that finished while armed (cancelled, their handles dropped); sets
-  // purge_at_. REQUIRES: mu_ held.
-  void purge_finished();
+  // purge_at_.
+  void purge_finished() REQUIRES(mu_);
+  // Moves the watches in [first, last) whose value changed (by `value_of`), or that
+  // finished while armed, from watches_ to `to_fire`.
+  template <class ValueOf>
+  void check(Map::iterator first, Map::iterator last, ValueOf& value_of,
+             std::vector<std::shared_ptr<WatchState>>& to_fire) REQUIRES(mu_) {
+    for (auto it = first; it != last;) {
+      bool done = it->second->status() != WatchState::Status::armed;  // cancelled
+      if (done || value_of(it->first) != it->second->seen()) {
+        to_fire.push_back(it->second);
+        it = watches_.erase(it);
+        count_.fetch_sub(1, std::memory_order_relaxed);
+      } else {
+        ++it;
+      }
+    }
+  }
 
-  std::mutex mu_;
-  Map watches_;  // guarded by mu_
+  base::Mutex mu_;
+  Map watches_ GUARDED_BY(mu_);
   std::atomic<std::size_t> count_{0};
   std::size_t limit_ = kMaxWatches;
   // A cancelled watch stays in watches_ until a write to its key or a purge: arm() purges
@@ -159,7 +163,7 @@ class WatchRegistry {
   // O(1) each and never outnumber the armed ones by much (waiting for the limit let a
   // database with no armed watch hold max_watches cancelled ones, and their values).
   static constexpr std::size_t kMinPurge = 64;
-  std::size_t purge_at_ = kMinPurge;  // guarded by mu_
+  std::size_t purge_at_ GUARDED_BY(mu_) = kMinPurge;
 };
 
 }  // namespace strata::engine

@@ -207,7 +207,7 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
   // A key deleted after one write since the horizon may go before the horizon passes it
   // (unless the window is kept: then every version in it stays readable).
   if (!value && head != nullptr && !head->is_tombstone() && head->older() == nullptr &&
-      head->version() > horizon_ && window_ns_ == 0) {
+      head->version() > writer_horizon() && window_ns_ == 0) {
     short_lived_.push_back({node, head->version(), version, 0});
   }
   // Release: a reader that loads the new head sees its contents and its older link.
@@ -255,7 +255,7 @@ Version MvccStore::window_floor() {
 Version MvccStore::advance_horizon() {
   revoke_expired_readers();
   const Version floor = window_floor();
-  std::lock_guard lock(horizon_mu_);
+  base::UniqueLock lock(horizon_mu_);
   Version oldest = std::min(registry_.oldest(committed_), floor);
   horizon_ = std::max(horizon_, oldest);
   return oldest;
@@ -264,7 +264,7 @@ Version MvccStore::advance_horizon() {
 bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version, std::int64_t deadline) {
   // Relaxed: the seq_cst store of the version below publishes it.
   slot->deadline.store(deadline, std::memory_order_relaxed);
-  std::lock_guard lock(horizon_mu_);
+  base::UniqueLock lock(horizon_mu_);
   if (version < horizon_) return false;
   for (const Span& span : early_spans_) {
     if (span.born <= version && version < span.died) {
@@ -288,7 +288,7 @@ Version MvccStore::collect_garbage(std::size_t budget) {
   Version oldest;
   {
     // advance_horizon() and the first step of collection under one lock.
-    std::lock_guard lock(horizon_mu_);
+    base::UniqueLock lock(horizon_mu_);
     if (!short_lived_due()) {
       oldest = std::min(registry_.oldest(committed_), floor);
       horizon_ = std::max(horizon_, oldest);
@@ -313,7 +313,7 @@ Version MvccStore::collect_garbage(std::size_t budget) {
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
   {
     // Collection below `oldest` is about to start: no pin may go below it from now on.
-    std::lock_guard lock(horizon_mu_);
+    base::UniqueLock lock(horizon_mu_);
     horizon_ = std::max(horizon_, oldest);
     if (short_lived_due()) {
       const Version published = committed_.load(std::memory_order_seq_cst);

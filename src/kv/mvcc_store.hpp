@@ -54,6 +54,8 @@
 #include "strata/types.hpp"
 
 #include "base/adaptive_mutex.hpp"
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 #include "kv/fifo.hpp"
 #include "kv/point_index.hpp"
 #include "kv/reader_registry.hpp"
@@ -245,10 +247,11 @@ class MvccStore {
   // Unlinks short-lived keys no reader can see. `exact_readers_` and `tentative` are a
   // registry snapshot taken under the same hold of horizon_mu_. REQUIRES: horizon_mu_ held.
   // `published`: committed() loaded before the registry snapshot behind `tentative`.
-  void collect_short_lived(std::size_t budget, Version tentative, Version published);
-  void drop_passed_spans();  // REQUIRES: horizon_mu_ held
+  void collect_short_lived(std::size_t budget, Version tentative, Version published)
+      REQUIRES(horizon_mu_);
+  void drop_passed_spans() REQUIRES(horizon_mu_);
   // Drops candidates the ordinary path owns now; whether one is due for a look.
-  bool short_lived_due();  // REQUIRES: horizon_mu_ held
+  bool short_lived_due() REQUIRES(horizon_mu_);
   bool still_short_lived(const ShortLived& c) const;
   void unlink(Node* node);  // from the list and the index; again does nothing
   void retire_table(Index::Table* t);
@@ -287,12 +290,13 @@ class MvccStore {
   std::uint32_t collections_since_revoke_ = 0;  // writer only
 
   base::AdaptiveMutex horizon_mu_;
-  Version horizon_ = 0;  // guarded by horizon_mu_ (the writer may read it without)
+  Version horizon_ GUARDED_BY(horizon_mu_) = 0;
+  // horizon_ read by the writer without the lock: only the writer changes it.
+  Version writer_horizon() const NO_THREAD_SAFETY_ANALYSIS { return horizon_; }
   // Spans covering [born, died) of every key unlinked early whose died is above horizon_
   // (overlapping ones merged, and the oldest two when there are too many): pin_at refuses
-  // versions inside them unless a live reader holds that very version. Guarded by
-  // horizon_mu_.
-  std::deque<Span> early_spans_;
+  // versions inside them unless a live reader holds that very version.
+  std::deque<Span> early_spans_ GUARDED_BY(horizon_mu_);
   // Writer-only state.
   Fifo<GcEntry> gc_queue_;
   Fifo<Retired> retired_;

@@ -108,7 +108,7 @@ void ReaderRegistry::release(Slot* slot) {
       return;
     }
   }
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   free_.push_back(slot);
 }
 
@@ -121,12 +121,12 @@ void ReaderRegistry::release_if_alive(std::uint64_t id, ReaderRegistry* registry
 void ReaderRegistry::return_if_alive(std::uint64_t id, ReaderRegistry* registry,
                                      std::span<Slot* const> slots) {
   if (!live_ids().contains(id)) return;
-  std::lock_guard registry_lock(registry->mu_);
+  base::MutexLock registry_lock(registry->mu_);
   registry->free_.insert(registry->free_.end(), slots.begin(), slots.end());
 }
 
 ReaderRegistry::Slot* ReaderRegistry::allocate_slot() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   if (!free_.empty()) {
     Slot* s = free_.back();
     free_.pop_back();

@@ -28,11 +28,13 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <vector>
 
 #include "strata/types.hpp"
+
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 
 namespace strata::kv {
 
@@ -146,8 +148,8 @@ class ReaderRegistry {
   const std::uint64_t id_;
   std::atomic<std::size_t> slot_count_{0};
   std::unique_ptr<std::atomic<Slot*>[]> chunks_;
-  std::mutex mu_;            // guards free_ and allocation of new chunks
-  std::vector<Slot*> free_;  // slots given back by threads that exited
+  base::Mutex mu_;                           // held to take from free_ or to allocate a new chunk
+  std::vector<Slot*> free_ GUARDED_BY(mu_);  // slots given back by threads that exited
 };
 
 }  // namespace strata::kv

@@ -31,7 +31,7 @@ SlabSource::SlabSource(std::size_t ahead) : ahead_(ahead), helper_([this] { run(
 
 SlabSource::~SlabSource() {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     stop_ = true;
   }
   wanted_.notify_one();
@@ -42,7 +42,7 @@ SlabSource::~SlabSource() {
 void* SlabSource::take() {
   void* slab = nullptr;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     if (ready_.empty()) return nullptr;
     slab = ready_.back();
     ready_.pop_back();
@@ -53,20 +53,20 @@ void* SlabSource::take() {
 }
 
 std::size_t SlabSource::taken() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return taken_;
 }
 
 std::size_t SlabSource::made() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return made_;
 }
 
 void SlabSource::run() {
-  std::unique_lock lock(mu_);
+  base::MutexLock lock(mu_);
   ready_.reserve(ahead_);
   for (;;) {
-    wanted_.wait(lock, [&] { return stop_ || ready_.size() < ahead_; });
+    while (!stop_ && ready_.size() >= ahead_) wanted_.wait(lock);
     if (stop_) return;
     lock.unlock();
     void* slab = make_slab();

@@ -13,11 +13,12 @@
 // Thread safety: take() from any thread; the helper thread lives inside the object.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 
 namespace strata::kv {
 
@@ -42,12 +43,12 @@ class SlabSource {
   void run();
 
   const std::size_t ahead_;
-  mutable std::mutex mu_;
-  std::condition_variable wanted_;  // the helper waits here while enough slabs are ready
-  std::vector<void*> ready_;        // guarded by mu_
-  std::size_t taken_ = 0;           // guarded by mu_
-  std::size_t made_ = 0;            // guarded by mu_
-  bool stop_ = false;               // guarded by mu_
+  mutable base::Mutex mu_;
+  base::CondVar wanted_;  // the helper waits here while enough slabs are ready
+  std::vector<void*> ready_ GUARDED_BY(mu_);
+  std::size_t taken_ GUARDED_BY(mu_) = 0;
+  std::size_t made_ GUARDED_BY(mu_) = 0;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread helper_;
 };
 

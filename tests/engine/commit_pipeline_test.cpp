@@ -1,17 +1,19 @@
-// The commit pipeline on its own: concurrent committers all finish with the right results
-// in both modes (each committer alone, or grouped behind a leader), and a failing log
-// fails the batch it held (commit_unknown_result) and every commit after it
-// (database_failed), queued or new, without publishing anything.
+// The commit pipeline's queue, with threads: concurrent committers all finish with the
+// right results in both modes (each committer alone, or grouped behind a leader), waiters
+// asleep behind a sync are all woken, what queued behind one sync is split into batches
+// within the log and count limits, a batch is published only once logged (what was
+// acknowledged survives a power loss), and a failing log fails the batch it held
+// (commit_unknown_result) and every commit after it (database_failed), queued or new,
+// without publishing anything. What one batch does (resolution, versions, the log record)
+// is tests/engine/commit_batch_test.cpp's.
 #include "engine/commit_pipeline.hpp"
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <fstream>
-#include <functional>
 #include <future>
 #include <map>
-#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -22,8 +24,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "base/coding.hpp"
-#include "durability/wal_format.hpp"
 #include "engine/persistence.hpp"
 #include "engine/synced_pipeline.hpp"
 #include "support/error_matchers.hpp"
@@ -91,18 +91,6 @@ void expect_every_key(const kv::MvccStore& store, int threads, int commits) {
   }
 }
 
-// A request that writes `key` = `value` having read "a" (as a range) at `read_version`.
-struct ReadOfA : BlindWrite {
-  base::Arena arena{nullptr, 0};
-  ArenaRanges read_range{&arena};
-  ReadOfA(const std::string& key, const std::string& value, Version read_version)
-      : BlindWrite(key, value) {
-    append_range(read_range, "a", key_after("a"));
-    request.read_version = read_version;
-    request.read_ranges = &read_range;
-  }
-};
-
 class CommitPipelineModes : public ::testing::TestWithParam<CommitMode> {};
 
 TEST_P(CommitPipelineModes, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
@@ -136,76 +124,10 @@ std::string mode_name(const ::testing::TestParamInfo<CommitMode>& mode) {
 INSTANTIATE_TEST_SUITE_P(BothModes, CommitPipelineModes,
                          ::testing::Values(CommitMode::alone, CommitMode::grouped), mode_name);
 
-TEST_P(CommitPipelineModes, ConflictWithAnEarlierRequestOfTheSameHistoryIsRefused) {
-  kv::MvccStore store;
-  CommitPipeline pipeline(store);
-  pipeline.set_mode(GetParam());
-  // A reader holding version 0 keeps that history from being pruned, as a transaction does.
-  kv::ReaderRegistry::Slot* reader = store.registry().acquire();
-  ASSERT_EQ(kv::ReaderRegistry::announce(reader, store.committed_atomic()), 0);
-  BlindWrite first("a", "1");
-  pipeline.commit(first.request);
-  ASSERT_EQ(first.request.error, ErrorCode::success);
-
-  ReadOfA stale("b", "2", first.request.version - 1);  // read "a" before `first` committed
-  pipeline.commit(stale.request);
-  EXPECT_EQ(stale.request.error, ErrorCode::not_committed);
-  EXPECT_FALSE(store.latest("b").has_value());
-  // A batch of refused commits takes no version (a durable one would have no record of it).
-  EXPECT_EQ(store.committed(), first.request.version);
-
-  ReadOfA fresh("b", "3", first.request.version);  // read "a" after it
-  pipeline.commit(fresh.request);
-  EXPECT_EQ(fresh.request.error, ErrorCode::success);
-  EXPECT_EQ(store.latest("b"), "3");
-  EXPECT_EQ(fresh.request.version, first.request.version + 1);
-
-  // The same with "a" read by get() (a read key rather than a range).
-  base::Arena arena(nullptr, 0);
-  base::ArenaVector<std::string_view> read_a(&arena);
-  read_a.push_back("a");
-  BlindWrite stale_get("c", "4");
-  stale_get.request.read_version = first.request.version - 1;
-  stale_get.request.read_keys = &read_a;
-  pipeline.commit(stale_get.request);
-  EXPECT_EQ(stale_get.request.error, ErrorCode::not_committed);
-  BlindWrite fresh_get("c", "5");
-  fresh_get.request.read_version = first.request.version;
-  fresh_get.request.read_keys = &read_a;
-  pipeline.commit(fresh_get.request);
-  EXPECT_EQ(fresh_get.request.error, ErrorCode::success);
-  EXPECT_EQ(pipeline.stats().conflicts, 2u);
-  kv::ReaderRegistry::withdraw(reader);
-  store.registry().release(reader);
-}
-
-// A request whose read version lies below the history the resolver has pruned fails with
-// transaction_too_old rather than be checked against what is left: the writes that would
-// conflict with it may be gone. (A transaction's version is held by its reader slot, but a
-// version revoked past the MVCC window is not, and the commit may pass its age check just
-// before that.) Here no reader holds version 0, so the first commit's history is pruned.
-TEST_P(CommitPipelineModes, AReadBelowThePrunedHistoryIsTooOld) {
-  kv::MvccStore store;
-  CommitPipeline pipeline(store);
-  pipeline.set_mode(GetParam());
-  BlindWrite first("a", "1");
-  pipeline.commit(first.request);
-  ASSERT_EQ(first.request.error, ErrorCode::success);
-
-  ReadOfA stale("b", "2", first.request.version - 1);  // read "a" before `first` committed
-  pipeline.commit(stale.request);
-  EXPECT_EQ(stale.request.error, ErrorCode::transaction_too_old);
-  EXPECT_FALSE(store.latest("b").has_value());
-
-  BlindWrite blind("c", "3");  // no reads: nothing to check, at any read version
-  blind.request.read_version = first.request.version - 1;
-  pipeline.commit(blind.request);
-  EXPECT_EQ(blind.request.error, ErrorCode::success);
-}
-
 // A request that reports its conflicts (CommitRequest::conflicting) names every read that
-// met a newer write and only those, from whichever thread leads its batch, and also when
-// the write is an earlier request's of the same batch. Every request reads at version 0
+// met a newer write and only those, whichever thread leads its batch (the vector is the
+// committer's, filled in by the leader; tests/engine/commit_batch_test.cpp checks the
+// reports themselves). Every request reads at version 0
 // (held by a reader, so no history is pruned): a private range, the key "hot" that every
 // request writes, and a private key. So the first request to commit succeeds and every
 // other one conflicts on "hot" alone: read index 1 (the range is index 0).
@@ -635,85 +557,6 @@ TEST(CommitPipeline, ABatchOfMoreRequestsThanABatchIndexNumbersIsSplitIntoSevera
 }
 
 #endif
-
-// The bound a committer puts on its record: what its writes log as sets, clears and
-// ranges, and for a key's atomic operations the smaller of any value and the operations.
-TEST(CommitPipeline, TheLogBoundCoversEveryKindOfWriteAndNoMore) {
-  WriteMap small;
-  small.set("k", "value");                       // 1 + 5 + 11
-  small.clear("c");                              // 1 + 11
-  small.clear_range("r0", "r9");                 // 4 + 11
-  small.atomic("n", MutationType::add, "\x01");  // 1 + 1 + 12
-  EXPECT_EQ(log_bytes_bound(small), 17U + 12U + 15U + 14U);
-
-  WriteMap appends;  // 30 appends onto one key: at most a value, not 30 operations
-  for (int i = 0; i < 30; ++i)
-    appends.atomic("a", MutationType::append_if_fits, std::string(9000, 'x'));
-  EXPECT_EQ(log_bytes_bound(appends), 1U + 100'000U + 11U);
-}
-
-// Against what the log holds: each kind of write committed alone makes a record no larger
-// than its bound, and appends and a kept compare_and_clear onto a 90 kB value log as the
-// operations (tens of bytes), not the value.
-TEST(CommitPipeline, EveryRecordIsWithinTheBoundOfItsWrites) {
-  FaultFileSystem fs;
-  Options options;
-  options.path = "/db";
-  options.durability = Durability::buffered;
-  kv::MvccStore store;
-  Persistence persistence(options, store, fs);
-  CommitPipeline pipeline(store);
-  pipeline.set_persistence(&persistence);
-  auto log_bytes = [&] {
-    std::uint64_t n = 0;
-    for (const std::string& name : fs.list("/db")) {
-      if (name.ends_with(".log")) n += fs.file_size(std::filesystem::path("/db") / name);
-    }
-    return n;
-  };
-  const std::string long_value(90'000, 'a');
-  const std::vector<std::function<void(WriteMap&)>> kinds = {
-      [&](WriteMap& w) { w.set("long", long_value); },
-      [](WriteMap& w) {
-        w.set("k", "value");
-        w.clear("gone");
-        w.clear_range("r0", "r9");
-      },
-      [](WriteMap& w) {
-        for (int i = 0; i < 5; ++i) w.atomic("n", MutationType::add, "\x01");
-      },
-      [](WriteMap& w) { w.atomic("long", MutationType::append_if_fits, "b"); },
-      [](WriteMap& w) {
-        w.atomic("long", MutationType::compare_and_clear, "no match");
-        w.atomic("long", MutationType::byte_min, "b");
-      },
-      [](WriteMap& w) { w.atomic("n", MutationType::compare_and_clear, "no match"); },
-      [](WriteMap& w) {
-        w.set_stamped_value("stamped", std::string(12, 's'), 1);
-        w.atomic("stamped", MutationType::append_if_fits, "xyz");
-      },
-      [](WriteMap& w) {
-        w.add_stamped_key({std::string(14, 'k'), 2, "value", ""});
-      },
-  };
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
-    WriteMap writes;
-    kinds[i](writes);
-    CommitRequest request;
-    request.writes = &writes;
-    const std::uint64_t before = log_bytes();
-    pipeline.commit(request);
-    ASSERT_EQ(request.error, ErrorCode::success) << i;
-    const std::uint64_t framing =
-        durability::wal::kRecordHeaderSize + (before == 0 ? durability::wal::kFileHeaderSize : 0);
-    const std::uint64_t payload = log_bytes() - before - framing;
-    EXPECT_LE(payload, log_bytes_bound(writes)) << "kind " << i;
-    if (i == 3 || i == 4) {
-      EXPECT_LT(payload, 100U) << "kind " << i << " logged the value";
-    }
-  }
-  EXPECT_EQ(store.latest("long"), long_value + "b");
-}
 
 TEST(CommitPipeline, FailingLogFailsThatBatchAsUnknownAndEveryLaterCommit) {
   FaultFileSystem fs;

@@ -1,0 +1,379 @@
+#include "engine/commit_batch.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <optional>
+
+#include "base/limits.hpp"
+#include "engine/persistence.hpp"
+#include "engine/versionstamp.hpp"
+#include "kv/size_class_pool.hpp"
+#include "kv/version_chain.hpp"
+
+namespace strata::engine {
+namespace {
+
+// The smallest batch whose writes are fetched together before they are applied (see
+// prepare_writes): a lone commit has no other misses to overlap with its own.
+constexpr std::size_t kPrepareBatch = 4;
+// A transaction of a smaller batch that writes this many keys is prepared alone. Its keys
+// ascend: when no stored key lies between its first and last (a bulk load in key order),
+// each new key links from the insert before without a seek (MvccStore::expect_key_order),
+// as in a log replay; otherwise its writes are fetched together (prepare_writes).
+constexpr std::size_t kPrepareWrites = 16;
+
+// The bytes logging a key's atomic operations as operations takes at most.
+std::uint64_t ops_log_bytes(std::string_view key, const PointWrite& entry) {
+  std::uint64_t n = 0;
+  for (const AtomicOp& op : entry.ops) {
+    n += key.size() + op.param.size() + durability::kAtomicOverhead;
+  }
+  return n;
+}
+
+// The bytes logging a value of `size` for `key` takes at most.
+std::uint64_t set_log_bytes(std::string_view key, std::size_t size) {
+  return key.size() + size + durability::kSetOverhead;
+}
+
+}  // namespace
+
+// No transaction within the size limit comes near a record's 1 GiB: the limit counts every
+// key and value byte, and each write costs at most ~13 bytes more in the log (a key's
+// operations count at most a value's 100,000 bytes, however many there are).
+std::uint64_t log_bytes_bound(const WriteMap& writes) {
+  std::uint64_t n = 0;
+  for (const auto& [begin, end] : writes.cleared_ranges()) {
+    n += begin.size() + end.size() + durability::kSetOverhead;
+  }
+  for (const auto& [key, entry] : writes.points()) {
+    // A key's atomic operations are logged as the smaller of their result and themselves.
+    const std::uint64_t any_value = set_log_bytes(key, base::kValueSizeLimit);
+    switch (entry.kind) {
+      case PointWrite::Kind::set:
+      case PointWrite::Kind::clear:
+        n += set_log_bytes(key, entry.size);
+        break;
+      case PointWrite::Kind::dependent:
+        n += std::min(any_value, ops_log_bytes(key, entry));
+        break;
+      case PointWrite::Kind::stamped: {
+        const std::uint64_t stamped = set_log_bytes(key, entry.size);
+        n += entry.ops.empty() ? stamped : std::min(any_value, stamped + ops_log_bytes(key, entry));
+        break;
+      }
+    }
+  }
+  for (const StampedKeyWrite& s : writes.stamped_keys()) n += set_log_bytes(s.key, s.value.size());
+  return n;
+}
+
+void CommitBatch::set_logging(bool encode, Persistence* room) {
+  logs_ = encode;
+  room_ = room;
+}
+
+std::size_t CommitBatch::first_batch(std::span<CommitRequest* const> requests) const noexcept {
+  const std::size_t last = std::min(requests.size(), batch_count_limit_);
+  if (!logs_) return last;
+  std::uint64_t bytes = requests[0]->log_bytes;
+  std::size_t end = 1;
+  while (end < last && bytes + requests[end]->log_bytes <= batch_log_limit_) {
+    bytes += requests[end++]->log_bytes;
+  }
+  return end;
+}
+
+BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
+  if (logs_) log_.reset();
+  // Versions given before may not be published yet (their sync is under way).
+  const Version version = std::max(store_.committed(), assigned_) + 1;
+  const bool prepared = batch.size() >= kPrepareBatch;
+  BatchOutcome out;
+  // Before the point of no return: resolution, and the memory the writes will take.
+  try {
+    std::uint16_t index = 0;
+    for (CommitRequest* r : batch) {
+      r->batch_index = index++;
+      // Reads below the pruned history cannot be checked: the writes after them may be gone.
+      // Every live reader holds the history above its version, but a version revoked past
+      // its MVCC window does not, and a commit that passed its age check can reach here
+      // after that (FoundationDB's resolvers fail such a commit the same way).
+      if (r->read_version < resolver_.floor() &&
+          (r->read_ranges != nullptr || r->read_keys != nullptr)) {
+        r->error = ErrorCode::transaction_too_old;
+        continue;
+      }
+      if (!resolve(*r)) {
+        r->error = ErrorCode::not_committed;
+        continue;
+      }
+      record_writes(*r, version);
+      r->version = version;
+      ++out.committed;
+    }
+    if (prepared) prepare_writes(batch);
+    reserve_apply(batch, out.stamped);
+  } catch (...) {  // std::bad_alloc: nothing else is thrown before the point of no return
+    fail_survivors(batch, ErrorCode::commit_proxy_memory_limit_exceeded, out);
+    out.status = BatchOutcome::Status::refused;
+    return out;
+  }
+  // The point of no return: the store changes. What the writes need was reserved above;
+  // what could not be (a clear_range's tombstones, values over 1 KiB, atomic results and
+  // stamped keys longer than a short string) may still fail, and then the version is
+  // never published and the database fails as after a failed log write.
+  std::size_t writes = 0;
+  try {
+    writes = apply_all(batch, version, prepared, out.stamped);
+  } catch (...) {  // std::bad_alloc
+    store_.expect_key_order(false);
+    log_.reset();
+    fail_survivors(batch, ErrorCode::database_failed, out);
+    out.status = BatchOutcome::Status::broken;
+    return out;
+  }
+  if (out.committed != 0) {
+    assigned_ = version;
+    out.version = version;
+  }
+  // Collection keeps pace with writing: each write earns a few units of work.
+  out.collect = 2 * writes + 16;
+  return out;
+}
+
+std::size_t CommitBatch::apply_all(std::span<CommitRequest* const> batch, Version version,
+                                   bool prepared, std::vector<std::string>& stamped) {
+  std::size_t writes = 0;
+  std::size_t point = 0;  // the first of the request's paths in write_paths_
+  for (CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    const kv::MvccStore::List::Path* paths = prepared ? write_paths_.data() + point : nullptr;
+    bool in_order = false;
+    if (!prepared && r->writes->points().size() >= kPrepareWrites) {
+      const auto& points = r->writes->points();
+      in_order = store_.none_between(points.begin()->first, std::prev(points.end())->first);
+      if (!in_order) paths = prepare_writes(*r);
+    }
+    if (in_order) store_.expect_key_order(true);
+    apply(*r, version, stamped, paths);
+    if (in_order) store_.expect_key_order(false);
+    point += r->writes->points().size();
+    writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
+              r->writes->stamped_keys().size();
+  }
+  return writes;
+}
+
+void CommitBatch::reserve_apply(std::span<CommitRequest* const> batch,
+                                std::vector<std::string>& stamped) {
+  std::size_t keys = 0;
+  std::size_t key_bytes = 0;
+  std::size_t record_bytes = 0;
+  std::size_t stamped_keys = 0;
+  std::size_t most_points = 0;
+  std::uint64_t log_bytes = 0;
+  auto record = [&](std::size_t value_size) {
+    const std::size_t bytes = kv::VersionRecord::max_bytes_for(value_size);
+    if (bytes <= kv::SizeClassPool::kMaxPooled) record_bytes += bytes;  // else operator new
+  };
+  for (const CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    const WriteMap& w = *r->writes;
+    for (const auto& [key, entry] : w.points()) {
+      key_bytes += key.size();
+      // An atomic operation's result is unknown until applied: a pooled block's worth.
+      record(entry.kind == PointWrite::Kind::dependent || !entry.ops.empty()
+                 ? kv::SizeClassPool::kMaxPooled
+                 : entry.size);
+    }
+    for (const StampedKeyWrite& s : w.stamped_keys()) {
+      key_bytes += s.key.size() + kVersionstampSize;
+      record(s.value.size());
+    }
+    keys += w.points().size() + w.stamped_keys().size();
+    stamped_keys += w.stamped_keys().size();
+    most_points = std::max(most_points, w.points().size());
+    log_bytes += r->log_bytes;
+  }
+  stamped.reserve(stamped_keys);
+  write_keys_.reserve(most_points);  // prepare_writes of one request, in the apply loop
+  write_paths_.reserve(most_points);
+  store_.reserve_writes(keys, key_bytes, record_bytes);
+  if (logs_) {
+    log_.reserve(log_bytes);
+    if (room_ != nullptr) room_->reserve(log_.bytes().size() + log_bytes);
+  }
+}
+
+void CommitBatch::fail_survivors(std::span<CommitRequest* const> batch, ErrorCode error,
+                                 BatchOutcome& out) noexcept {
+  for (CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    r->error = error;
+    r->version = -1;
+  }
+  out.committed = 0;
+  out.stamped.clear();
+}
+
+void CommitBatch::prepare_writes(std::span<CommitRequest* const> batch) {
+  write_keys_.clear();
+  for (const CommitRequest* r : batch) {
+    if (r->error != ErrorCode::success) continue;
+    for (const auto& point : r->writes->points()) write_keys_.push_back(point.first);
+  }
+  write_paths_.resize(write_keys_.size());
+  store_.prepare_writes(write_keys_, write_paths_);
+}
+
+const kv::MvccStore::List::Path* CommitBatch::prepare_writes(CommitRequest& r) {
+  CommitRequest* const one = &r;
+  prepare_writes(std::span(&one, 1));
+  return write_paths_.data();
+}
+
+void CommitBatch::collect(std::size_t budget) noexcept {
+  if (budget == 0 || collection_stopped_) return;
+  try {
+    Version oldest = store_.collect_garbage(budget);
+    resolver_.prune(oldest);
+  } catch (...) {
+    // Out of memory part-way through a step: what it unlinked or cut is left unreclaimed,
+    // which readers never notice, but the step would not be safe to take again. Collection
+    // stops; the store keeps old versions (and grows) until it is reopened.
+    collection_stopped_ = true;
+    std::fputs(
+        "strata: out of memory collecting old versions; collection stops until the "
+        "database is reopened\n",
+        stderr);
+  }
+}
+
+void CommitBatch::log_dependent(std::string_view key, const PointWrite& entry,
+                                std::string_view result) {
+  if (set_log_bytes(key, result.size()) <= ops_log_bytes(key, entry)) {
+    log_.set(key, result);
+  } else {
+    for (const AtomicOp& op : entry.ops) log_.atomic(key, op.type, op.param);
+  }
+}
+
+bool CommitBatch::resolve(const CommitRequest& r) {
+  const std::size_t queries = (r.read_ranges != nullptr ? r.read_ranges->size() : 0) +
+                              (r.read_keys != nullptr ? r.read_keys->size() : 0);
+  resolver_.prepare(r.read_version, queries);
+  // One loop for both modes: a request that reports its conflicts goes on past the first.
+  // (A second loop for reporting would call the resolver's checks from two places, and
+  // the compiler then stops inlining them into this, every commit's, path.)
+  bool clean = true;
+  std::uint32_t index = 0;
+  auto conflict = [&] {
+    clean = false;
+    if (r.conflicting == nullptr) return true;
+    r.conflicting->push_back(index);
+    return false;
+  };
+  if (r.read_ranges != nullptr) {
+    for (const ArenaRange& range : *r.read_ranges) {
+      if (resolver_.written_after(range.begin, range.end, r.read_version) && conflict()) {
+        return false;
+      }
+      ++index;
+    }
+  }
+  if (r.read_keys != nullptr) {
+    for (std::string_view key : *r.read_keys) {
+      if (resolver_.written_after_at(key, r.read_version) && conflict()) return false;
+      ++index;
+    }
+  }
+  return clean;
+}
+
+void CommitBatch::record_writes(CommitRequest& r, Version version) {
+  for (const KeyRange& range : r.write_ranges) {
+    resolver_.record_write(range.begin, range.end, version);
+  }
+  for (const auto& point : r.writes->points()) resolver_.record_write_at(point.first, version);
+  if (!r.writes->stamped_keys().empty()) {
+    std::string stamp = make_versionstamp(version, r.batch_index);
+    for (const StampedKeyWrite& w : r.writes->stamped_keys()) {
+      std::string key = apply_stamp(w.key, w.offset, stamp);
+      resolver_.record_write(key, base::key_after(key), version);
+    }
+  }
+}
+
+// The transaction's net effect: its cleared ranges, then its point writes.
+void CommitBatch::apply(const CommitRequest& r, Version version, std::vector<std::string>& stamped,
+                        const kv::MvccStore::List::Path* paths) {
+  const WriteMap& w = *r.writes;
+  const bool logging = logs_;
+  for (const auto& [begin, end] : w.cleared_ranges()) {
+    store_.clear_range(begin, end, version);
+    if (logging) log_.clear_range(begin, end);
+  }
+  auto set = [&](std::string_view key, std::string_view value,
+                 const kv::MvccStore::List::Path* path = nullptr) {
+    store_.set(key, value, version, kv::MvccStore::hash(key), path);
+    if (logging) log_.set(key, value);
+  };
+  auto clear = [&](std::string_view key) {
+    store_.clear(key, version);
+    if (logging) log_.clear(key);
+  };
+  // A key's atomic operations: the store takes their result, the log the smaller of the
+  // result and the operations. (After a stamped value the result is never the larger: no
+  // operation makes a value longer than the two it is given together.)
+  auto resolve = [&](std::string_view key, const PointWrite& entry,
+                     std::optional<std::string_view> before,
+                     const kv::MvccStore::List::Path* path) {
+    const std::optional<std::string> v = resolve_dependent(entry, before);
+    if (!v) {
+      clear(key);
+    } else if (!logging || entry.kind == PointWrite::Kind::stamped) {
+      set(key, *v, path);
+    } else {
+      store_.set(key, *v, version, kv::MvccStore::hash(key), path);
+      log_dependent(key, entry, *v);
+    }
+  };
+  std::string stamp;
+  if (!w.stamped_keys().empty() || w.has_stamped_values()) {
+    stamp = make_versionstamp(version, r.batch_index);
+  }
+  for (const auto& [key, entry] : w.points()) {
+    const kv::MvccStore::List::Path* path = paths != nullptr ? paths++ : nullptr;
+    switch (entry.kind) {
+      case PointWrite::Kind::set:
+        set(key, entry.value(), path);
+        break;
+      case PointWrite::Kind::clear:
+        clear(key);
+        break;
+      case PointWrite::Kind::dependent:
+        resolve(key, entry, store_.latest(key), path);
+        break;
+      case PointWrite::Kind::stamped: {
+        const std::string value = apply_stamp(entry.value(), entry.stamp_offset, stamp);
+        if (entry.ops.empty()) {
+          set(key, value, path);
+        } else {
+          resolve(key, entry, value, path);
+        }
+        break;
+      }
+    }
+  }
+  for (const StampedKeyWrite& s : w.stamped_keys()) {
+    std::string key = apply_stamp(s.key, s.offset, stamp);
+    // A later clear of this transaction removed it (StampedKeyWrite::placeholder says which).
+    if (w.cleared_after(s, s.placeholder.empty() ? key : s.placeholder)) continue;
+    stamped.push_back(std::move(key));
+    set(stamped.back(), s.value);
+  }
+}
+
+}  // namespace strata::engine

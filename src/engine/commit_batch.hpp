@@ -1,0 +1,160 @@
+// engine/commit_batch.hpp: what a batch of commits does, on the thread that runs it.
+//
+// Given the requests of a batch, run()
+//   1. resolves each in order against the history (the writes committed after its read
+//      version, and those of the earlier requests of the batch), recording each
+//      survivor's writes before the next is checked;
+//   2. gives the batch the next commit version, and each request its batch index (the
+//      last two bytes of its versionstamp);
+//   3. reserves what applying the survivors will allocate, then applies them to the store
+//      (their keys' skiplist paths fetched together first, so the misses overlap);
+//   4. encodes the survivors' net effect as the batch's log record (log_record());
+// and says what became of it: the version to log and then publish (none when every
+// request failed), the versionstamped keys for watches, and the garbage collection the
+// batch earned (collect()). The requests' output fields say whom to tell what.
+// Nothing is published here: the store's readers see the batch only once the caller
+// publishes its version, after logging the record. Who runs a batch, when, and who waits
+// for it is engine/commit_pipeline.hpp's business.
+//
+// Everything that can fail in a commit but memory was checked before the request was
+// queued. Memory is reserved before the point of no return (step 3), so that running out
+// fails the batch's survivors with a retryable error and changes nothing; what cannot be
+// reserved may still fail past that point, and then the batch is broken (Status::broken).
+//
+// Thread safety: none. One thread at a time (the pipeline's leader) runs batches and
+// collects; it takes no lock.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/types.hpp"
+
+#include "durability/mutation_batch.hpp"
+#include "engine/commit_request.hpp"
+#include "engine/resolver.hpp"
+#include "engine/write_map.hpp"
+#include "kv/mvcc_store.hpp"
+
+namespace strata::engine {
+
+class Persistence;
+
+// The most bytes applying `writes` can add to a log record: its sets, clears and ranges as
+// they are, and each key's atomic operations as the smaller of their result (at most a
+// value's 100,000 bytes) and the operations themselves (CommitBatch::apply). Never more
+// than ~13 bytes per write beyond what the transaction size limit counts.
+std::uint64_t log_bytes_bound(const WriteMap& writes);
+
+// What became of a batch (CommitBatch::run).
+struct BatchOutcome {
+  enum class Status : std::uint8_t {
+    // Resolved, and its survivors (if any) applied at `version`.
+    applied,
+    // Out of memory before anything was applied: its survivors failed with
+    // commit_proxy_memory_limit_exceeded (1042, retryable); the store is unchanged (the
+    // resolver may keep their writes: later commits can only conflict more).
+    refused,
+    // Out of memory part-way through applying: its survivors failed with database_failed,
+    // and the store holds writes at a version that must never be published, so no later
+    // commit may be either (as after a failed log write).
+    broken,
+  };
+  Status status = Status::applied;
+  // The requests that survived (error success, version set).
+  std::size_t committed = 0;
+  // The version to log and then publish; -1 when nothing survived. A batch whose every
+  // commit failed takes no version: it has nothing to log, and a version published without
+  // a record could be handed out again after a crash (a read version going back).
+  Version version = -1;
+  // The final keys of the survivors' versionstamped keys, for watches.
+  std::vector<std::string> stamped;
+  // Units of garbage collection the batch earned (0 unless applied).
+  std::size_t collect = 0;
+};
+
+class CommitBatch {
+ public:
+  explicit CommitBatch(kv::MvccStore& store) : store_(store) {}
+  CommitBatch(const CommitBatch&) = delete;
+  CommitBatch& operator=(const CommitBatch&) = delete;
+
+  // Encodes each batch's log record (a database with a log). `room`, when not null, has
+  // room made for the record before the point of no return (Persistence::reserve).
+  void set_logging(bool encode, Persistence* room);
+  bool logging() const { return logs_; }
+
+  // The log bytes a batch may hold before it is split (a record holds at most 1 GiB; tests
+  // set a small limit).
+  static constexpr std::uint64_t kBatchLogBytes = std::uint64_t{256} << 20;
+  void set_batch_log_limit(std::uint64_t bytes) { batch_log_limit_ = bytes; }
+  // The requests a batch may hold before it is split: a versionstamp numbers a commit
+  // within its version in two bytes (tests set a small limit). At least 1, at most
+  // kBatchCommits.
+  static constexpr std::size_t kBatchCommits = std::size_t{1} << 16;
+  void set_batch_count_limit(std::size_t requests) { batch_count_limit_ = requests; }
+
+  // How many of `requests` (at least one) make the first batch: at most the count limit,
+  // and with a log, no more than fit the log limit by their log_bytes (the first always).
+  std::size_t first_batch(std::span<CommitRequest* const> requests) const noexcept;
+
+  // Runs `batch` (within first_batch's limits): resolves, versions, applies and encodes
+  // it, and fills in each request's output fields. The version it gives is one above both
+  // the store's published version and the last version it gave a batch (which may not be
+  // published yet).
+  BatchOutcome run(std::span<CommitRequest* const> batch) noexcept;
+
+  // The record run() encoded for its last applied batch: valid until the next run().
+  const std::string& log_record() const { return log_.bytes(); }
+
+  // Collects up to `budget` units of garbage and prunes the resolver's history to what
+  // the store keeps. Out of memory stops collection for good (reported on stderr).
+  void collect(std::size_t budget) noexcept;
+
+ private:
+  bool resolve(const CommitRequest& request);
+  void record_writes(CommitRequest& request, Version version);
+  // Reserves what applying the batch's surviving requests will allocate (the store's nodes,
+  // records, index and queues, the log record, the stamped keys): after it, only what
+  // MvccStore::reserve_writes leaves out may still fail. Throws std::bad_alloc.
+  void reserve_apply(std::span<CommitRequest* const> batch, std::vector<std::string>& stamped);
+  // The survivors' writes, at `version`; `prepared` when their paths are in write_paths_.
+  // Throws std::bad_alloc.
+  std::size_t apply_all(std::span<CommitRequest* const> batch, Version version, bool prepared,
+                        std::vector<std::string>& stamped);
+  // Fetches into the cache what applying the batch's point writes will read, all
+  // together, so that their cache misses overlap (a batch of random new keys spends
+  // most of its apply waiting on the skiplist's nodes one after another), and finds the
+  // new keys' paths into write_paths_, one per point write of each request to apply.
+  void prepare_writes(std::span<CommitRequest* const> batch);
+  // The same for one request of a smaller batch: returns its paths, one per point write.
+  const kv::MvccStore::List::Path* prepare_writes(CommitRequest& request);
+  // Fails the batch's survivors with `error`, and empties `out` of them.
+  static void fail_survivors(std::span<CommitRequest* const> batch, ErrorCode error,
+                             BatchOutcome& out) noexcept;
+  // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
+  // `paths`, when given, holds one path per point write (from prepare_writes).
+  void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped,
+             const kv::MvccStore::List::Path* paths);
+  // Logs a dependent entry's atomic operations by their `result`, or as the operations
+  // when those take fewer bytes.
+  void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);
+
+  kv::MvccStore& store_;
+  Persistence* room_ = nullptr;
+  bool logs_ = false;
+  std::uint64_t batch_log_limit_ = kBatchLogBytes;
+  std::size_t batch_count_limit_ = kBatchCommits;
+  Resolver resolver_;
+  Version assigned_ = 0;                                // the newest version given a batch
+  bool collection_stopped_ = false;                     // a collection ran out of memory (collect)
+  std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
+  std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
+  durability::MutationBatchEncoder log_;                // the batch's net effect, for the log
+};
+
+}  // namespace strata::engine

@@ -41,6 +41,16 @@ struct RangeOptions {
   int target_bytes = 0;
 };
 
+// What get_range returns: the rows, in a std::vector (code written for a vector keeps
+// working), and FoundationDB's "more". `more` is true when a limit (RangeOptions::limit or
+// target_bytes) ended the read: rows may remain past the last one returned, or none may
+// (FoundationDB's contract is "true if, but not only if, rows remain"). False: the read
+// reached the end of the range and returned every row in it. To read on, start the next
+// read after the last key (begin = back().key + '\0'; reverse: end = back().key).
+struct RangeResult : std::vector<KeyValue> {
+  bool more = false;
+};
+
 // What visit_range calls for each row, in order. The views point into strata's memory and
 // are valid only until the call returns (copy what you keep).
 using RowVisitor = std::function<void(std::string_view key, std::string_view value)>;
@@ -95,9 +105,8 @@ class ReadView {
  public:
   [[nodiscard]] std::optional<std::string> get(std::string_view key);
   bool get(std::string_view key, std::string& out);
-  std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
-                                  RangeOptions options = {});
-  [[nodiscard]] std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options = {});
+  [[nodiscard]] RangeResult get_range(const KeyRange& range, RangeOptions options = {});
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
                           const RowVisitor& visit);
   std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
@@ -132,10 +141,10 @@ class Transaction {
   // `out` is then its value, else empty. If the read throws, `out` is left as it was.
   bool get(std::string_view key, std::string& out);
   // Rows of [begin, end) in key order (or reverse). begin >= end returns nothing.
-  // A read that stops at its limit conflicts only up to the last row returned.
-  std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
-                                  RangeOptions options = {});
-  [[nodiscard]] std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  // A read that stops at its limit conflicts only up to the last row returned, and says
+  // so in RangeResult::more.
+  RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options = {});
+  [[nodiscard]] RangeResult get_range(const KeyRange& range, RangeOptions options = {});
   // The rows get_range would return, with the same conflict range, passed to `visit` one
   // by one instead of copied into a vector: a read that keeps only part of what it reads
   // (a key, a count) allocates nothing. Returns the number of rows visited. `visit` must

@@ -214,13 +214,13 @@ class Transaction {
   void set_report_conflicting_keys(bool enabled);
   // After a commit that failed with not_committed while reporting was on: the read
   // conflict ranges a newer commit wrote into, each whole as it was read (not narrowed to
-  // the write), merged and sorted, as FoundationDB's \xff\xff/transaction/conflicting_keys/.
+  // the write), merged and sorted, as FoundationDB's "\xff\xff/transaction/conflicting_keys/".
   // Empty otherwise. Readable after the failed commit, until on_error() or reset().
   [[nodiscard]] std::vector<KeyRange> conflicting_ranges() const;
   // The conflict sets so far, merged and sorted: the ranges commit checks (reads; snapshot
   // reads add none) and the ranges it publishes (writes, clears, atomic operations and
-  // explicit ones), as FoundationDB's \xff\xff/transaction/read_conflict_range/ and
-  // write_conflict_range/. Until commit, a versionstamped key counts as every key its
+  // explicit ones), as FoundationDB's "\xff\xff/transaction/read_conflict_range/" and
+  // "write_conflict_range/". Until commit, a versionstamped key counts as every key its
   // stamp may make. Readable in any state, until on_error() or reset().
   [[nodiscard]] std::vector<KeyRange> read_conflict_ranges() const;
   [[nodiscard]] std::vector<KeyRange> write_conflict_ranges() const;

@@ -12,6 +12,9 @@ for preset in release asan tsan; do
   echo "=== $preset: test"
   ctest --preset "$preset"
   if [ "$preset" = release ]; then
+    # The API reference: Doxygen over include/strata/, any warning an error (a second or two).
+    echo "=== docs"
+    cmake --build --preset release --target docs
     # The library's and the benchmarks' sources against .clang-tidy (headers under include/,
     # src/ and bench/ with them); the extra args quiet clang about GCC-only flags in the
     # compile commands, and the grep drops clang-tidy's count of the system headers' warnings

@@ -4,10 +4,13 @@
 // Layout (docs/recipes.md): an item is stored at subspace.pack((priority, count, Bytes{20
 // random bytes})) -> value; keys sort by priority (tuple order, any Element), then push
 // order, then at random. push takes the next count for its priority with a snapshot reverse
-// limit-1 read of subspace[priority].range() (0 for a new priority), so it never conflicts.
+// limit-1 read of subspace[priority].range() (0 for a new priority).
 // pop_min / peek_min read the first item, pop_max / peek_max the last, serializably.
-// High-contention bookkeeping lives under key() + "\xff", outside range(), with separate
-// request lines for pop_min and pop_max.
+// Outside range(), as Queue's: the bare subspace.key() is a signal key that a push bumps
+// with an atomic add while a pop_min_wait or pop_max_wait waits, and key() + "\xff" holds
+// the count of those waiters, which push reads serializably; so pushes conflict only with
+// a waiter registering or leaving. The high-contention bookkeeping lives under
+// key() + "\xff" + ..., with separate request lines for pop_min and pop_max.
 //
 // Thread safety: a PriorityQueue is immutable configuration; one object may be shared by
 // any number of threads. Transaction& overloads follow the Transaction's rules.
@@ -15,6 +18,7 @@
 // errors.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,6 +57,13 @@ class PriorityQueue {
   bool pop_max(Database& db, std::string& out) const;
   [[nodiscard]] std::optional<std::string> peek_min(Database& db) const;
   [[nodiscard]] std::optional<std::string> peek_max(Database& db) const;
+  // The lowest (highest) item as soon as there is one, or nullopt once `timeout` has passed
+  // (a negative one is 0: one look; milliseconds::max() is no deadline). Sleeps on a watch
+  // of the signal key between attempts, as Queue::dequeue_wait; never polls.
+  [[nodiscard]] std::optional<std::string> pop_min_wait(Database& db,
+                                                        std::chrono::milliseconds timeout) const;
+  [[nodiscard]] std::optional<std::string> pop_max_wait(Database& db,
+                                                        std::chrono::milliseconds timeout) const;
 
   const Subspace& subspace() const { return subspace_; }
   bool high_contention() const { return high_contention_; }
@@ -61,10 +72,11 @@ class PriorityQueue {
   Subspace subspace_;
   KeyRange items_;  // subspace_.range(), built once
   bool high_contention_;
-  Subspace min_requests_;  // pop_min requests: (Versionstamp, Bytes id) -> ""
-  Subspace max_requests_;  // pop_max requests
-  Subspace min_results_;   // items served to pop_min requests: (Versionstamp, Bytes id) -> item
-  Subspace max_results_;   // and to pop_max requests
+  std::string waiters_key_;  // key() + "\xff"; empty for an empty prefix
+  Subspace min_requests_;    // pop_min requests: (Versionstamp, Bytes id) -> ""
+  Subspace max_requests_;    // pop_max requests
+  Subspace min_results_;     // items served to pop_min requests: (Versionstamp, Bytes id) -> item
+  Subspace max_results_;     // and to pop_max requests
 };
 
 }  // namespace strata

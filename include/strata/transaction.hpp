@@ -41,6 +41,16 @@ struct RangeOptions {
   int target_bytes = 0;
 };
 
+// What get_range returns: the rows, in a std::vector (code written for a vector keeps
+// working), and FoundationDB's "more". `more` is true when a limit (RangeOptions::limit or
+// target_bytes) ended the read: rows may remain past the last one returned, or none may
+// (FoundationDB's contract is "true if, but not only if, rows remain"). False: the read
+// reached the end of the range and returned every row in it. To read on, start the next
+// read after the last key (begin = back().key + '\0'; reverse: end = back().key).
+struct RangeResult : std::vector<KeyValue> {
+  bool more = false;
+};
+
 // What visit_range calls for each row, in order. The views point into strata's memory and
 // are valid only until the call returns (copy what you keep).
 using RowVisitor = std::function<void(std::string_view key, std::string_view value)>;
@@ -96,9 +106,8 @@ class ReadView {
  public:
   [[nodiscard]] std::optional<std::string> get(std::string_view key);
   bool get(std::string_view key, std::string& out);
-  std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
-                                  RangeOptions options = {});
-  [[nodiscard]] std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options = {});
+  [[nodiscard]] RangeResult get_range(const KeyRange& range, RangeOptions options = {});
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
                           const RowVisitor& visit);
   std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
@@ -154,10 +163,10 @@ class Transaction {
   // `out` is then its value, else empty. If the read throws, `out` is left as it was.
   bool get(std::string_view key, std::string& out);
   // Rows of [begin, end) in key order (or reverse). begin >= end returns nothing.
-  // A read that stops at its limit conflicts only up to the last row returned.
-  std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
-                                  RangeOptions options = {});
-  [[nodiscard]] std::vector<KeyValue> get_range(const KeyRange& range, RangeOptions options = {});
+  // A read that stops at its limit conflicts only up to the last row returned, and says
+  // so in RangeResult::more.
+  RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options = {});
+  [[nodiscard]] RangeResult get_range(const KeyRange& range, RangeOptions options = {});
   // The rows get_range would return, with the same conflict range, passed to `visit` one
   // by one instead of copied into a vector: a read that keeps only part of what it reads
   // (a key, a count) allocates nothing. Returns the number of rows visited. `visit` must
@@ -229,13 +238,13 @@ class Transaction {
   void set_report_conflicting_keys(bool enabled);
   // After a commit that failed with not_committed while reporting was on: the read
   // conflict ranges a newer commit wrote into, each whole as it was read (not narrowed to
-  // the write), merged and sorted, as FoundationDB's \xff\xff/transaction/conflicting_keys/.
+  // the write), merged and sorted, as FoundationDB's "\xff\xff/transaction/conflicting_keys/".
   // Empty otherwise. Readable after the failed commit, until on_error() or reset().
   [[nodiscard]] std::vector<KeyRange> conflicting_ranges() const;
   // The conflict sets so far, merged and sorted: the ranges commit checks (reads; snapshot
   // reads add none) and the ranges it publishes (writes, clears, atomic operations and
-  // explicit ones), as FoundationDB's \xff\xff/transaction/read_conflict_range/ and
-  // write_conflict_range/. Until commit, a versionstamped key counts as every key its
+  // explicit ones), as FoundationDB's "\xff\xff/transaction/read_conflict_range/" and
+  // "write_conflict_range/". Until commit, a versionstamped key counts as every key its
   // stamp may make. Readable in any state, until on_error() or reset().
   [[nodiscard]] std::vector<KeyRange> read_conflict_ranges() const;
   [[nodiscard]] std::vector<KeyRange> write_conflict_ranges() const;

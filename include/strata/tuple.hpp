@@ -161,7 +161,7 @@ class Element {
       return std::holds_alternative<T>(value_);
     }
   }
-  // Throws Error(invalid_argument) naming both types if !is<T>(). The reference lives as
+  // Throws Error(invalid_argument) naming both types unless is<T>(). The reference lives as
   // long as this Element (for a Tuple: as long as any copy of it).
   template <class T>
   [[nodiscard]] const T& get() const {

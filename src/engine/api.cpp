@@ -147,12 +147,12 @@ bool ReadView::get(std::string_view key, std::string& out) {
   return live(impl_).get(key, ReadMode::snapshot, out);
 }
 
-std::vector<KeyValue> ReadView::get_range(std::string_view begin, std::string_view end,
-                                          RangeOptions options) {
+RangeResult ReadView::get_range(std::string_view begin, std::string_view end,
+                                RangeOptions options) {
   return live(impl_).get_range(begin, end, options, ReadMode::snapshot);
 }
 
-std::vector<KeyValue> ReadView::get_range(const KeyRange& range, RangeOptions options) {
+RangeResult ReadView::get_range(const KeyRange& range, RangeOptions options) {
   return live(impl_).get_range(range.begin, range.end, options, ReadMode::snapshot);
 }
 
@@ -194,12 +194,12 @@ bool Transaction::get(std::string_view key, std::string& out) {
   return live(impl_).get(key, ReadMode::serializable, out);
 }
 
-std::vector<KeyValue> Transaction::get_range(std::string_view begin, std::string_view end,
-                                             RangeOptions options) {
+RangeResult Transaction::get_range(std::string_view begin, std::string_view end,
+                                   RangeOptions options) {
   return live(impl_).get_range(begin, end, options, ReadMode::serializable);
 }
 
-std::vector<KeyValue> Transaction::get_range(const KeyRange& range, RangeOptions options) {
+RangeResult Transaction::get_range(const KeyRange& range, RangeOptions options) {
   return live(impl_).get_range(range.begin, range.end, options, ReadMode::serializable);
 }
 

@@ -340,12 +340,15 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
   return true;
 }
 
-std::vector<KeyValue> TransactionImpl::get_range(std::string_view begin, std::string_view end,
-                                                 RangeOptions options, ReadMode mode) {
-  std::vector<KeyValue> rows;
-  scan(begin, end, options, mode, [&rows](std::string_view key, std::string_view value) {
-    rows.push_back({std::string(key), std::string(value)});
-  });
+RangeResult TransactionImpl::get_range(std::string_view begin, std::string_view end,
+                                       RangeOptions options, ReadMode mode) {
+  RangeResult rows;
+  scan(
+      begin, end, options, mode,
+      [&rows](std::string_view key, std::string_view value) {
+        rows.push_back({std::string(key), std::string(value)});
+      },
+      &rows.more);
   return rows;
 }
 
@@ -394,7 +397,8 @@ void TransactionImpl::add_range_read(std::string_view begin, std::string_view en
 
 template <class Sink>
 std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
-                                  const RangeOptions& options, ReadMode mode, Sink&& sink) {
+                                  const RangeOptions& options, ReadMode mode, Sink&& sink,
+                                  bool* more) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/false);
   if (options.limit < 0 || options.target_bytes < 0) {
@@ -433,6 +437,7 @@ std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
     check_readable(span_begin, end_after ? std::string_view(after_last) : span_end);
   }
   if (mode == ReadMode::serializable) add_range_read(span_begin, span_end, end_after, own);
+  if (more != nullptr) *more = out.reached();
   return out.rows();
 }
 

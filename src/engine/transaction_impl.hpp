@@ -65,8 +65,8 @@ class TransactionImpl {
   std::optional<std::string> get(std::string_view key, ReadMode mode);
   // The same into `out` (cleared when the key is absent); whether the key is present.
   bool get(std::string_view key, ReadMode mode, std::string& out);
-  std::vector<KeyValue> get_range(std::string_view begin, std::string_view end,
-                                  RangeOptions options, ReadMode mode);
+  RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options,
+                        ReadMode mode);
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
                           ReadMode mode, const RowVisitor& visit);
 
@@ -218,10 +218,11 @@ class TransactionImpl {
 
   // Range reads merge the store at the read version with the write map. Both range reads
   // run scan(), which passes each row to `out` (get_range's vector or visit_range's visitor,
-  // through RowOutput), then adds the read's conflict span; it returns the rows passed.
+  // through RowOutput), then adds the read's conflict span; it returns the rows passed,
+  // and in `more` (when given) whether a limit ended the read.
   template <class Out>
   std::size_t scan(std::string_view begin, std::string_view end, const RangeOptions& options,
-                   ReadMode mode, Out&& out);
+                   ReadMode mode, Out&& out, bool* more = nullptr);
   // A row of this transaction's own write at `key` to `out`: the written value (set),
   // nothing (clear), the stored value with the pending atomic operations applied
   // (dependent), or accessed_unreadable (a versionstamped value).

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "recipes/blocking_pop.hpp"
 #include "recipes/high_contention.hpp"
 #include "recipes/random_id.hpp"
 
@@ -16,7 +17,10 @@ using recipes_detail::End;
 }  // namespace
 
 PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
-    : subspace_(std::move(subspace)), items_(subspace_.range()), high_contention_(high_contention) {
+    : subspace_(std::move(subspace)),
+      items_(subspace_.range()),
+      high_contention_(high_contention),
+      waiters_key_(recipes_detail::waiters_key(subspace_)) {
   if (high_contention_) {
     min_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "min"});
     max_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "max"});
@@ -46,6 +50,12 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
                               count = recipes_detail::item_position(level, key) + 1;
                             });
   tr.set(recipes_detail::numbered_item_key(level, count), value);
+  // Signal only while a pop_min_wait or pop_max_wait waits (always without a count: an
+  // empty prefix). The count is read serializably: a waiter that registers or leaves after
+  // this read and before this commit makes the commit conflict, and the retry sees it.
+  if (waiters_key_.empty() || tr.get(waiters_key_).has_value()) {
+    recipes_detail::signal_waiters(tr, subspace_.key());
+  }
 }
 
 std::optional<std::string> PriorityQueue::pop_min(Transaction& tr) const {
@@ -96,6 +106,18 @@ std::optional<std::string> PriorityQueue::peek_min(Database& db) const {
 
 std::optional<std::string> PriorityQueue::peek_max(Database& db) const {
   return db.run([&](Transaction& tr) { return peek_max(tr); });
+}
+
+std::optional<std::string> PriorityQueue::pop_min_wait(Database& db,
+                                                       std::chrono::milliseconds timeout) const {
+  return recipes_detail::pop_wait(db, subspace_.key(), waiters_key_, timeout,
+                                  [&] { return pop_min(db); });
+}
+
+std::optional<std::string> PriorityQueue::pop_max_wait(Database& db,
+                                                       std::chrono::milliseconds timeout) const {
+  return recipes_detail::pop_wait(db, subspace_.key(), waiters_key_, timeout,
+                                  [&] { return pop_max(db); });
 }
 
 }  // namespace strata

@@ -1,4 +1,5 @@
-# Run with -P: builds strata, installs it to a prefix, then builds and runs two consumers.
+# Run with -P: builds strata, installs it to a prefix, then builds and runs its consumers: a
+# find_package one, examples/ built on its own, a pkg-config one and an add_subdirectory one.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -8,7 +9,8 @@ function(run)
 endfunction()
 set(common -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR} -B ${WORK_DIR}/strata
-    -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_INSTALL=ON
+    -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_EXAMPLES=OFF
+    -DSTRATA_INSTALL=ON
     -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/strata)
 run(${CMAKE_COMMAND} --install ${WORK_DIR}/strata)
@@ -27,6 +29,14 @@ run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/tests/package/consumer -B
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 run(${WORK_DIR}/consumer/consumer)
+# examples/ on its own, as the README has a user build it against an installed strata: its
+# CMakeLists.txt finds the package (one example is enough to prove the wiring).
+run(${CMAKE_COMMAND} ${common} -S ${STRATA_SOURCE_DIR}/examples -B ${WORK_DIR}/examples
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/examples --target example_quickstart)
+run(${CMAKE_COMMAND} -DPROGRAM=${WORK_DIR}/examples/quickstart
+    -DSOURCE=${STRATA_SOURCE_DIR}/examples/quickstart.cpp
+    -P ${STRATA_SOURCE_DIR}/examples/run_example.cmake)
 
 # A build without CMake: the compiler and linker flags come from the installed strata.pc
 # alone, and the program reports the version that pkg-config reports.
@@ -61,4 +71,4 @@ run(${CMAKE_COMMAND} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX}
     -DSTRATA_SOURCE_DIR=${STRATA_SOURCE_DIR})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/subdir --target consumer)
 run(${WORK_DIR}/subdir/consumer)
-message(STATUS "find_package, pkg-config and add_subdirectory consumers built and ran")
+message(STATUS "find_package, examples/, pkg-config and add_subdirectory consumers built and ran")

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,21 @@ inline Tuple register_pop_request(Database& db, const Subspace& requests, const 
   const std::string committed = tr.versionstamp();
   std::copy(committed.begin(), committed.end(), stamp.tr.begin());
   return Tuple{stamp, id};
+}
+
+// Blocks until `key` exists, on a watch of it (no polling, no sleep): how a test waits for a
+// blocking pop to register in a queue's waiter count.
+inline void await_present(Database& db, const std::string& key) {
+  for (;;) {
+    std::optional<Watch> watch;
+    const bool present = db.run([&](Transaction& tr) {
+      if (tr.get(key)) return true;
+      watch = tr.watch(key);
+      return false;
+    });
+    if (present) return;
+    watch->wait();
+  }
 }
 
 }  // namespace strata::recipestest

@@ -12,25 +12,15 @@
 
 #include <gtest/gtest.h>
 
+#include "base/limits.hpp"
 #include "durability/mutation_batch.hpp"
+#include "engine/blind_write.hpp"
 #include "engine/versionstamp.hpp"
 
 namespace strata::engine {
 namespace {
 
-std::string key_after(const std::string& key) { return key + '\0'; }
-
-// A request that blindly writes key = value (no reads, so it cannot conflict). The batch
-// records the write map's keys as write conflicts itself.
-struct BlindWrite {
-  WriteMap writes;
-  CommitRequest request;
-
-  BlindWrite(const std::string& key, const std::string& value) {
-    writes.set(key, value);
-    request.writes = &writes;
-  }
-};
+using base::key_after;
 
 // A request that writes `key` = `value` having read "a" (as a range) at `read_version`.
 struct ReadOfA : BlindWrite {

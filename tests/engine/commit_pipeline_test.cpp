@@ -24,6 +24,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/limits.hpp"
+#include "engine/blind_write.hpp"
 #include "engine/persistence.hpp"
 #include "engine/synced_pipeline.hpp"
 #include "support/error_matchers.hpp"
@@ -38,19 +40,7 @@ using strata::testing::FaultFileSystem;
 using strata::testing::ThrowsCode;
 using strata::testing::ThrowsCodeWith;
 
-std::string key_after(const std::string& key) { return key + '\0'; }
-
-// A request that blindly writes key = value (no reads, so it cannot conflict). The
-// pipeline records the write map's keys as write conflicts itself.
-struct BlindWrite {
-  WriteMap writes;
-  CommitRequest request;
-
-  BlindWrite(const std::string& key, const std::string& value) {
-    writes.set(key, value);
-    request.writes = &writes;
-  }
-};
+using base::key_after;
 
 std::string thread_key(int thread, int i) {
   return "k" + std::to_string(thread) + "/" + std::to_string(i);

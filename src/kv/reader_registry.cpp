@@ -87,15 +87,20 @@ ReaderRegistry::Slot* ReaderRegistry::acquire() {
   static thread_local ThreadCache cache;  // destroyed at thread exit, returning slots
   tls_cache = &cache;
   auto& entry = cache.entry_for(this);
+  Slot* s = nullptr;
   if (!entry.free.empty()) {
-    Slot* s = entry.free.back();
+    s = entry.free.back();
     entry.free.pop_back();
-    return s;
+  } else {
+    s = allocate_slot();
   }
-  return allocate_slot();
+  STRATA_INVARIANT(s->version.load(std::memory_order_relaxed) == kIdle);
+  STRATA_INVARIANT(s->reading.load(std::memory_order_relaxed) == 0);
+  return s;
 }
 
 void ReaderRegistry::release(Slot* slot) {
+  STRATA_INVARIANT(slot->reading.load(std::memory_order_relaxed) == 0);  // no read under way
   withdraw(slot);
   // A thread keeps a few free slots; the rest go back to the registry, where any thread
   // takes them. Otherwise slots acquired on one thread and released on another (a
@@ -114,6 +119,7 @@ void ReaderRegistry::release(Slot* slot) {
 
 void ReaderRegistry::release_if_alive(std::uint64_t id, ReaderRegistry* registry, Slot* slot) {
   // Not release(): its thread cache may take live_mu.
+  STRATA_INVARIANT(slot->version.load(std::memory_order_relaxed) == kIdle);
   std::lock_guard lock(live_mu);
   return_if_alive(id, registry, std::span<Slot* const>(&slot, 1));
 }

@@ -21,7 +21,10 @@
 //
 // Thread safety: acquire/release/announce from any thread; oldest() from any thread;
 // begin_read/end_read by the slot's one reader thread at a time.
-// Invariant: a slot's announced version never exceeds the version its reader reads at.
+// Invariants: a slot's announced version never exceeds the version its reader reads at;
+// the committed version an announcement reads never goes back; a slot is idle (no version,
+// no read under way) when it is handed out and when it is given back. The last two are
+// checked (STRATA_INVARIANT, base/invariant.hpp).
 #pragma once
 
 #include <atomic>
@@ -33,6 +36,7 @@
 
 #include "strata/types.hpp"
 
+#include "base/invariant.hpp"
 #include "base/mutex.hpp"
 #include "base/thread_annotations.hpp"
 
@@ -93,6 +97,7 @@ class ReaderRegistry {
     Version guess = committed.load(std::memory_order_acquire);
     slot->version.store(guess | kTentative, std::memory_order_seq_cst);
     Version v = committed.load(std::memory_order_seq_cst);
+    STRATA_INVARIANT(v >= guess);  // published versions only grow
     slot->version.store(v, std::memory_order_release);
     return v;
   }
@@ -113,7 +118,10 @@ class ReaderRegistry {
     return false;
   }
   // Release: the writer that sees the read over also sees everything it read.
-  static void end_read(Slot* slot) { slot->reading.store(0, std::memory_order_release); }
+  static void end_read(Slot* slot) {
+    STRATA_INVARIANT(slot->reading.load(std::memory_order_relaxed) == 1);
+    slot->reading.store(0, std::memory_order_release);
+  }
 
   // Writer: revokes every version whose deadline is before `now` (base::CoarseClock
   // nanoseconds). Returns how many it revoked. Revokes nothing where the kernel offers no

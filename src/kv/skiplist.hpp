@@ -14,6 +14,11 @@
 //   - Nodes are freed only by the owner, after unlink, once no reader can hold them.
 //   - max_height() is the height of the tallest linked node (at least 1): every level at
 //     or above it is empty at head_.
+//   - Each level is a sorted list (strictly ascending keys), and every node of a level is
+//     on the level below too. A node being unlinked is its predecessor's successor on
+//     each of its levels.
+//   These are checked (STRATA_INVARIANT, base/invariant.hpp) where a node is linked or
+//   unlinked, and over the whole list when it is destroyed.
 //   - Node memory comes from the SizeClassPool the list is built on, which must outlive it,
 //     except for nodes of height >= 2 (a quarter of them, the list's index), which come
 //     from a pool of the list's own. Kept apart from the bottom-only nodes, the index of a
@@ -31,6 +36,7 @@
 #include <span>
 #include <string_view>
 
+#include "base/invariant.hpp"
 #include "base/key_compare.hpp"
 #include "kv/size_class_pool.hpp"
 
@@ -81,6 +87,7 @@ class SkipList {
   SkipList(const SkipList&) = delete;
   SkipList& operator=(const SkipList&) = delete;
   ~SkipList() {
+    if constexpr (base::kDebugInvariants) check_levels();
     Node* n = head_;
     while (n != nullptr) {
       Node* next = n->next(0);
@@ -274,6 +281,7 @@ class SkipList {
       find_predecessors(node->key(), prev);
     }
     for (int i = 0; i < node->height(); ++i) {
+      STRATA_INVARIANT(prev[i]->next(i) == node);
       if (prev[i]->next(i) == node) prev[i]->set_next(i, node->next(i));
     }
     // Levels no node reaches any more cost every seek a step (a queue that drains keeps
@@ -282,6 +290,9 @@ class SkipList {
     int height = max_height();
     while (height > 1 && head_->next(height - 1) == nullptr) --height;
     max_height_.store(height, std::memory_order_relaxed);
+    if constexpr (base::kDebugInvariants) {
+      for (int i = height; i < kMaxHeight; ++i) STRATA_INVARIANT(head_->next(i) == nullptr);
+    }
   }
 
   // The most bytes a node of a key of `key_size` bytes takes.
@@ -316,6 +327,14 @@ class SkipList {
       // at the new levels of head_ and drops down.
       max_height_.store(height, std::memory_order_relaxed);
     }
+    if constexpr (base::kDebugInvariants) {
+      for (int i = 0; i < height; ++i) {
+        // The new node goes between its predecessor and that one's successor, on each level.
+        const Node* after = prev[i]->next(i);
+        STRATA_INVARIANT(prev[i] == head_ || key_less(prev[i]->key(), key));
+        STRATA_INVARIANT(after == nullptr || key_less(key, after->key()));
+      }
+    }
     Node* n = make_node(key, height);
     for (int i = 0; i < height; ++i) {
       n->set_next(i, prev[i]->next(i));
@@ -331,6 +350,24 @@ class SkipList {
   }
 
   void find_predecessors(std::string_view key, Node** prev) const { descend(key, prev); }
+
+  // Writer, with no reader left: each level ascends strictly, holds only linked nodes of
+  // at least its height, and each of its nodes is on the level below.
+  void check_levels() const {
+    for (int level = max_height() - 1; level >= 0; --level) {
+      const Node* below = head_;
+      for (const Node* n = head_->next(level); n != nullptr; n = n->next(level)) {
+        STRATA_INVARIANT(!n->unlinked_ && n->height() > level);
+        if (level == 0) continue;
+        while (below != nullptr && below != n) below = below->next(level - 1);
+        STRATA_INVARIANT(below == n);
+      }
+      const Node* prev = nullptr;
+      for (const Node* n = head_->next(level); n != nullptr; prev = n, n = n->next(level)) {
+        STRATA_INVARIANT(prev == nullptr || key_less(prev->key(), n->key()));
+      }
+    }
+  }
 
   // Whether `key` falls between the last in-order insert and its successor. Then finger_
   // holds its predecessors: a node on some level between finger_[i] and `key` would be on

@@ -4,6 +4,10 @@
 // collection may cut (to nullptr) below the oldest version any reader can ask for. A
 // record made with no older one (a key's first) has no room for the link at all.
 //
+// Invariant: a chain's versions strictly descend from its head (a record is made only over
+// an older version; a second write at the same version replaces the record). Checked
+// where a record is made and where a chain is walked (STRATA_INVARIANT).
+//
 // Thread safety: one writer pushes and cuts; readers walk with acquire loads and need a
 // reclamation pin (kv::ReaderRegistry) for records cut while they walk.
 #pragma once
@@ -19,6 +23,7 @@
 
 #include "strata/types.hpp"
 
+#include "base/invariant.hpp"
 #include "kv/size_class_pool.hpp"
 
 namespace strata::kv {
@@ -35,6 +40,7 @@ class VersionRecord {
   // to the pool it is given, which must outlive the block's slab owner or be it.
   static VersionRecord* make_at(void* mem, Version version, std::optional<std::string_view> value,
                                 VersionRecord* older) {
+    STRATA_INVARIANT(older == nullptr || older->version() < version);
     const std::size_t n = value ? value->size() : 0;
     const bool chained = older != nullptr;
     auto* r = new (mem) VersionRecord(version, chained);
@@ -120,7 +126,11 @@ class VersionRecord {
 
 // The newest record at or below `version` in a chain starting at `head`, or nullptr.
 inline const VersionRecord* visible_at(const VersionRecord* head, Version version) {
-  while (head != nullptr && head->version() > version) head = head->older();
+  while (head != nullptr && head->version() > version) {
+    const VersionRecord* older = head->older();
+    STRATA_INVARIANT(older == nullptr || older->version() < head->version());
+    head = older;
+  }
   return head;
 }
 

@@ -472,5 +472,21 @@ TEST(SkipList, LookupOfAnExistingKeyNeverMissesDuringInserts) {
   EXPECT_EQ(misses.load(), 0) << "of " << lookups.load() << " lookups";
 }
 
+// The invariants (base/invariant.hpp) run in the sanitizer builds: there, linking a key
+// that is already in the list (insert's precondition broken) stops the process at once
+// rather than leave two nodes of one key. Elsewhere the checks compile to nothing.
+TEST(SkipListDeathTest, InsertingALinkedKeyAgainBreaksAnInvariantWhereChecksRun) {
+  if (!base::kDebugInvariants) GTEST_SKIP() << "built without STRATA_DEBUG_INVARIANTS";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        SizeClassPool pool;
+        List list(pool);
+        list.insert("a", 3);
+        list.insert("a", 3);
+      },
+      "invariant failed");
+}
+
 }  // namespace
 }  // namespace strata::kv

@@ -66,5 +66,19 @@ TEST(VersionRecord, LargeVersionsReadBackWhole) {
   VersionRecord::destroy(pool, first);
 }
 
+// Where the invariants run (the sanitizer builds), a record made over one that is not
+// older stops the process: a chain's versions strictly descend.
+TEST(VersionRecordDeathTest, ARecordOverANewerOneBreaksAnInvariantWhereChecksRun) {
+  if (!base::kDebugInvariants) GTEST_SKIP() << "built without STRATA_DEBUG_INVARIANTS";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        SizeClassPool pool;
+        VersionRecord* newer = VersionRecord::make(pool, 9, std::nullopt, nullptr);
+        (void)VersionRecord::make(pool, 7, std::nullopt, newer);
+      },
+      "invariant failed");
+}
+
 }  // namespace
 }  // namespace strata::kv

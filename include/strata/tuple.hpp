@@ -270,14 +270,19 @@ class Tuple {
   std::vector<Element> elements_;
 };
 
-// Tuple pieces for a layer that builds keys of one fixed shape in a string it keeps (the
-// queue recipes' item keys): each appends to `out` the bytes one element packs to inside a
-// tuple, so a prefix followed by appended elements e1, e2 is prefix + Tuple{e1, e2}.pack().
-// No Tuple is built, and nothing is allocated once `out` has the room. Throw as
-// Tuple::pack(). REQUIRES: `bytes` does not point into `out`.
+// Tuple pieces for a layer that builds keys of one fixed shape in a buffer it keeps (the
+// queue recipes' item keys): each writes the bytes one element packs to inside a tuple, so
+// a prefix followed by elements e1, e2 so written is prefix + Tuple{e1, e2}.pack(). No
+// Tuple is built, and nothing is allocated once the buffer has the room.
+// append_packed appends `e` to `out`, and throws as Tuple::pack().
 void append_packed(std::string& out, const Element& e);
-void append_packed_int(std::string& out, std::int64_t v);            // as Element(v)
-void append_packed_bytes(std::string& out, std::string_view bytes);  // as Element(Bytes)
+// pack_int_at and pack_bytes_at write an integer (as Element(v)) or a byte string (as
+// Element(Bytes)) at `out`, in place, and return the end of what they wrote. REQUIRES:
+// room for kMaxPackedIntSize bytes, or max_packed_bytes_size(bytes.size()), at `out`.
+inline constexpr std::size_t kMaxPackedIntSize = 9;  // a code and up to 8 bytes
+constexpr std::size_t max_packed_bytes_size(std::size_t n) { return 2 + 2 * n; }  // all 00s
+char* pack_int_at(char* out, std::int64_t v);
+char* pack_bytes_at(char* out, std::string_view bytes);
 // The first element of packed tuple bytes, decoded without the elements after it (an
 // integer allocates nothing): Tuple::unpack(bytes)[0] when the whole is well formed. Throws
 // Error(invalid_tuple) as Tuple::unpack for a malformed or missing first element; the

@@ -55,14 +55,15 @@ Bytes random_id() {
 
 std::string_view numbered_item_key(std::string_view prefix, std::int64_t position) {
   std::array<char, kRandomIdSize> id = random_bytes();
-  // Built in the calling thread's buffer, which keeps the room of the longest key it has
-  // held: no allocation, and each element written in place (append_packed_*), not byte by
-  // byte.
+  // Written in place into the calling thread's buffer, which keeps the room of the longest
+  // key it has held: no allocation, no per-byte appends, no resizing per key.
   thread_local std::string buffer;
-  buffer.assign(prefix);
-  append_packed_int(buffer, position);
-  append_packed_bytes(buffer, std::string_view(id.data(), id.size()));
-  return buffer;
+  const std::size_t most = prefix.size() + kMaxPackedIntSize + max_packed_bytes_size(kRandomIdSize);
+  if (buffer.size() < most) buffer.resize(most);
+  char* out = std::copy(prefix.begin(), prefix.end(), buffer.data());
+  out = pack_int_at(out, position);
+  out = pack_bytes_at(out, std::string_view(id.data(), id.size()));
+  return {buffer.data(), static_cast<std::size_t>(out - buffer.data())};
 }
 
 std::int64_t item_position(std::string_view prefix, std::string_view key) {

@@ -31,28 +31,6 @@ std::string Tuple::pack_with_versionstamp() const {
 
 Tuple Tuple::unpack(std::string_view bytes) { return tuple_detail::unpack_from(bytes, 0); }
 
-void append_packed(std::string& out, const Element& e) { tuple_detail::append_element(out, e); }
-
-// Written in place: room for the longest encoding, then cut to what was written (no
-// per-byte appends).
-void append_packed_int(std::string& out, std::int64_t v) {
-  const std::size_t at = out.size();
-  out.resize(at + tuple_detail::kMaxIntSize);
-  const char* end = tuple_detail::write_int(out.data() + at, v);
-  out.resize(static_cast<std::size_t>(end - out.data()));
-}
-
-void append_packed_bytes(std::string& out, std::string_view bytes) {
-  const std::size_t at = out.size();
-  out.resize(at + tuple_detail::max_bytes_size(bytes.size()));
-  const char* end = tuple_detail::write_bytes(out.data() + at, bytes);
-  out.resize(static_cast<std::size_t>(end - out.data()));
-}
-
-Element unpack_first(std::string_view bytes, std::size_t base_offset) {
-  return tuple_detail::unpack_first(bytes, base_offset);
-}
-
 bool operator==(const Tuple& a, const Tuple& b) { return a.elements_ == b.elements_; }
 
 std::strong_ordering operator<=>(const Tuple& a, const Tuple& b) {

@@ -63,8 +63,8 @@ void pack_into(std::string& out, const Tuple& t, StampMode mode);
 // builds keys of one fixed shape in place, without a Tuple or a string to append to. Each
 // returns the end of what it wrote. REQUIRES: room for kMaxIntSize bytes (an integer) or
 // max_bytes_size(bytes.size()) (a byte string).
-inline constexpr std::size_t kMaxIntSize = 9;  // a code and up to 8 bytes
-constexpr std::size_t max_bytes_size(std::size_t n) { return 2 + 2 * n; }  // all 00s
+inline constexpr std::size_t kMaxIntSize = kMaxPackedIntSize;
+constexpr std::size_t max_bytes_size(std::size_t n) { return max_packed_bytes_size(n); }
 char* write_int(char* out, std::int64_t v);
 char* write_bytes(char* out, std::string_view bytes);
 // Any element, as pack_into(out, Tuple{e}, StampMode::reject) would append it (and throws

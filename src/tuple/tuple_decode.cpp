@@ -252,3 +252,13 @@ Element unpack_first(std::string_view bytes, std::size_t base_offset) {
 }
 
 }  // namespace strata::tuple_detail
+
+namespace strata {
+
+Element unpack_first(std::string_view bytes, std::size_t base_offset) {
+  return tuple_detail::unpack_first(bytes, base_offset);
+}
+
+}  // namespace strata
+
+namespace strata::tuple_detail {}  // namespace strata::tuple_detail

@@ -213,6 +213,20 @@ void append_element(std::string& out, const Element& e) {
   reject_stamps(encoder.incomplete_stamps());
 }
 
+}  // namespace strata::tuple_detail
+
+namespace strata {
+
+void append_packed(std::string& out, const Element& e) { tuple_detail::append_element(out, e); }
+char* pack_int_at(char* out, std::int64_t v) { return tuple_detail::write_int(out, v); }
+char* pack_bytes_at(char* out, std::string_view bytes) {
+  return tuple_detail::write_bytes(out, bytes);
+}
+
+}  // namespace strata
+
+namespace strata::tuple_detail {
+
 void pack_into(std::string& out, const Tuple& t, StampMode mode) {
   Encoder encoder(out);
   encoder.tuple(t, 0);

@@ -1,8 +1,11 @@
 // Golden bytes: every line of tests/tuple/data/vectors.txt both ways, and the worked
 // examples of FoundationDB's design/tuple.md and bindings/python/fdb/tuple.py written with the C++
 // API.
+#include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <limits>
+#include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -45,8 +48,8 @@ TEST(TupleGolden, EveryVectorUnpacksToItsTupleWithExactTypesAndBits) {
   }
 }
 
-// unpack_first (what the recipes decode an item's position with) is unpack()[0] for every
-// vector, and refuses the empty tuple.
+// unpack_first (the public call the recipes decode an item's position with) is
+// unpack()[0] for every vector, and refuses the empty tuple.
 TEST(TupleGolden, UnpackFirstIsTheFirstElementOfEveryVector) {
   const auto vectors = tuple_test::load_vectors();
   ASSERT_FALSE(vectors.empty());
@@ -54,13 +57,36 @@ TEST(TupleGolden, UnpackFirstIsTheFirstElementOfEveryVector) {
   for (const auto& v : vectors) {
     if (v.tuple.empty()) continue;
     Element first;
-    ASSERT_NO_THROW(first = tuple_detail::unpack_first(v.bytes, 0)) << "vectors.txt:" << v.line;
+    ASSERT_NO_THROW(first = unpack_first(v.bytes)) << "vectors.txt:" << v.line;
     EXPECT_TRUE(tuple_test::identical(Tuple{v.tuple[0]}, Tuple{first})) << "vectors.txt:" << v.line;
     ++checked;
   }
   EXPECT_GT(checked, 400);
-  EXPECT_THAT([] { (void)tuple_detail::unpack_first("", 3); },
-              ThrowsCode(ErrorCode::invalid_tuple));
+  EXPECT_THAT([] { (void)unpack_first("", 3); }, ThrowsCode(ErrorCode::invalid_tuple));
+}
+
+// The pieces a layer writes keys with (append_packed, pack_int_at, pack_bytes_at) give the
+// bytes Tuple::pack gives for the same elements, at any place in a buffer.
+TEST(TupleGolden, PackedPiecesAreTheTuplesBytes) {
+  const std::string prefix("\x15\x07pre", 5);
+  for (std::int64_t v : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{255},
+                         std::int64_t{-256}, std::int64_t{1} << 40, INT64_MAX, INT64_MIN}) {
+    for (const std::string& bytes :
+         {std::string(), std::string("id"), std::string("\0\0x", 3), std::string(20, '\0')}) {
+      std::string buffer(prefix.size() + kMaxPackedIntSize + max_packed_bytes_size(bytes.size()),
+                         '?');
+      char* out = std::copy(prefix.begin(), prefix.end(), buffer.data());
+      out = pack_int_at(out, v);
+      out = pack_bytes_at(out, bytes);
+      buffer.resize(static_cast<std::size_t>(out - buffer.data()));
+      EXPECT_EQ(buffer, prefix + (Tuple{v, Bytes{bytes}}).pack()) << v;
+
+      std::string appended = prefix;
+      append_packed(appended, Element(v));
+      append_packed(appended, Element(Bytes{bytes}));
+      EXPECT_EQ(appended, buffer) << v;
+    }
+  }
 }
 
 // Worked examples checked against FoundationDB's bindings/python/fdb/tuple.py, numbered, through

@@ -48,6 +48,7 @@ bool strata_high_contention();
 std::unique_ptr<Peer> make_lmdb_peer(const std::filesystem::path& dir);
 std::unique_ptr<Peer> make_rocksdb_peer(const std::filesystem::path& dir);
 std::unique_ptr<Peer> make_sqlite_peer(const std::filesystem::path& dir);
+std::unique_ptr<Peer> make_wiredtiger_peer(const std::filesystem::path& dir);
 std::unique_ptr<Peer> make_std_peer(const std::filesystem::path& dir);
 
 constexpr std::size_t kKeyBytes = 16;

@@ -15,7 +15,9 @@
 //
 // PqHead: priorities arrive in any order, so a push lowers the shared hint to its own key
 // before inserting it, and a pop may raise the hint to the key it popped only if no push was
-// in flight when it read the hint and none started since.
+// in flight when it read the hint and none started since. It also counts the items pushed
+// and not yet popped: when a pop under that condition leaves none, the hint moves past the
+// end, and the next push brings it down to its own key.
 #pragma once
 
 #include <atomic>
@@ -91,9 +93,10 @@ class PqHead {
     if (key < low_) low_ = key;
     ++version_;
   }
-  void push_ends() {
+  void push_ends(bool committed) {
     std::lock_guard lock(mu_);
     --pending_;
+    if (committed) ++live_;
     ++version_;
   }
   // Read before the pop's transaction begins.
@@ -103,17 +106,25 @@ class PqHead {
   }
   void popped(const Seen& before, const std::string& key) {
     std::lock_guard lock(mu_);
-    if (before.quiet && version_ == before.version && key > low_) {
-      low_ = key;
+    --live_;
+    if (before.quiet && version_ == before.version) {
+      if (live_ == 0) {
+        low_ = kEnd;
+      } else if (key > low_) {
+        low_ = key;
+      }
       ++version_;
     }
   }
+  // Sorts after every priority-queue key.
+  static constexpr const char* kEnd = "\xff\xff";
 
  private:
   std::mutex mu_;
   std::string low_;  // "" sorts first: the start of the table
   std::uint64_t version_ = 0;
   int pending_ = 0;
+  std::int64_t live_ = 0;
   std::atomic<std::uint64_t> counts_[256] = {};
 };
 

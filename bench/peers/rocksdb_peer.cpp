@@ -99,10 +99,10 @@ class RocksPeer final : public Peer {
     try {
       put(t, queues_, key, value);
     } catch (...) {
-      pq_.push_ends();
+      pq_.push_ends(false);
       throw;
     }
-    pq_.push_ends();
+    pq_.push_ends(true);
   }
   bool pq_pop_min(int t, std::string& out) override {
     const PqHead::Seen seen = pq_.seen();

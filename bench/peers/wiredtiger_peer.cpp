@@ -89,10 +89,10 @@ class WtPeer final : public Peer {
     try {
       insert(client(t), client(t).p, key, value);
     } catch (...) {
-      pq_.push_ends();
+      pq_.push_ends(false);
       throw;
     }
-    pq_.push_ends();
+    pq_.push_ends(true);
   }
   bool pq_pop_min(int t, std::string& out) override {
     const PqHead::Seen seen = pq_.seen();

@@ -655,12 +655,17 @@ static int program_main(int argc, char** argv) {
     }
     csv << "\n";
   }
-  auto csv_number = [&](std::optional<double> v) {
+  // Rates as whole ops/s, ratios to four significant digits.
+  auto csv_number = [&](std::optional<double> v, bool ratio) {
     csv << ",";
-    if (v) {
-      csv << std::setprecision(4) << *v;
-    } else {
+    if (!v) {
       csv << "NaN";
+    } else if (ratio) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4g", *v);
+      csv << buf;
+    } else {
+      csv << std::llround(*v);
     }
   };
   for (std::size_t wi = 0; wi < kNumWorkloads; ++wi) {
@@ -708,16 +713,18 @@ static int program_main(int argc, char** argv) {
       for (std::size_t k = 0; k < kNumPeers; ++k) {
         const auto& rates = rounds[wi][k].rates;
         const bool ok = row[k].ops.has_value();
-        csv_number(row[k].ops);
+        csv_number(row[k].ops, false);
         csv_number(ok ? std::optional<double>(*std::min_element(rates.begin(), rates.end()))
-                      : std::nullopt);
+                      : std::nullopt,
+                   false);
         csv_number(ok ? std::optional<double>(*std::max_element(rates.begin(), rates.end()))
-                      : std::nullopt);
+                      : std::nullopt,
+                   false);
       }
       for (std::size_t k = 1; k < kNumPeers; ++k) {
-        csv_number(ratio[k]);
-        csv_number(ratio_lo[k]);
-        csv_number(ratio_hi[k]);
+        csv_number(ratio[k], true);
+        csv_number(ratio_lo[k], true);
+        csv_number(ratio_hi[k], true);
       }
       csv << "\n";
     }

@@ -1,12 +1,14 @@
 # bench/peers/plot.gp: turns the CSV of strata-peers into a chart (docs/peers.png).
 #   build/release/bench/strata-peers --csv docs/peers.csv
-#   gnuplot -e "csv='docs/peers.csv'; out='docs/peers.png'" bench/peers/plot.gp
+#   gnuplot -e "csv='docs/peers.csv'; out='docs/peers.png'; run='machine, date, commit'" \
+#           bench/peers/plot.gp
 # One panel per unit (ops/s, log scale), then strata/peer, then each engine's settings as
 # the CSV's comment lines state them. Bars are the median round of a cell, error bars its
 # lowest and highest round. Colours follow the engine in every panel. A missing peer is NaN
 # in the CSV and leaves a gap.
 if (!exists("csv")) csv = "peers.csv"
 if (!exists("out")) out = "docs/peers.png"
+if (!exists("run")) run = ""  # where and when the CSV was made, shown under the settings
 
 # CSV columns: workload, clients, unit, then per engine (strata, lmdb, rocksdb, sqlite,
 # wiredtiger, mutex_std) median, min, max; then per peer strata/peer median, min, max.
@@ -57,7 +59,7 @@ unset key
 unset logscale y
 set xrange [0:1]
 set yrange [0:1]
-set label 1 "Settings (every engine: no sync, no log; files on a tmpfs)\n\n".settings."\n\nmutex+std is a ceiling, not a peer: a single-process lock\naround std containers, with no durability, no MVCC and no\nconcurrency of readers (each get takes the lock).\n\nqueue-churn-1 runs once per engine (no rounds, no error bar)." \
+set label 1 "Settings (every engine: no sync, no log; files on a tmpfs)\n\n".settings."\n\nmutex+std is a ceiling, not a peer: a single-process lock\naround std containers, with no durability, no MVCC and no\nconcurrency of readers (each get takes the lock).\n\nqueue-churn-1 runs once per engine (no rounds, no error bar).".(run eq "" ? "" : "\n\nRun: ".run) \
     at graph 0, graph 1 left front font ",9"
 plot 2 notitle
 unset multiplot

@@ -20,6 +20,7 @@
 // end, and the next push brings it down to its own key.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <limits>

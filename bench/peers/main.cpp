@@ -274,7 +274,7 @@ long rss_kib() {
 
 // Churn: a queue holding a constant live set; one client enqueues at the tail and dequeues
 // at the head, over ten equal windows. `drift` reports the last window against the first,
-// for the rate and for the process's RSS (DESIGN.md: both within 10 %).
+// for the rate and for the process's RSS (the target: both within 10 %).
 Cell run_churn(Peer& p, double seconds, std::string& drift) {
   constexpr std::uint64_t kLive = 10'000;
   constexpr int kWindows = 10;

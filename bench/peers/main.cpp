@@ -1,8 +1,8 @@
 // strata-peers: the same workloads against strata and the engines a user would pick
-// instead (LMDB, RocksDB OptimisticTransactionDB, SQLite, a mutex-protected std container),
-// in one run; prints ops/s and the ratio strata/peer per workload, and optionally a CSV.
+// instead (LMDB, RocksDB OptimisticTransactionDB, SQLite, WiredTiger, a mutex-protected std
+// container), in one run; prints ops/s and the ratio strata/peer per workload, and a CSV.
 //
-// Peers are configured for speed as DESIGN.md describes (tmpfs, no sync, no WAL); each
+// Every engine runs without durability (no sync, no log; files on a tmpfs); each
 // workload cell gets a fresh instance per engine in its own directory, and the engines
 // take turns in short rounds (--rounds), so each ratio compares engines measured at the
 // same time. See bench/peers/plot.gp for the chart made from the CSV.
@@ -38,15 +38,29 @@ struct PeerInfo {
   const char* name;   // column name
   const char* label;  // table heading
   std::unique_ptr<Peer> (*make)(const std::filesystem::path&);
-  const char* missing;  // why it may be absent
+  const char* missing;   // why it may be absent
+  const char* settings;  // how it is configured, printed with the results
 };
 
+// Every engine runs without durability: nothing is synced and nothing is logged, so each
+// measures its in-memory path (files, where an engine needs them, are on a tmpfs).
 const PeerInfo kPeers[] = {
-    {"strata", "strata", make_strata_peer, ""},
-    {"lmdb", "LMDB", make_lmdb_peer, "liblmdb-dev was not found when configuring"},
-    {"rocksdb", "RocksDB-OTDB", make_rocksdb_peer, "librocksdb-dev was not found when configuring"},
-    {"sqlite", "SQLite", make_sqlite_peer, "libsqlite3-dev was not found when configuring"},
-    {"mutex_std", "mutex+std", make_std_peer, ""},
+    {"strata", "strata", make_strata_peer, "",
+     "in memory (no WAL, no checkpoints); serializable optimistic transactions"},
+    {"lmdb", "LMDB", make_lmdb_peer, "liblmdb-dev was not found when configuring",
+     "tmpfs; MDB_NOSYNC|MDB_NOMETASYNC|MDB_WRITEMAP; one writer at a time"},
+    {"rocksdb", "RocksDB-OTDB", make_rocksdb_peer, "librocksdb-dev was not found when configuring",
+     "OptimisticTransactionDB on tmpfs; WAL off, no sync; queues in a column family with a "
+     "1 MiB write buffer, SingleDelete, head hint (iterate_lower_bound)"},
+    {"sqlite", "SQLite", make_sqlite_peer, "libsqlite3-dev was not found when configuring",
+     "tmpfs; journal_mode=WAL, synchronous=OFF; BEGIN IMMEDIATE"},
+    {"wiredtiger", "WiredTiger", make_wiredtiger_peer,
+     "libwiredtiger-dev was not found when configuring",
+     "in_memory=true (no log, no checkpoints); snapshot isolation; session and cursors per "
+     "thread; head hint (search_near)"},
+    {"mutex_std", "mutex+std", make_std_peer, "",
+     "one std::mutex around std::deque/multimap/map: the ceiling (no durability, no MVCC, "
+     "readers serialized)"},
 };
 constexpr std::size_t kNumPeers = sizeof(kPeers) / sizeof(kPeers[0]);
 
@@ -94,12 +108,15 @@ struct Rounds {
   std::string note;
   bool error = false;
 
-  // The cell's figure: the mean of equal-length rounds (total ops over total time).
+  // The cell's figure: the median round (of an even count, the mean of the middle two).
   Cell cell() const {
     if (error || rates.empty()) return Cell{std::nullopt, note};
-    double sum = 0;
-    for (double r : rates) sum += r;
-    return Cell{sum / static_cast<double>(rates.size()), note};
+    return Cell{median(rates), note};
+  }
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   }
 };
 
@@ -257,7 +274,7 @@ long rss_kib() {
 
 // Churn: a queue holding a constant live set; one client enqueues at the tail and dequeues
 // at the head, over ten equal windows. `drift` reports the last window against the first,
-// for the rate and for the process's RSS (DESIGN.md: both within 10 %).
+// for the rate and for the process's RSS (the target: both within 10 %).
 Cell run_churn(Peer& p, double seconds, std::string& drift) {
   constexpr std::uint64_t kLive = 10'000;
   constexpr int kWindows = 10;
@@ -421,7 +438,7 @@ void parse(int argc, char** argv, Config& cfg) {
   app.add_option("--csv", cfg.csv, "also write the results as CSV (for bench/peers/plot.gp)")
       ->type_name("FILE");
   app.add_option("--peers", peers_list,
-                 "comma list of: strata,lmdb,rocksdb,sqlite,mutex_std (default all)")
+                 "comma list of: strata,lmdb,rocksdb,sqlite,wiredtiger,mutex_std (default all)")
       ->type_name("LIST");
   app.add_option("--workloads", workloads_list, workloads_help)->type_name("LIST");
   app.add_option("--keys", cfg.keys, "key space of the point workloads (default 1000000)")
@@ -477,6 +494,9 @@ static int program_main(int argc, char** argv) {
   std::cout << "strata-peers: " << cfg.seconds << " s per cell, files in " << cfg.dir.string()
             << ", strata's queues in " << (strata_high_contention() ? "high-contention" : "simple")
             << " mode\n";
+  for (std::size_t k = 0; k < kNumPeers; ++k) {
+    if (active[k]) std::cout << "  " << kPeers[k].label << ": " << kPeers[k].settings << "\n";
+  }
 
   // Every engine's rounds of every workload; the table is made from them at the end.
   std::vector<std::vector<Rounds>> rounds(kNumWorkloads, std::vector<Rounds>(kNumPeers));
@@ -611,8 +631,9 @@ static int program_main(int argc, char** argv) {
   }
   std::cout << "\n";
   if (cfg.rounds > 1) {
-    std::cout << "(ratios over the whole cell; in brackets the lowest and highest of its "
-              << cfg.rounds << " rounds)\n";
+    std::cout << "(each figure is the median of its " << cfg.rounds
+              << " rounds; a ratio is the median of the rounds' ratios, in brackets the lowest "
+                 "and highest)\n";
   }
   std::cout << head.str() << "\n" << rule.str() << "\n";
   std::ofstream csv;
@@ -622,11 +643,31 @@ static int program_main(int argc, char** argv) {
       std::cerr << "strata-peers: cannot write " << cfg.csv << "\n";
       return 2;
     }
+    // Settings as comment lines (gnuplot skips them), then one row per workload: per engine
+    // the median, lowest and highest round; per peer strata/peer likewise, round by round.
+    for (const auto& p : kPeers) csv << "# " << p.name << ": " << p.settings << "\n";
     csv << "workload,clients,unit";
-    for (const auto& p : kPeers) csv << "," << p.name;
-    for (std::size_t k = 1; k < kNumPeers; ++k) csv << ",strata/" << kPeers[k].name;
+    for (const auto& p : kPeers)
+      csv << "," << p.name << "," << p.name << "_min," << p.name << "_max";
+    for (std::size_t k = 1; k < kNumPeers; ++k) {
+      const std::string r = std::string("strata/") + kPeers[k].name;
+      csv << "," << r << "," << r << "_min," << r << "_max";
+    }
     csv << "\n";
   }
+  // Rates as whole ops/s, ratios to four significant digits.
+  auto csv_number = [&](std::optional<double> v, bool ratio) {
+    csv << ",";
+    if (!v) {
+      csv << "NaN";
+    } else if (ratio) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4g", *v);
+      csv << buf;
+    } else {
+      csv << std::llround(*v);
+    }
+  };
   for (std::size_t wi = 0; wi < kNumWorkloads; ++wi) {
     if (!cfg.workloads[wi]) continue;
     const Workload& w = kWorkloads[wi];
@@ -637,42 +678,54 @@ static int program_main(int argc, char** argv) {
       if (!active[k]) continue;
       std::cout << " " << (row[k].ops ? human(*row[k].ops) : std::string("failed")) << " |";
     }
-    std::vector<std::string> ratios(kNumPeers);
+    // strata/peer round by round: median, lowest, highest.
+    std::vector<std::optional<double>> ratio(kNumPeers), ratio_lo(kNumPeers), ratio_hi(kNumPeers);
     for (std::size_t k = 1; k < kNumPeers; ++k) {
-      if (row[0].ops && row[k].ops && *row[k].ops > 0) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.3g", *row[0].ops / *row[k].ops);
-        ratios[k] = buf;
+      std::vector<double> per_round;
+      if (row[0].ops && row[k].ops) {
+        const auto& mine = rounds[wi][0].rates;
+        const auto& theirs = rounds[wi][k].rates;
+        for (std::size_t r = 0; r < mine.size() && r < theirs.size(); ++r) {
+          if (theirs[r] > 0) per_round.push_back(mine[r] / theirs[r]);
+        }
+      }
+      if (!per_round.empty()) {
+        ratio[k] = Rounds::median(per_round);
+        auto [lo, hi] = std::minmax_element(per_round.begin(), per_round.end());
+        ratio_lo[k] = *lo;
+        ratio_hi[k] = *hi;
       }
       if (!active[k] || !active[0]) continue;
-      std::cout << " " << (ratios[k].empty() ? "-" : ratios[k] + "x");
-      // The spread: strata/peer round by round.
-      std::vector<double> per_round;
-      const auto& mine = rounds[wi][0].rates;
-      const auto& theirs = rounds[wi][k].rates;
-      for (std::size_t r = 0; r < mine.size() && r < theirs.size(); ++r) {
-        if (theirs[r] > 0) per_round.push_back(mine[r] / theirs[r]);
+      char buf[64];
+      if (!ratio[k]) {
+        std::snprintf(buf, sizeof buf, " - |");
+      } else if (per_round.size() > 1) {
+        std::snprintf(buf, sizeof buf, " %.3gx (%.3g-%.3g) |", *ratio[k], *ratio_lo[k],
+                      *ratio_hi[k]);
+      } else {
+        std::snprintf(buf, sizeof buf, " %.3gx |", *ratio[k]);
       }
-      if (!ratios[k].empty() && per_round.size() > 1) {
-        auto [lo, hi] = std::minmax_element(per_round.begin(), per_round.end());
-        char buf[48];
-        std::snprintf(buf, sizeof buf, " (%.3g-%.3g)", *lo, *hi);
-        std::cout << buf;
-      }
-      std::cout << " |";
+      std::cout << buf;
     }
     std::cout << "\n";
     if (csv.is_open()) {
       csv << w.id << "," << w.clients << "," << w.unit;
       for (std::size_t k = 0; k < kNumPeers; ++k) {
-        csv << ",";
-        if (row[k].ops)
-          csv << std::llround(*row[k].ops);
-        else
-          csv << "NaN";
+        const auto& rates = rounds[wi][k].rates;
+        const bool ok = row[k].ops.has_value();
+        csv_number(row[k].ops, false);
+        csv_number(ok ? std::optional<double>(*std::min_element(rates.begin(), rates.end()))
+                      : std::nullopt,
+                   false);
+        csv_number(ok ? std::optional<double>(*std::max_element(rates.begin(), rates.end()))
+                      : std::nullopt,
+                   false);
       }
-      for (std::size_t k = 1; k < kNumPeers; ++k)
-        csv << "," << (ratios[k].empty() ? "NaN" : ratios[k]);
+      for (std::size_t k = 1; k < kNumPeers; ++k) {
+        csv_number(ratio[k], true);
+        csv_number(ratio_lo[k], true);
+        csv_number(ratio_hi[k], true);
+      }
       csv << "\n";
     }
   }

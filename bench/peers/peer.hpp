@@ -22,8 +22,9 @@ class Peer {
   // Per-thread handles for the next cell; called from the main thread before it starts.
   virtual void prepare(int threads) = 0;
 
-  // Queue recipe: enqueue reads the last key and inserts after it; dequeue reads the first
-  // key and deletes it; each is one transaction with the peer's own retry loop.
+  // Queue recipe: enqueue reads the last key and inserts after it (or takes its index from
+  // an in-process counter, where the engine's users do: head_hint.hpp); dequeue reads the
+  // first key and deletes it; each is one transaction with the peer's own retry loop.
   virtual void enqueue(int t, std::string_view value) = 0;
   virtual bool dequeue(int t, std::string& out) = 0;  // false: the queue was empty
 
@@ -48,6 +49,7 @@ bool strata_high_contention();
 std::unique_ptr<Peer> make_lmdb_peer(const std::filesystem::path& dir);
 std::unique_ptr<Peer> make_rocksdb_peer(const std::filesystem::path& dir);
 std::unique_ptr<Peer> make_sqlite_peer(const std::filesystem::path& dir);
+std::unique_ptr<Peer> make_wiredtiger_peer(const std::filesystem::path& dir);
 std::unique_ptr<Peer> make_std_peer(const std::filesystem::path& dir);
 
 constexpr std::size_t kKeyBytes = 16;

@@ -315,9 +315,8 @@ Cell run_churn(Peer& p, double seconds, std::string& drift) {
   return Cell{static_cast<double>(total) / seconds, ""};
 }
 
-// Producers wait while 2,000 items are in flight (bench/backlog.hpp). (They used to spin
-// on sched_yield. Session 16 first blamed the spinning for the cell's two regimes; they
-// turned out to follow the host's vCPU placement, core_latency.hpp.)
+// Producers wait while 2,000 items are in flight (bench/backlog.hpp), asleep rather than
+// spinning. The cell's rate follows the host's vCPU placement (core_latency.hpp).
 Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
   constexpr std::int64_t kMaxInFlight = 2000;  // the backlog producers wait beyond
   const int producers = w.clients / 2;

@@ -8,8 +8,6 @@
 #include "base/limits.hpp"
 #include "engine/persistence.hpp"
 #include "engine/versionstamp.hpp"
-#include "kv/size_class_pool.hpp"
-#include "kv/version_chain.hpp"
 
 namespace strata::engine {
 namespace {

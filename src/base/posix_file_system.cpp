@@ -6,6 +6,7 @@
 // the canonical paths this process holds, so a second lock() in the same process fails
 // with a message that says so, also on file systems where flock is not enforced.
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <set>
 #include <system_error>
@@ -103,7 +104,7 @@ class PosixWritableFile final : public WritableFile {
   void grow(std::uint64_t needed) {
     const std::uint64_t target = (needed / step_ + 1) * step_;
     static constexpr std::size_t kChunk = std::size_t{64} << 10;
-    static const std::string kZeros(kChunk, '\0');
+    static constexpr std::array<char, kChunk> kZeros{};  // no allocation on an append
     while (disk_size_ < target) {
       const std::size_t n =
           static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, target - disk_size_));

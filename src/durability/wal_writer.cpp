@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <exception>
 #include <mutex>
+#include <new>
 
 #include "strata/error.hpp"
 
@@ -22,6 +23,12 @@ constexpr std::uint64_t kMarkIntervalBytes = 64 << 10;
 constexpr std::size_t kMaxIdleBufferCapacity = 16 << 20;
 // The most log bytes sync_written() lets pass without a group marked after_sync.
 constexpr std::uint64_t kMaxUnmarkedBytes = std::uint64_t{4} << 20;
+
+// Room for `n` more items: push_backs after it allocate nothing. Grows by doubling.
+template <class T>
+void reserve_more(std::vector<T>& v, std::size_t n) {
+  if (v.capacity() - v.size() < n) v.reserve(std::max(2 * v.capacity(), v.size() + n));
+}
 }  // namespace
 
 WalWriter::WalWriter(base::FileSystem& fs, fs::path dir, Version last_version, Options options)
@@ -31,6 +38,10 @@ WalWriter::WalWriter(base::FileSystem& fs, fs::path dir, Version last_version, O
 }
 
 WalWriter::~WalWriter() {
+  {
+    base::MutexLock lock(mutex_);  // nothing else holds it any more: for the contract's sake
+    drop_next_file_locked();
+  }
   if (active_ == nullptr) return;
   try {
     active_->close();
@@ -109,9 +120,44 @@ void WalWriter::append(Version version, std::string_view payload) {
   last_version_ = version;
 }
 
-void WalWriter::reserve(std::size_t payload_bytes) {
+void WalWriter::reserve(Version version, std::size_t payload_bytes) {
   base::MutexLock guard(mutex_);
-  buffer_.reserve(buffer_.size() + wal::kFileHeaderSize + wal::kRecordHeaderSize + payload_bytes);
+  const std::size_t bytes =
+      buffer_.size() + wal::kFileHeaderSize + wal::kRecordHeaderSize + payload_bytes;
+  if (buffer_.capacity() < bytes) buffer_.reserve(bytes);
+  reserve_more(marks_, 2);  // a closed segment's and the flush's
+  reserve_more(segments_, 1);
+  // Does the append start a segment (append's test), and is its file not opened yet?
+  if (failed_ || closed_ || !buffer_.empty() || segment_pending_) return;
+  if (active_ != nullptr && active_->size() < options_.segment_bytes) return;
+  if (next_file_ != nullptr) {
+    if (next_version_ == version) return;
+    drop_next_file_locked();  // for a version that never came
+  }
+  fs::path path = dir_ / wal_file_name(version);
+  std::unique_ptr<base::WritableFile> file;
+  try {
+    file = fs_.open_writable(path, base::OpenMode::truncate);
+    if (options_.grow_ahead_bytes != 0) file->grow_ahead(options_.grow_ahead_bytes);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (...) {
+    return;  // the flush that starts the segment opens it, and reports what fails
+  }
+  next_file_ = std::move(file);
+  next_path_ = std::move(path);
+  next_version_ = version;
+}
+
+void WalWriter::drop_next_file_locked() noexcept {
+  if (next_file_ == nullptr) return;
+  try {
+    next_file_->close();
+    next_file_.reset();
+    fs_.remove(next_path_);
+  } catch (...) {  // an empty newest segment: recovery drops it
+    next_file_.reset();
+  }
 }
 
 void WalWriter::flush(bool sync) {
@@ -124,10 +170,16 @@ void WalWriter::flush_locked(bool sync) {
   try {
     if (!buffer_.empty()) {
       if (segment_pending_) {
-        const fs::path path = dir_ / wal_file_name(pending_first_version_);
-        active_ = fs_.open_writable(path, base::OpenMode::truncate);
-        if (options_.grow_ahead_bytes != 0) active_->grow_ahead(options_.grow_ahead_bytes);
-        segments_.push_back(Segment{path, pending_first_version_, 0});
+        fs::path path;
+        if (next_file_ != nullptr && next_version_ == pending_first_version_) {
+          active_ = std::move(next_file_);  // opened by reserve()
+          path = std::move(next_path_);
+        } else {
+          path = dir_ / wal_file_name(pending_first_version_);
+          active_ = fs_.open_writable(path, base::OpenMode::truncate);
+          if (options_.grow_ahead_bytes != 0) active_->grow_ahead(options_.grow_ahead_bytes);
+        }
+        segments_.push_back(Segment{std::move(path), pending_first_version_, 0});
         segment_pending_ = false;
         dir_sync_pending_ = true;
       }
@@ -227,6 +279,7 @@ void WalWriter::roll() {
 
 void WalWriter::close() {
   base::MutexLock guard(mutex_);
+  drop_next_file_locked();
   throw_if_failed();
   flush_locked(/*sync=*/true);
   close_active_locked();
@@ -268,10 +321,13 @@ void WalWriter::remove_segments_before(Version checkpoint_version) {
   for (const fs::path& path : segments_before_locked(checkpoint_version)) {
     fs_.remove(path);
     removed_bytes_ += segments_.front().bytes;
-    segments_.pop_front();
+    segments_.erase(segments_.begin());
     fs_.sync_dir(dir_);
   }
-  while (!marks_.empty() && marks_.front().bytes <= removed_bytes_) marks_.pop_front();
+  const std::uint64_t removed = removed_bytes_;
+  auto kept = std::find_if(marks_.begin(), marks_.end(),
+                           [removed](const Mark& m) { return m.bytes > removed; });
+  marks_.erase(marks_.begin(), kept);
 }
 
 Version WalWriter::last_version() const {

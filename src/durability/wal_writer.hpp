@@ -34,7 +34,6 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -81,9 +80,13 @@ class WalWriter {
   // wal::kMaxPayloadBytes (the writer stays usable), database_failed if failed, and
   // io_error (then the writer is failed) if closing a full segment fails.
   void append(Version version, std::string_view payload);
-  // Room for an append() of `payload_bytes` (a new segment's header included): that append
-  // allocates nothing. Throws std::bad_alloc.
-  void reserve(std::size_t payload_bytes);
+  // Makes the next append(), of `version` with `payload_bytes`, and the flush() after it
+  // allocate nothing: room in the buffer (a new segment's header included) and in the
+  // writer's lists, and when that append starts a new segment, the segment's file, opened
+  // now (an open that fails here is left to that flush, which fails as it would have).
+  // For a caller that must not fail between its append and what it did before. A segment
+  // opened this way and never used is removed by close(). Throws std::bad_alloc.
+  void reserve(Version version, std::size_t payload_bytes);
 
   // Writes everything buffered in one write() to the active segment (creating it if
   // needed) and, if `sync`, makes it durable with one fdatasync (plus a directory fsync
@@ -145,6 +148,9 @@ class WalWriter {
   void add_mark_locked(bool force) REQUIRES(mutex_);
   // Marks the writer failed and rethrows the current exception.
   [[noreturn]] void fail_locked() REQUIRES(mutex_);
+  // Closes and removes next_file_, if any (errors ignored: recovery drops an empty newest
+  // segment).
+  void drop_next_file_locked() noexcept REQUIRES(mutex_);
   std::vector<std::filesystem::path> segments_before_locked(Version v) const REQUIRES(mutex_);
 
   base::FileSystem& fs_;
@@ -167,8 +173,13 @@ class WalWriter {
   std::condition_variable_any sync_done_;     // syncing_ went false (waited on mutex_).
   bool dir_sync_pending_ GUARDED_BY(mutex_) =
       false;  // active_'s directory entry is not yet durable.
-  std::deque<Segment> segments_ GUARDED_BY(mutex_);  // Oldest first.
-  std::deque<Mark> marks_ GUARDED_BY(mutex_);
+  // Oldest first. Vectors, not deques: reserve() makes room in them ahead.
+  std::vector<Segment> segments_ GUARDED_BY(mutex_);
+  std::vector<Mark> marks_ GUARDED_BY(mutex_);
+  // The next segment's file, opened by reserve() for the record of next_version_.
+  std::unique_ptr<base::WritableFile> next_file_ GUARDED_BY(mutex_);
+  std::filesystem::path next_path_ GUARDED_BY(mutex_);
+  Version next_version_ GUARDED_BY(mutex_) = 0;
   std::uint64_t total_bytes_ GUARDED_BY(mutex_) = 0;  // Written bytes of all segments ever known.
   std::uint64_t marked_at_ GUARDED_BY(mutex_) =
       0;  // total_bytes_ when the last after_sync group began.

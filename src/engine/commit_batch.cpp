@@ -8,8 +8,6 @@
 #include "base/limits.hpp"
 #include "engine/persistence.hpp"
 #include "engine/versionstamp.hpp"
-#include "kv/size_class_pool.hpp"
-#include "kv/version_chain.hpp"
 
 namespace strata::engine {
 namespace {
@@ -114,26 +112,28 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
       ++out.committed;
     }
     if (prepared) prepare_writes(batch);
-    reserve_apply(batch, out.stamped);
+    reserve_apply(batch, version, out.stamped);
   } catch (...) {  // std::bad_alloc: nothing else is thrown before the point of no return
+    reservation_.end(store_);
     fail_survivors(batch, ErrorCode::commit_proxy_memory_limit_exceeded, out);
     out.status = BatchOutcome::Status::refused;
     return out;
   }
-  // The point of no return: the store changes. What the writes need was reserved above;
-  // what could not be (a clear_range's tombstones, values over 1 KiB, atomic results and
-  // stamped keys longer than a short string) may still fail, and then the version is
-  // never published and the database fails as after a failed log write.
+  // The point of no return: the store changes. What the writes need was reserved above
+  // (engine/apply_reservation.hpp); should anything fail even so, the version is never
+  // published and the database fails as after a failed log write.
   std::size_t writes = 0;
   try {
     writes = apply_all(batch, version, prepared, out.stamped);
   } catch (...) {  // std::bad_alloc
+    reservation_.end(store_);
     store_.expect_key_order(false);
     log_.reset();
     fail_survivors(batch, ErrorCode::database_failed, out);
     out.status = BatchOutcome::Status::broken;
     return out;
   }
+  reservation_.end(store_);
   if (out.committed != 0) {
     assigned_ = version;
     out.version = version;
@@ -166,44 +166,20 @@ std::size_t CommitBatch::apply_all(std::span<CommitRequest* const> batch, Versio
   return writes;
 }
 
-void CommitBatch::reserve_apply(std::span<CommitRequest* const> batch,
+void CommitBatch::reserve_apply(std::span<CommitRequest* const> batch, Version version,
                                 std::vector<std::string>& stamped) {
-  std::size_t keys = 0;
-  std::size_t key_bytes = 0;
-  std::size_t record_bytes = 0;
-  std::size_t stamped_keys = 0;
-  std::size_t most_points = 0;
-  std::uint64_t log_bytes = 0;
-  auto record = [&](std::size_t value_size) {
-    const std::size_t bytes = kv::VersionRecord::max_bytes_for(value_size);
-    if (bytes <= kv::SizeClassPool::kMaxPooled) record_bytes += bytes;  // else operator new
-  };
-  for (const CommitRequest* r : batch) {
-    if (r->error != ErrorCode::success) continue;
-    const WriteMap& w = *r->writes;
-    for (const auto& [key, entry] : w.points()) {
-      key_bytes += key.size();
-      // An atomic operation's result is unknown until applied: a pooled block's worth.
-      record(entry.kind == PointWrite::Kind::dependent || !entry.ops.empty()
-                 ? kv::SizeClassPool::kMaxPooled
-                 : entry.size);
-    }
-    for (const StampedKeyWrite& s : w.stamped_keys()) {
-      key_bytes += s.key.size() + kVersionstampSize;
-      record(s.value.size());
-    }
-    keys += w.points().size() + w.stamped_keys().size();
-    stamped_keys += w.stamped_keys().size();
-    most_points = std::max(most_points, w.points().size());
-    log_bytes += r->log_bytes;
+  const std::size_t most_points = reservation_.reserve(store_, batch, stamped);
+  if (write_keys_.capacity() < most_points) [[unlikely]] {  // prepare_writes(request), in apply
+    write_keys_.reserve(most_points);
+    write_paths_.reserve(most_points);
   }
-  stamped.reserve(stamped_keys);
-  write_keys_.reserve(most_points);  // prepare_writes of one request, in the apply loop
-  write_paths_.reserve(most_points);
-  store_.reserve_writes(keys, key_bytes, record_bytes);
   if (logs_) {
+    std::uint64_t log_bytes = 0;
+    for (const CommitRequest* r : batch) {
+      log_bytes += r->error == ErrorCode::success ? r->log_bytes : 0;
+    }
     log_.reserve(log_bytes);
-    if (room_ != nullptr) room_->reserve(log_.bytes().size() + log_bytes);
+    if (room_ != nullptr) room_->reserve(version, log_.bytes().size() + log_bytes);
   }
 }
 
@@ -327,17 +303,18 @@ void CommitBatch::apply(const CommitRequest& r, Version version, std::vector<std
   // A key's atomic operations: the store takes their result, the log the smaller of the
   // result and the operations. (After a stamped value the result is never the larger: no
   // operation makes a value longer than the two it is given together.)
+  // Results and stamped values are computed in the room reserve_apply made.
   auto resolve = [&](std::string_view key, const PointWrite& entry,
                      std::optional<std::string_view> before,
                      const kv::MvccStore::List::Path* path) {
-    const std::optional<std::string> v = resolve_dependent(entry, before);
-    if (!v) {
+    std::string& v = reservation_.result();
+    if (!resolve_dependent_into(entry, before, v)) {
       clear(key);
     } else if (!logging || entry.kind == PointWrite::Kind::stamped) {
-      set(key, *v, path);
+      set(key, v, path);
     } else {
-      store_.set(key, *v, version, kv::MvccStore::hash(key), path);
-      log_dependent(key, entry, *v);
+      store_.set(key, v, version, kv::MvccStore::hash(key), path);
+      log_dependent(key, entry, v);
     }
   };
   std::string stamp;
@@ -357,7 +334,8 @@ void CommitBatch::apply(const CommitRequest& r, Version version, std::vector<std
         resolve(key, entry, store_.latest(key), path);
         break;
       case PointWrite::Kind::stamped: {
-        const std::string value = apply_stamp(entry.value(), entry.stamp_offset, stamp);
+        std::string& value = reservation_.stamped_value();
+        apply_stamp_into(value, entry.value(), entry.stamp_offset, stamp);
         if (entry.ops.empty()) {
           set(key, value, path);
         } else {
@@ -368,7 +346,8 @@ void CommitBatch::apply(const CommitRequest& r, Version version, std::vector<std
     }
   }
   for (const StampedKeyWrite& s : w.stamped_keys()) {
-    std::string key = apply_stamp(s.key, s.offset, stamp);
+    std::string& key = reservation_.next_stamped_key();
+    apply_stamp_into(key, s.key, s.offset, stamp);
     // A later clear of this transaction removed it (StampedKeyWrite::placeholder says which).
     if (w.cleared_after(s, s.placeholder.empty() ? key : s.placeholder)) continue;
     stamped.push_back(std::move(key));

@@ -17,9 +17,11 @@
 // for it is engine/commit_pipeline.hpp's business.
 //
 // Everything that can fail in a commit but memory was checked before the request was
-// queued. Memory is reserved before the point of no return (step 3), so that running out
-// fails the batch's survivors with a retryable error and changes nothing; what cannot be
-// reserved may still fail past that point, and then the batch is broken (Status::broken).
+// queued. Everything applying and logging the batch allocates is reserved before the point
+// of no return (step 3, engine/apply_reservation.hpp), so that running out fails the
+// batch's survivors with a retryable error and changes nothing
+// (docs/decisions/0032-a-commit-that-runs-out-of-memory.md). Status::broken remains for a
+// failure past that point all the same.
 //
 // Thread safety: none. One thread at a time (the pipeline's leader) runs batches and
 // collects; it takes no lock.
@@ -35,6 +37,7 @@
 #include "strata/types.hpp"
 
 #include "durability/mutation_batch.hpp"
+#include "engine/apply_reservation.hpp"
 #include "engine/commit_request.hpp"
 #include "engine/resolver.hpp"
 #include "engine/write_map.hpp"
@@ -118,10 +121,13 @@ class CommitBatch {
  private:
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
-  // Reserves what applying the batch's surviving requests will allocate (the store's nodes,
-  // records, index and queues, the log record, the stamped keys): after it, only what
-  // MvccStore::reserve_writes leaves out may still fail. Throws std::bad_alloc.
-  void reserve_apply(std::span<CommitRequest* const> batch, std::vector<std::string>& stamped);
+  // Reserves what applying the batch's surviving requests at `version` will allocate
+  // (reservation_: the store's nodes, records, index and queues, stamped keys, atomic
+  // results; here: prepare_writes' scratch and the log record, in the encoder and in the
+  // log writer, a new segment's file included). After it, apply_all() allocates nothing.
+  // Throws std::bad_alloc.
+  void reserve_apply(std::span<CommitRequest* const> batch, Version version,
+                     std::vector<std::string>& stamped);
   // The survivors' writes, at `version`; `prepared` when their paths are in write_paths_.
   // Throws std::bad_alloc.
   std::size_t apply_all(std::span<CommitRequest* const> batch, Version version, bool prepared,
@@ -155,6 +161,7 @@ class CommitBatch {
   std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
   std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
   durability::MutationBatchEncoder log_;                // the batch's net effect, for the log
+  ApplyReservation reservation_;                        // what apply() takes (reserve_apply)
 };
 
 }  // namespace strata::engine

@@ -24,6 +24,11 @@ constexpr int kSpins = 512;
 // for this very thread to lead.
 thread_local bool t_settling = false;
 
+// Whether a key's value `now` (nullopt: absent) differs from what a watch saw.
+bool value_differs(std::optional<std::string_view> now, const std::optional<std::string>& seen) {
+  return now.has_value() != seen.has_value() || (now && *now != *seen);
+}
+
 }  // namespace
 
 void CommitPipeline::set_persistence(Persistence* persistence) {
@@ -63,11 +68,11 @@ void CommitPipeline::fail(const char* what) noexcept {
   failed_.store(true, std::memory_order_release);
 }
 
-template <class ValueOf>
+template <class Changed>
 void CommitPipeline::fire_watches(std::span<CommitRequest* const> requests,
-                                  const std::vector<std::string>& stamped, ValueOf&& value_of) {
+                                  const std::vector<std::string>& stamped, Changed&& changed) {
   for (const CommitRequest* r : requests) {
-    if (r->error == ErrorCode::success) watches_.on_commit(*r->writes, stamped, value_of);
+    if (r->error == ErrorCode::success) watches_.on_commit(*r->writes, stamped, changed);
   }
 }
 
@@ -165,15 +170,16 @@ void CommitPipeline::run_syncer() {
     if (durable && watches_.size() != 0) {
       // After the publish (WatchRegistry::arm's order), with the value now published: the
       // leader is applying later batches, so the store's newest value is not it.
-      auto value_of = [&](std::string_view key) -> std::optional<std::string> {
+      auto changed = [&](std::string_view key, const std::optional<std::string>& seen) {
         const Version v = kv::ReaderRegistry::announce(slot, store_.committed_atomic());
-        std::optional<std::string> value;
-        if (const kv::VersionRecord* r = store_.get(key, v)) value.emplace(r->value());
+        std::optional<std::string_view> value;
+        if (const kv::VersionRecord* r = store_.get(key, v)) value = r->value();
+        const bool differs = value_differs(value, seen);
         kv::ReaderRegistry::withdraw(slot);
-        return value;
+        return differs;
       };
       for (const SyncJob& job : jobs) {
-        if (job.version >= 0) fire_watches(job.requests, job.stamped, value_of);
+        if (job.version >= 0) fire_watches(job.requests, job.stamped, changed);
       }
     }
     for (const SyncJob& job : jobs) {
@@ -419,10 +425,10 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
   if (deferred) {
     send_to_syncer(batch, out.version, std::move(out.stamped));
   } else if (watches_.size() != 0) {
-    fire_watches(batch, out.stamped, [this](std::string_view key) -> std::optional<std::string> {
-      auto v = store_.latest(key);
-      return v ? std::optional<std::string>(*v) : std::nullopt;
-    });
+    fire_watches(batch, out.stamped,
+                 [this](std::string_view key, const std::optional<std::string>& seen) {
+                   return value_differs(store_.latest(key), seen);
+                 });
   }
   return out.collect;
 }

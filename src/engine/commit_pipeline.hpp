@@ -141,11 +141,11 @@ class CommitPipeline {
   // After a batch that published nothing: hands it to the syncer if it must keep its
   // place there (its requests are settled in order). Returns 0.
   std::size_t publish_nothing(std::span<CommitRequest* const> batch) noexcept;
-  // Fires the watches of the batch's committed requests, reading each watched key's new
-  // value with `value_of`.
-  template <class ValueOf>
+  // Fires the watches of the batch's committed requests, comparing each watched key's new
+  // value with what the watch saw by `changed(key, seen)`. Allocates nothing.
+  template <class Changed>
   void fire_watches(std::span<CommitRequest* const> requests,
-                    const std::vector<std::string>& stamped, ValueOf&& value_of);
+                    const std::vector<std::string>& stamped, Changed&& changed);
   // Marks the batch's waiting requests but the leader's own done, waking those that
   // sleep, and sets its submitted ones aside for settle_submitted(); batch number `ticket`.
   void wake(std::span<CommitRequest* const> batch, const CommitRequest* leader,

@@ -5,7 +5,9 @@
 // is settled; the batch fills in the output; the pipeline's fields say who waits for it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +33,10 @@ struct CommitRequest {
   // and the index of every read that conflicts is appended (read_ranges first, then
   // read_keys). Its capacity must already hold them all: the leader does not allocate.
   std::vector<std::uint32_t>* conflicting = nullptr;
+  // At least the bytes of the writes' keys and values (TransactionImpl::size_bytes without
+  // the conflict ranges), when known: a small transaction of plain writes is then reserved
+  // for without a look at each write (engine/apply_reservation.hpp).
+  std::size_t write_bytes = std::numeric_limits<std::size_t>::max();
   // Output.
   ErrorCode error = ErrorCode::success;
   Version version = -1;

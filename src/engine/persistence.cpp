@@ -157,8 +157,8 @@ void Persistence::write(Version version, std::string_view payload) {
   wal_->flush(/*sync=*/false);
 }
 
-void Persistence::reserve(std::size_t payload_bytes) {
-  if (wal_) wal_->reserve(payload_bytes);
+void Persistence::reserve(Version version, std::size_t payload_bytes) {
+  if (wal_) wal_->reserve(version, payload_bytes);
 }
 
 void Persistence::sync() {

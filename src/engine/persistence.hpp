@@ -53,9 +53,10 @@ class Persistence {
   // next batch: write() hands the batch to the file (no sync); sync() makes everything
   // written so far durable, letting write() go on meanwhile. Throw like log().
   void write(Version version, std::string_view payload);
-  // Room for a log() or write() of `payload_bytes`: its append allocates nothing (the
-  // write to the file may still). Throws std::bad_alloc.
-  void reserve(std::size_t payload_bytes);
+  // Makes the next log() or write(), of `version` with `payload_bytes`, allocate nothing
+  // (durability::WalWriter::reserve: a new segment's file is opened now). Throws
+  // std::bad_alloc.
+  void reserve(Version version, std::size_t payload_bytes);
   void sync();
   // Wakes the checkpoint thread when the log has grown enough since the last checkpoint.
   void maybe_checkpoint();

@@ -746,15 +746,19 @@ void TransactionImpl::commit() {
     commit_read_only();
     return;
   }
+  const std::size_t size = size_bytes();
+  // Its writes' bytes, for the pipeline's reservation (ApplyReservation).
+  const std::size_t write_bytes = size - conflict_bytes_;
   if ((has_read_conflicts() &&
        base::CoarseClock::now() - read_version_time_ > db_->mvcc_window()) ||
-      size_bytes() > size_limit_) [[unlikely]] {
+      size > size_limit_) [[unlikely]] {
     // Throws when the commit is refused, or returns when the size, counted as the commit
     // sends its conflicts, is within the limit after all.
     refuse_commit();
   }
   CommitRequest request;
   prepare_commit(request);
+  request.write_bytes = write_bytes;
   state_ = State::committing;
   db_->pipeline().commit(request);
   if (!settle(request)) throw commit_error(request);
@@ -842,15 +846,20 @@ void TransactionImpl::commit_async(CommitCallback done) {
     return;
   }
   bool read_only = false;
+  std::size_t write_bytes = 0;
   try {
     check_usable();  // misuse: the transaction goes on as it was, as in commit()
     read_only = writes_.empty() && write_conflicts_.empty();
     if (read_only) {
       commit_read_only();
-    } else if ((has_read_conflicts() &&
-                base::CoarseClock::now() - read_version_time_ > db_->mvcc_window()) ||
-               size_bytes() > size_limit_) {
-      refuse_commit();
+    } else {
+      const std::size_t size = size_bytes();
+      write_bytes = size - conflict_bytes_;  // as in commit()
+      if ((has_read_conflicts() &&
+           base::CoarseClock::now() - read_version_time_ > db_->mvcc_window()) ||
+          size > size_limit_) {
+        refuse_commit();
+      }
     }
   } catch (const Error& e) {
     finished = e;
@@ -873,6 +882,7 @@ void TransactionImpl::commit_async(CommitCallback done) {
   }
   CommitRequest& request = *async_request_;
   prepare_commit(request);
+  request.write_bytes = write_bytes;
   request.on_done = &TransactionImpl::on_async_done;
   request.context = this;
   done_ = std::move(done);

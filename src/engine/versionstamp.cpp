@@ -35,9 +35,15 @@ std::pair<std::string_view, std::uint32_t> split_stamp_operand(std::string_view 
 }
 
 std::string apply_stamp(std::string_view tmpl, std::uint32_t offset, std::string_view stamp) {
-  std::string out(tmpl);
-  out.replace(offset, kVersionstampSize, stamp);
+  std::string out;
+  apply_stamp_into(out, tmpl, offset, stamp);
   return out;
+}
+
+void apply_stamp_into(std::string& out, std::string_view tmpl, std::uint32_t offset,
+                      std::string_view stamp) {
+  out.assign(tmpl);
+  out.replace(offset, kVersionstampSize, stamp);
 }
 
 }  // namespace strata::engine

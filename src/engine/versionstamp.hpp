@@ -23,5 +23,8 @@ std::pair<std::string_view, std::uint32_t> split_stamp_operand(std::string_view 
 
 // `tmpl` with the 10 bytes at `offset` replaced by `stamp`.
 std::string apply_stamp(std::string_view tmpl, std::uint32_t offset, std::string_view stamp);
+// The same into `out`: with tmpl.size() bytes of capacity there, nothing allocates.
+void apply_stamp_into(std::string& out, std::string_view tmpl, std::uint32_t offset,
+                      std::string_view stamp);
 
 }  // namespace strata::engine

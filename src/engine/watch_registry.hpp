@@ -56,6 +56,10 @@ class WatchState {
   Status status_ GUARDED_BY(mu_) = Status::pending;
   ErrorCode error_ GUARDED_BY(mu_) = ErrorCode::success;
   std::vector<std::function<void()>> listeners_ GUARDED_BY(mu_);
+  // The next watch a WatchRegistry::on_commit fires after this one (that call's own list,
+  // built under the registry's lock once the watch left the registry).
+  std::shared_ptr<WatchState> fire_next_;
+  friend class WatchRegistry;
 };
 
 class WatchRegistry {
@@ -98,28 +102,34 @@ class WatchRegistry {
     if (current(watch->key()) != watch->seen()) fire(watch);
   }
 
-  // Called by the commit pipeline after publishing a batch. `value_of` gives a key's
-  // current value (writer side).
-  template <class ValueOf>
+  // Called by the commit pipeline after publishing a batch. `changed(key, seen)` tells
+  // whether a key's current value differs from `seen` (writer side). Allocates nothing,
+  // so a commit whose apply could not fail cannot fail here either: the watches to fire
+  // are chained through the watches themselves, and `changed` compares in place.
+  template <class Changed>
   void on_commit(const WriteMap& writes, const std::vector<std::string>& stamped_keys,
-                 ValueOf value_of) {
+                 Changed changed) {
     if (count_.load(std::memory_order_acquire) == 0) return;
-    std::vector<std::shared_ptr<WatchState>> to_fire;
+    std::shared_ptr<WatchState> to_fire;  // chained through WatchState::fire_next_
     {
       base::MutexLock lock(mu_);
       for (const auto& [key, w] : writes.points()) {
         auto [first, last] = watches_.equal_range(std::string_view(key));
-        check(first, last, value_of, to_fire);
+        check(first, last, changed, to_fire);
       }
       for (const auto& [begin, end] : writes.cleared_ranges()) {
-        check(watches_.lower_bound(begin), watches_.lower_bound(end), value_of, to_fire);
+        check(watches_.lower_bound(begin), watches_.lower_bound(end), changed, to_fire);
       }
       for (const std::string& key : stamped_keys) {
         auto [first, last] = watches_.equal_range(key);
-        check(first, last, value_of, to_fire);
+        check(first, last, changed, to_fire);
       }
     }
-    for (auto& w : to_fire) w->finish(WatchState::Status::fired);
+    while (to_fire != nullptr) {
+      std::shared_ptr<WatchState> next = std::move(to_fire->fire_next_);
+      to_fire->finish(WatchState::Status::fired);
+      to_fire = std::move(next);
+    }
   }
 
   WatchRegistry() = default;
@@ -137,15 +147,16 @@ class WatchRegistry {
   // Drops the watches that finished while armed (cancelled, their handles dropped); sets
   // purge_at_.
   void purge_finished() REQUIRES(mu_);
-  // Moves the watches in [first, last) whose value changed (by `value_of`), or that
-  // finished while armed, from watches_ to `to_fire`.
-  template <class ValueOf>
-  void check(Map::iterator first, Map::iterator last, ValueOf& value_of,
-             std::vector<std::shared_ptr<WatchState>>& to_fire) REQUIRES(mu_) {
+  // Moves the watches in [first, last) whose value changed (by `changed`), or that
+  // finished while armed, from watches_ to the front of the chain `to_fire`.
+  template <class Changed>
+  void check(Map::iterator first, Map::iterator last, Changed& changed,
+             std::shared_ptr<WatchState>& to_fire) REQUIRES(mu_) {
     for (auto it = first; it != last;) {
       bool done = it->second->status() != WatchState::Status::armed;  // cancelled
-      if (done || value_of(it->first) != it->second->seen()) {
-        to_fire.push_back(it->second);
+      if (done || changed(std::string_view(it->first), it->second->seen())) {
+        it->second->fire_next_ = std::move(to_fire);
+        to_fire = std::move(it->second);
         it = watches_.erase(it);
         count_.fetch_sub(1, std::memory_order_relaxed);
       } else {

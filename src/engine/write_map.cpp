@@ -27,6 +27,7 @@ void WriteMap::clear(std::string_view key) {
 
 void WriteMap::clear_range(std::string_view begin, std::string_view end) {
   if (begin >= end) return;
+  only_sets_and_clears_ = false;
   points_.erase(begin, end);
   cleared_.insert(begin, end);
   if (!stamped_keys_.empty()) [[unlikely]]
@@ -53,6 +54,7 @@ void WriteMap::atomic(std::string_view key, MutationType type, std::string_view 
       return;
     }
     PointWrite& w = points_.find_or_insert(key);
+    only_sets_and_clears_ = false;
     w.kind = PointWrite::Kind::dependent;
     w.ops.push_back({type, std::string(param)});
     return;
@@ -86,6 +88,7 @@ void WriteMap::set_stamped_value(std::string_view key, std::string_view value_te
   w.stamp_offset = offset;
   w.ops.clear();
   has_stamped_values_ = true;
+  only_sets_and_clears_ = false;
 }
 
 const PointWrite* WriteMap::find(std::string_view key) const { return points_.find(key); }
@@ -111,6 +114,7 @@ void WriteMap::reset() {
   cleared_.clear();
   stamped_keys_.clear();
   has_stamped_values_ = false;
+  only_sets_and_clears_ = true;
 }
 
 void WriteMap::append_unwritten(std::string_view begin, std::string_view end, bool end_after,
@@ -162,14 +166,19 @@ void WriteMap::append_unwritten(std::string_view begin, std::string_view end, bo
 
 std::optional<std::string> resolve_dependent(const PointWrite& entry,
                                              std::optional<std::string_view> stored) {
-  std::optional<std::string> value;
-  if (stored) value.emplace(*stored);
-  for (const AtomicOp& op : entry.ops) {
-    std::optional<std::string_view> existing;
-    if (value) existing = *value;
-    value = kv::apply_atomic(op.type, existing, op.param);
-  }
+  std::string value;
+  if (!resolve_dependent_into(entry, stored, value)) return std::nullopt;
   return value;
+}
+
+bool resolve_dependent_into(const PointWrite& entry, std::optional<std::string_view> stored,
+                            std::string& value) {
+  bool present = stored.has_value();
+  value.assign(stored.value_or(std::string_view()));
+  for (const AtomicOp& op : entry.ops) {
+    present = kv::apply_atomic_in_place(op.type, present, value, op.param);
+  }
+  return present;
 }
 
 }  // namespace strata::engine

@@ -67,6 +67,7 @@ class WriteMap {
   void set_stamped_value(std::string_view key, std::string_view value_template,
                          std::uint32_t offset);
   void add_stamped_key(StampedKeyWrite write) {
+    only_sets_and_clears_ = false;
     write.clears_before = later_clears_.size();
     stamped_keys_.push_back(std::move(write));
   }
@@ -86,6 +87,10 @@ class WriteMap {
   const std::vector<StampedKeyWrite>& stamped_keys() const { return stamped_keys_; }
   bool empty() const { return points_.empty() && cleared_.empty() && stamped_keys_.empty(); }
   bool has_stamped_values() const { return has_stamped_values_; }
+  // Whether every write is a set or a clear of a key (no atomic operation waiting for the
+  // stored value, stamped value or key, or cleared range), as far as the map can tell
+  // cheaply: false once any other write was made, even if a later one replaced it.
+  bool only_sets_and_clears() const { return only_sets_and_clears_; }
   void reset();
 
   // Removes from [begin, end) the parts this transaction overwrote and appends the rest
@@ -112,10 +117,16 @@ class WriteMap {
   // the arena.
   ArenaRanges later_clears_;
   bool has_stamped_values_ = false;
+  bool only_sets_and_clears_ = true;
 };
 
 // The value a read sees for a key with a dependent entry, given the stored value.
 std::optional<std::string> resolve_dependent(const PointWrite& entry,
                                              std::optional<std::string_view> stored);
+// The same in `value` (kv::apply_atomic_in_place: with base::kValueSizeLimit bytes of
+// capacity nothing allocates); returns whether the result is present. `stored` must not
+// point into `value`.
+bool resolve_dependent_into(const PointWrite& entry, std::optional<std::string_view> stored,
+                            std::string& value);
 
 }  // namespace strata::engine

@@ -8,32 +8,26 @@ namespace strata::kv {
 namespace {
 
 // `value` truncated or zero-padded to n bytes.
-std::string fit(std::string_view value, std::size_t n) {
-  std::string out(value.substr(0, std::min(value.size(), n)));
-  out.resize(n, '\0');
-  return out;
-}
+void fit(std::string& value, std::size_t n) { value.resize(n, '\0'); }
 
-std::string add(std::string_view existing, std::string_view param) {
-  std::string out = fit(existing, param.size());
+void add(std::string& value, std::string_view param) {
+  fit(value, param.size());
   unsigned carry = 0;
   for (std::size_t i = 0; i < param.size(); ++i) {
     unsigned sum =
-        static_cast<unsigned char>(out[i]) + static_cast<unsigned char>(param[i]) + carry;
-    out[i] = static_cast<char>(sum & 0xff);
+        static_cast<unsigned char>(value[i]) + static_cast<unsigned char>(param[i]) + carry;
+    value[i] = static_cast<char>(sum & 0xff);
     carry = sum >> 8;
   }
-  return out;
 }
 
 template <class Op>
-std::string bitwise(std::string_view existing, std::string_view param, Op op) {
-  std::string out = fit(existing, param.size());
+void bitwise(std::string& value, std::string_view param, Op op) {
+  fit(value, param.size());
   for (std::size_t i = 0; i < param.size(); ++i) {
-    out[i] = static_cast<char>(
-        op(static_cast<unsigned char>(out[i]), static_cast<unsigned char>(param[i])));
+    value[i] = static_cast<char>(
+        op(static_cast<unsigned char>(value[i]), static_cast<unsigned char>(param[i])));
   }
-  return out;
 }
 
 // Unsigned little-endian comparison of two equal-length strings.
@@ -48,49 +42,72 @@ int compare_le(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::optional<std::string> apply_atomic(MutationType type, std::optional<std::string_view> existing,
-                                        std::string_view param) {
-  if (type == MutationType::compare_and_clear) {
-    if (existing && *existing == param) return std::nullopt;
-    if (existing) return std::string(*existing);
-    return std::nullopt;
+bool apply_atomic_in_place(MutationType type, bool present, std::string& value,
+                           std::string_view param) {
+  if (type == MutationType::compare_and_clear) return present && value != param;
+  if (!present) {  // every other op stores the operand
+    value.assign(param);
+    return true;
   }
-  if (!existing) return std::string(param);  // every other op stores the operand
-  std::string_view e = *existing;
   switch (type) {
     case MutationType::add:
-      if (e.empty()) return std::string(param);
-      return add(e, param);
+      if (value.empty()) {
+        value.assign(param);
+      } else {
+        add(value, param);
+      }
+      return true;
     case MutationType::bit_and:
-      return bitwise(e, param, [](unsigned a, unsigned b) { return a & b; });
+      bitwise(value, param, [](unsigned a, unsigned b) { return a & b; });
+      return true;
     case MutationType::bit_or:
-      if (e.empty()) return std::string(param);
-      return bitwise(e, param, [](unsigned a, unsigned b) { return a | b; });
+      if (value.empty()) {
+        value.assign(param);
+      } else {
+        bitwise(value, param, [](unsigned a, unsigned b) { return a | b; });
+      }
+      return true;
     case MutationType::bit_xor:
-      if (e.empty()) return std::string(param);
-      return bitwise(e, param, [](unsigned a, unsigned b) { return a ^ b; });
+      if (value.empty()) {
+        value.assign(param);
+      } else {
+        bitwise(value, param, [](unsigned a, unsigned b) { return a ^ b; });
+      }
+      return true;
     case MutationType::append_if_fits:
-      if (e.size() + param.size() > base::kValueSizeLimit) return std::string(e);
-      return std::string(e) + std::string(param);
-    case MutationType::max: {
-      if (e.empty()) return std::string(param);
-      std::string fitted = fit(e, param.size());
-      return compare_le(fitted, param) >= 0 ? fitted : std::string(param);
-    }
-    case MutationType::min: {
-      std::string fitted = fit(e, param.size());
-      return compare_le(fitted, param) <= 0 ? fitted : std::string(param);
-    }
+      if (value.size() + param.size() <= base::kValueSizeLimit) value.append(param);
+      return true;
+    case MutationType::max:
+      if (value.empty()) {
+        value.assign(param);
+        return true;
+      }
+      fit(value, param.size());
+      if (compare_le(value, param) < 0) value.assign(param);
+      return true;
+    case MutationType::min:
+      fit(value, param.size());
+      if (compare_le(value, param) > 0) value.assign(param);
+      return true;
     case MutationType::byte_min:
-      return std::string(std::min(e, param));
+      if (param < std::string_view(value)) value.assign(param);
+      return true;
     case MutationType::byte_max:
-      return std::string(std::max(e, param));
+      if (std::string_view(value) < param) value.assign(param);
+      return true;
     case MutationType::compare_and_clear:
     case MutationType::set_versionstamped_key:
     case MutationType::set_versionstamped_value:
       break;
   }
   throw Error(ErrorCode::internal_error, "apply_atomic called with a versionstamp operation");
+}
+
+std::optional<std::string> apply_atomic(MutationType type, std::optional<std::string_view> existing,
+                                        std::string_view param) {
+  std::string value(existing.value_or(std::string_view()));
+  if (!apply_atomic_in_place(type, existing.has_value(), value, param)) return std::nullopt;
+  return value;
 }
 
 }  // namespace strata::kv

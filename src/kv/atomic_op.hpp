@@ -19,5 +19,11 @@ namespace strata::kv {
 // REQUIRES: type is not a versionstamp operation.
 std::optional<std::string> apply_atomic(MutationType type, std::optional<std::string_view> existing,
                                         std::string_view param);
+// The same in place: `value` holds the existing value when `present`, and gets the result;
+// returns whether the result is present. The result is never longer than
+// max(value.size(), param.size(), base::kValueSizeLimit), nor is any step of it: with that
+// much capacity in `value`, nothing allocates.
+bool apply_atomic_in_place(MutationType type, bool present, std::string& value,
+                           std::string_view param);
 
 }  // namespace strata::kv

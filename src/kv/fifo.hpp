@@ -35,20 +35,32 @@ class Fifo {
   // Room for `n` more items: the next n push_backs allocate nothing (it doubles, as a
   // push_back does). Throws std::bad_alloc.
   void reserve_more(std::size_t n) {
-    while (capacity() - size_ < n) grow();
+    if (capacity() - size_ < n) [[unlikely]]
+      grow_for(n);
   }
   void pop_front() {
     head_ = (head_ + 1) & mask_;
     if (--size_ == 0) {
       head_ = 0;
-      if (capacity() > kKeptCapacity) *this = Fifo();
+      if (capacity() > kKeptCapacity) give_back();
     }
   }
+  // Has `*room` set to 0 whenever the queue gives its ring back (room the owner counted on
+  // is gone then). `room` must outlive the queue.
+  void zero_on_give_back(std::size_t* room) { zero_on_give_back_ = room; }
 
  private:
   static constexpr std::size_t kKeptCapacity = 4096;  // items kept when the queue empties
 
   std::size_t capacity() const { return ring_ == nullptr ? 0 : mask_ + 1; }
+  void give_back() {
+    ring_.reset();
+    mask_ = 0;
+    if (zero_on_give_back_ != nullptr) *zero_on_give_back_ = 0;
+  }
+  [[gnu::noinline]] void grow_for(std::size_t n) {
+    while (capacity() - size_ < n) grow();
+  }
   void grow() {
     const std::size_t next = capacity() == 0 ? 16 : 2 * capacity();
     std::unique_ptr<T[]> ring(new T[next]);
@@ -62,6 +74,7 @@ class Fifo {
   std::size_t mask_ = 0;  // capacity - 1 (a power of two)
   std::size_t head_ = 0;
   std::size_t size_ = 0;
+  std::size_t* zero_on_give_back_ = nullptr;
 };
 
 }  // namespace strata::kv

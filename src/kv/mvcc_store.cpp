@@ -98,20 +98,38 @@ void MvccStore::set(std::string_view key, std::string_view value, Version versio
                                  VersionRecord::bytes_for(value, nullptr)));
 }
 
-void MvccStore::reserve_writes(std::size_t keys, std::size_t key_bytes, std::size_t record_bytes) {
-  // A block is rounded up to 8 bytes; a new key's first record may be carved right
-  // behind its node, in the node pool.
-  const std::size_t rounding = keys * SizeClassPool::kGranule;
-  const std::size_t short_nodes = keys * List::max_node_size(0) + key_bytes + rounding;
-  node_pool_.reserve(short_nodes + record_bytes + rounding);
-  record_pool_.reserve(record_bytes + rounding);
-  list_.reserve_tall_nodes(
-      std::min(keys * List::max_node_size(0) + key_bytes + rounding, SizeClassPool::kHugeSlab));
+void MvccStore::reserve_room(std::size_t keys, std::size_t bytes) {
+  // Room for many commits at once: most then find it there.
+  constexpr std::size_t kRoomKeys = 256;
+  constexpr std::size_t kRoomBytes = std::size_t{64} << 10;
+  room_keys_ = 0;
+  room_bytes_ = 0;
+  const std::size_t k = std::max(keys, kRoomKeys);
+  const std::size_t b = std::max(bytes, kRoomBytes);
+  node_pool_.reserve(b);
+  record_pool_.reserve(b);
+  // Tall nodes: a quarter of new keys on average; past this a tall node is made short.
+  list_.reserve_tall_nodes(std::min(b, SizeClassPool::kHugeSlab));
+  list_.keep_tall_nodes_reserved(true);
   // A write pushes at most one entry on each queue, and the index's growth retires a table.
-  gc_queue_.reserve_more(keys);
-  short_lived_.reserve_more(keys);
-  retired_.reserve_more(keys + 2);
+  gc_queue_.reserve_more(k);
+  short_lived_.reserve_more(k);
+  retired_.reserve_more(k + 4);
+  // The index only for this commit: room ahead there would grow a small index that
+  // collection then shrinks again. Its room is looked at on each commit (ready_for).
   retire_table(index_.prepare_inserts(keys));
+  room_keys_ = k;
+  room_bytes_ = b;
+}
+
+std::size_t MvccStore::live_keys(std::string_view begin, std::string_view end) const {
+  std::size_t n = 0;
+  for (const Node* x = list_.find_greater_or_equal(begin); x != nullptr && x->key() < end;
+       x = x->next(0)) {
+    const VersionRecord* head = x->payload().load(std::memory_order_relaxed);
+    if (head != nullptr && !head->is_tombstone()) ++n;
+  }
+  return n;
 }
 
 void MvccStore::prepare_writes(std::span<const std::string_view> keys,
@@ -190,7 +208,10 @@ void MvccStore::unlink(Node* node) {
 
 // An index table copied out by a migration: readers may still be probing it.
 void MvccStore::retire_table(Index::Table* t) {
-  if (t != nullptr) retired_.push_back({committed(), t, Retired::Kind::index_table});
+  if (t != nullptr) {
+    retired_.push_back({committed(), t, Retired::Kind::index_table});
+    take_room_key();
+  }
 }
 
 void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version,
@@ -359,6 +380,8 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
     Version tag = committed();
     retired_.push_back({tag, head, Retired::Kind::record});
     retired_.push_back({tag, node, Retired::Kind::node});
+    take_room_key();
+    take_room_key();
   } else if (head->chained()) {
     compact_head(node, head);
   }
@@ -370,9 +393,13 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
 // overwritten once grows by a record per key. Readers standing on the old head keep it
 // until they are past.
 void MvccStore::compact_head(Node* node, VersionRecord* head) {
+  const std::size_t bytes =
+      VersionRecord::bytes_for(head->value(), nullptr) + SizeClassPool::kGranule;
   VersionRecord* copy = VersionRecord::make(record_pool_, head->version(), head->value(), nullptr);
   node->payload().store(copy, std::memory_order_release);
   retired_.push_back({committed(), head, Retired::Kind::record});
+  take_room_key();
+  room_bytes_ -= std::min(room_bytes_, bytes);
 }
 
 // A key deleted by the newest published batch waits for a later collection: its deleter
@@ -443,6 +470,7 @@ void MvccStore::retire_chain(VersionRecord* r) {
   while (r != nullptr) {
     VersionRecord* older = r->older();
     retired_.push_back({tag, r, Retired::Kind::record});
+    take_room_key();
     r = older;
   }
 }

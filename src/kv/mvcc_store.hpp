@@ -73,7 +73,11 @@ class MvccStore {
   using List = SkipList<RecordHead>;
   using Node = List::Node;
 
-  MvccStore() : list_(node_pool_) {}
+  MvccStore() : list_(node_pool_) {
+    gc_queue_.zero_on_give_back(&room_keys_);
+    retired_.zero_on_give_back(&room_keys_);
+    short_lived_.zero_on_give_back(&room_keys_);
+  }
   ~MvccStore();
   MvccStore(const MvccStore&) = delete;
   MvccStore& operator=(const MvccStore&) = delete;
@@ -125,14 +129,55 @@ class MvccStore {
   // Whether new keys will come mostly in ascending order (a log replay): then a key that
   // follows the previous new one is linked without a seek. Off by default.
   void expect_key_order(bool on) { in_key_order_ = on; }
-  // Makes room, before a commit changes anything, for writes of `keys` keys with
-  // `key_bytes` of keys and `record_bytes` of records (VersionRecord::max_bytes_for of each
-  // value, those over SizeClassPool::kMaxPooled left out), so that setting or clearing
-  // them allocates nothing: new nodes and records, the point index's growth and the
-  // collection queues' entries. As far as a slab holds them: past 2 MiB of tall nodes a
-  // write may still take a slab. (A clear_range's tombstones and values over 1 KiB are not
-  // reserved.) Throws std::bad_alloc, having changed nothing readers see.
-  void reserve_writes(std::size_t keys, std::size_t key_bytes, std::size_t record_bytes);
+  // --- Reserved writes: a commit that must not fail once it has begun ----------------
+  // Makes room, before a commit changes anything, for writes of `keys` keys (point writes,
+  // and the tombstones a clear_range pushes: see live_keys) with `key_bytes` of keys and
+  // `record_bytes` of records (VersionRecord::max_bytes_for of each value, those over
+  // SizeClassPool::kMaxPooled left out: reserve_large_record takes them), so that setting
+  // and clearing them allocates nothing: new nodes and records, the point index's growth,
+  // the collection queues' entries. A node drawn taller than one level that finds no room
+  // reserved is made one level high (SkipList::keep_tall_nodes_reserved, on from the first
+  // reservation). Room is taken for many commits at a time and counted down (room_keys_,
+  // room_bytes_): a commit within it pays a few comparisons. Throws std::bad_alloc, having changed
+  // nothing readers see. REQUIRES: once a commit reserved, every write to the store is a
+  // reserved commit's (recovery's writes come before).
+  void reserve_writes(std::size_t keys, std::size_t key_bytes, std::size_t record_bytes) {
+    // A block is rounded up to 8 bytes; a new key's node may be tall, and its first record
+    // may be carved right behind it, in the node pool.
+    const std::size_t bytes =
+        keys * (List::max_node_size(0) + 2 * SizeClassPool::kGranule) + key_bytes + record_bytes;
+    if (keys > room_keys_ || bytes > room_bytes_ || !index_.ready_for(keys)) [[unlikely]] {
+      reserve_room(keys, bytes);
+    }
+    room_keys_ -= keys;
+    room_bytes_ -= bytes;
+  }
+  // Reserves the block of a record of a `value_size`-byte value above kMaxPooled (one per
+  // such write; its set then takes it, or one a smaller value needs). Throws std::bad_alloc.
+  void reserve_large_record(std::size_t value_size) {
+    large_reserved_ = true;
+    record_pool_.reserve_large(VersionRecord::max_bytes_for(value_size));
+  }
+  // Reserves the node of a new `key_size`-byte key whose node is above kMaxPooled (a key
+  // of about 1,000 bytes or more; such nodes are made one level high). Throws std::bad_alloc.
+  void reserve_large_node(std::size_t key_size) {
+    const std::size_t size = List::node_size_at_height(key_size, 1);
+    if (size > SizeClassPool::kMaxPooled) {
+      large_reserved_ = true;
+      node_pool_.reserve_large(size);
+    }
+  }
+  // The keys in [begin, end) with a live value now: the tombstones clear_range(begin, end)
+  // would push (a walk of the range). Writer.
+  std::size_t live_keys(std::string_view begin, std::string_view end) const;
+  // Ends a commit's reserved writes: frees the large blocks no write took.
+  void end_writes() noexcept {
+    if (large_reserved_) [[unlikely]] {
+      large_reserved_ = false;
+      record_pool_.release_large();
+      node_pool_.release_large();
+    }
+  }
   // Makes the point index ready for `keys` keys in all (see PointIndex::reserve).
   void reserve_keys(std::size_t keys) { retire_table(index_.reserve(keys)); }
   // Keys linked in the store (tombstones not yet collected included).
@@ -305,6 +350,16 @@ class MvccStore {
   std::uint64_t early_unlinks_ = 0;
   bool in_key_order_ = false;
   std::uint64_t rng_ = 0x9E3779B97F4A7C15ull;
+  // What reserve_writes made room for and no write took yet: writes of room_keys_ keys
+  // (an entry on each collection queue) and room_bytes_ of nodes and records (in each
+  // pool). Collection takes its share: each entry it retires counts against room_keys_,
+  // each record it copies against room_bytes_, and a queue that gives its ring back
+  // zeroes room_keys_.
+  std::size_t room_keys_ = 0;
+  std::size_t room_bytes_ = 0;
+  bool large_reserved_ = false;  // reserve_large_* took blocks: end_writes frees the rest
+  [[gnu::noinline]] void reserve_room(std::size_t keys, std::size_t bytes);
+  void take_room_key() { room_keys_ -= room_keys_ != 0 ? 1 : 0; }
 };
 
 }  // namespace strata::kv

@@ -143,6 +143,14 @@ class PointIndex {
     return retire;
   }
 
+  // Writer: whether the next `n` inserts allocate nothing as things stand (prepare_inserts
+  // would do nothing).
+  bool ready_for(std::size_t n) const {
+    const Table* t = table_.load(std::memory_order_relaxed);
+    if (t->used + n > t->capacity * kMaxLoadPercent / 100) return false;
+    return next_ != nullptr || t->used + n <= t->capacity * kPrepareLoadPercent / 100 ||
+           old_.load(std::memory_order_relaxed) != nullptr;
+  }
   // Writer: makes the next `n` inserts allocate nothing, by starting now the migration or
   // preparing now the next table they would. Returns a table the caller must retire, or
   // nullptr. Throws std::bad_alloc, having changed nothing readers see.

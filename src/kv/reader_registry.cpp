@@ -119,14 +119,16 @@ void ReaderRegistry::release(Slot* slot) {
 
 void ReaderRegistry::release_if_alive(std::uint64_t id, ReaderRegistry* registry, Slot* slot) {
   // Not release(): its thread cache may take live_mu.
-  STRATA_INVARIANT(slot->version.load(std::memory_order_relaxed) == kIdle);
   std::lock_guard lock(live_mu);
   return_if_alive(id, registry, std::span<Slot* const>(&slot, 1));
 }
 
 void ReaderRegistry::return_if_alive(std::uint64_t id, ReaderRegistry* registry,
                                      std::span<Slot* const> slots) {
-  if (!live_ids().contains(id)) return;
+  if (!live_ids().contains(id)) return;  // and the slots were freed with it: not read
+  for ([[maybe_unused]] Slot* slot : slots) {
+    STRATA_INVARIANT(slot->version.load(std::memory_order_relaxed) == kIdle);
+  }
   base::MutexLock registry_lock(registry->mu_);
   registry->free_.insert(registry->free_.end(), slots.begin(), slots.end());
 }

@@ -27,6 +27,7 @@
 namespace strata::kv {
 
 SizeClassPool::~SizeClassPool() {
+  release_large();
   slabs_.insert(slabs_.end(), spares_.begin(), spares_.end());  // room reserved by reserve()
   for (const Slab& slab : slabs_) {
     // Unpoisoned: the system allocator may hand these bytes out again.
@@ -36,7 +37,7 @@ SizeClassPool::~SizeClassPool() {
 }
 
 void* SizeClassPool::allocate(std::size_t size) {
-  if (size > kMaxPooled) return ::operator new(size);
+  if (size > kMaxPooled) return allocate_large(size);
   std::size_t cls = class_of(size);
   std::size_t bytes = cls * kGranule;
   if (FreeBlock* b = free_[cls]) {
@@ -64,17 +65,44 @@ void SizeClassPool::deallocate(void* p, std::size_t size) noexcept {
   push_free(p, class_of(size));
 }
 
-void SizeClassPool::reserve(std::size_t bytes) {
+void SizeClassPool::reserve_slabs(std::size_t bytes) {
   // Each change of slab may leave up to a block's size unused at the old slab's end.
-  std::size_t room = static_cast<std::size_t>(end_ - cursor_);
-  for (const Slab& s : spares_) room += s.size - kMaxPooled;
+  std::size_t room = static_cast<std::size_t>(end_ - cursor_) + spare_room_;
   while (room < bytes) {
     spares_.reserve(spares_.size() + 1);  // so that push_back below cannot throw and leak
     const Slab s = take_slab(next_slab_size());
     spares_.push_back(s);
+    spare_room_ += s.size - kMaxPooled;
     room += s.size - kMaxPooled;
   }
-  slabs_.reserve(slabs_.size() + spares_.size() + 1);
+  slabs_.reserve(slabs_.size() + spares_.size());
+}
+
+void SizeClassPool::reserve_large(std::size_t size) {
+  // Room first, so that push_back below cannot throw and leak.
+  if (large_.size() == large_.capacity()) large_.reserve(2 * large_.size() + 4);
+  large_.push_back({::operator new(size), size});
+}
+
+void* SizeClassPool::allocate_large(std::size_t size) {
+  return large_.empty() ? ::operator new(size) : take_large(size);
+}
+
+void* SizeClassPool::take_large(std::size_t size) {
+  auto best = large_.end();
+  for (auto it = large_.begin(); it != large_.end(); ++it) {
+    if (it->size >= size && (best == large_.end() || it->size < best->size)) best = it;
+  }
+  if (best == large_.end()) return ::operator new(size);
+  void* p = best->memory;
+  *best = large_.back();
+  large_.pop_back();
+  return p;
+}
+
+void SizeClassPool::release_large_blocks() noexcept {
+  for (const Slab& block : large_) ::operator delete(block.memory);
+  large_.clear();
 }
 
 void* SizeClassPool::carve(std::size_t bytes) {
@@ -116,6 +144,7 @@ void SizeClassPool::add_slab() {
   if (!spares_.empty()) {  // reserved: nothing to allocate
     slab = spares_.front();
     spares_.erase(spares_.begin());
+    spare_room_ -= slab.size - kMaxPooled;
   } else {
     slab = take_slab(next_slab_size());
   }

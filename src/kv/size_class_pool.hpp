@@ -37,7 +37,8 @@ class SizeClassPool {
   SizeClassPool(const SizeClassPool&) = delete;
   SizeClassPool& operator=(const SizeClassPool&) = delete;
 
-  // A block of at least `size` bytes, aligned to 8. Throws std::bad_alloc.
+  // A block of at least `size` bytes, aligned to 8. Above kMaxPooled, a block reserve_large
+  // took when one is big enough, else one from operator new. Throws std::bad_alloc.
   void* allocate(std::size_t size);
   // A block of at least `size` bytes that starts where `block` (allocate(block_size), the
   // newest block carved from a slab) ends, or nullptr when no such block is free. Either
@@ -47,10 +48,30 @@ class SizeClassPool {
   // REQUIRES: `p` came from allocate(size) or allocate_after(..., size) of this pool or of
   // another that outlives the block, and is not freed yet.
   void deallocate(void* p, std::size_t size) noexcept;
-  // Makes `bytes` of blocks carvable without a new slab, as far as one slab holds them
-  // (what does not fit, a later allocate may still take a slab for). For a writer that
-  // must not fail part-way: it reserves first, then allocates. Throws std::bad_alloc.
-  void reserve(std::size_t bytes);
+  // Makes `bytes` of blocks carvable without a new slab: blocks of up to kMaxPooled bytes
+  // adding up to `bytes` then allocate nothing (from the free lists or the slabs). For a
+  // writer that must not fail part-way: it reserves first, then allocates. When the pool
+  // has the room already this is one comparison. Throws std::bad_alloc.
+  void reserve(std::size_t bytes) {
+    if (bytes > static_cast<std::size_t>(end_ - cursor_) + spare_room_) [[unlikely]] {
+      reserve_slabs(bytes);
+    }
+  }
+  // Whether a block of `size` (at most kMaxPooled) bytes allocates without a new slab.
+  bool has_room(std::size_t size) const {
+    const std::size_t cls = class_of(size);
+    return free_[cls] != nullptr || static_cast<std::size_t>(end_ - cursor_) >= cls * kGranule ||
+           !spares_.empty();
+  }
+  // The same for blocks above kMaxPooled, one at a time: takes a block of `size` bytes now,
+  // which the next allocate of at most `size` bytes that finds no smaller reserved block
+  // takes. (Blocks reserved for sizes s1..sn serve allocations of r1 <= s1, ..., rn <= sn
+  // in any order.) Throws std::bad_alloc.
+  void reserve_large(std::size_t size);
+  // Frees the blocks reserve_large took that no allocate has.
+  void release_large() noexcept {
+    if (!large_.empty()) release_large_blocks();
+  }
 
   // Bytes taken from the system for slabs (blocks above kMaxPooled not included).
   std::size_t slab_bytes() const { return slab_bytes_; }
@@ -72,6 +93,10 @@ class SizeClassPool {
     return (std::max<std::size_t>(size, 1) + kGranule - 1) / kGranule;
   }
   void* carve(std::size_t bytes);
+  void reserve_slabs(std::size_t bytes);  // reserve()'s work when the room is short
+  [[gnu::noinline]] void* allocate_large(std::size_t size);  // allocate() above kMaxPooled
+  void* take_large(std::size_t size);  // the smallest reserved block that holds `size`
+  void release_large_blocks() noexcept;
   void add_slab();  // the first spare, else a new slab
   std::size_t next_slab_size() const;
   Slab take_slab(std::size_t size);  // from the system (or source_)
@@ -79,7 +104,11 @@ class SizeClassPool {
 
   std::array<FreeBlock*, kMaxPooled / kGranule + 1> free_{};
   std::vector<Slab> slabs_;
-  std::vector<Slab> spares_;  // reserved, not carved from yet: add_slab takes them in order
+  // Reserved, not carved from yet: add_slab takes them in order. slabs_ has the capacity
+  // to take them all (so add_slab allocates nothing while there is one).
+  std::vector<Slab> spares_;
+  std::size_t spare_room_ = 0;  // what the spares hold for reserve(): each size - kMaxPooled
+  std::vector<Slab> large_;     // blocks above kMaxPooled taken by reserve_large
   std::size_t slab_bytes_ = 0;
   std::byte* cursor_ = nullptr;  // the unused rest of the newest slab
   std::byte* end_ = nullptr;

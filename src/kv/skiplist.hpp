@@ -297,9 +297,19 @@ class SkipList {
 
   // The most bytes a node of a key of `key_size` bytes takes.
   static std::size_t max_node_size(std::size_t key_size) { return node_size(key_size, kMaxHeight); }
+  // The bytes a node of a key of `key_size` bytes and `height` levels takes.
+  static std::size_t node_size_at_height(std::size_t key_size, int height) {
+    return node_size(key_size, height);
+  }
   // Makes `bytes` of nodes taller than one level allocatable without a new slab (see
   // SizeClassPool::reserve); nodes of one level come from the pool the list was given.
   void reserve_tall_nodes(std::size_t bytes) { index_pool_.reserve(bytes); }
+  // While on, a node drawn taller than one level whose block would take a new slab (past
+  // what reserve_tall_nodes made room for), or would be above SizeClassPool::kMaxPooled, is
+  // made one level high instead: inserts then allocate only from the list's own pool and
+  // what was reserved there. Heights only balance the list, so a rare short node costs a
+  // step or two of a seek, nothing else. Off by default.
+  void keep_tall_nodes_reserved(bool on) { tall_reserved_only_ = on; }
 
   // The bytes `n` was allocated with.
   static std::size_t allocation_size(const Node& n) {
@@ -318,9 +328,11 @@ class SkipList {
 
   // Links a new node for `key` behind prev[i] on each of its levels; `old_height` is
   // max_height() when prev was found. Keeps the finger when `in_key_order`.
-  Node* link(std::string_view key, Node** prev, int old_height, std::uint64_t random_bits,
-             bool in_key_order) {
+  [[gnu::always_inline]] Node* link(std::string_view key, Node** prev, int old_height,
+                                    std::uint64_t random_bits, bool in_key_order) {
     int height = random_height(random_bits);
+    if (height > 1 && tall_reserved_only_) [[unlikely]]
+      height = reserved_height(key, height);
     if (height > old_height) {
       for (int i = old_height; i < height; ++i) prev[i] = head_;
       // Relaxed: a reader that sees the new height before the links just finds nullptr
@@ -426,6 +438,11 @@ class SkipList {
     return height;
   }
 
+  // keep_tall_nodes_reserved's height for a node drawn `height` levels high.
+  [[gnu::noinline]] int reserved_height(std::string_view key, int height) const {
+    const std::size_t size = node_size(key.size(), height);
+    return size > SizeClassPool::kMaxPooled || !index_pool_.has_room(size) ? 1 : height;
+  }
   static std::size_t node_size(std::size_t key_size, int height) {
     return offsetof(Node, next_) + sizeof(std::atomic<Node*>) * height + key_size;
   }
@@ -435,8 +452,9 @@ class SkipList {
     return new (mem) Node(key, height);
   }
 
-  SizeClassPool& pool_;       // nodes of height 1
-  SizeClassPool index_pool_;  // taller nodes (and head_); before head_, which it holds
+  SizeClassPool& pool_;              // nodes of height 1
+  SizeClassPool index_pool_;         // taller nodes (and head_); before head_, which it holds
+  bool tall_reserved_only_ = false;  // keep_tall_nodes_reserved
   Node* const head_;
   std::atomic<int> max_height_{1};
   // Writer only. The last in-order insert's predecessors at each level below max_height()

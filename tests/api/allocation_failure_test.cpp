@@ -5,11 +5,14 @@
 // commit_proxy_memory_limit_exceeded (1042) or std::bad_alloc, and the database keeps
 // committing. (The store's slabs and index tables come from malloc, not operator new:
 // their failures take the same path, a std::bad_alloc before the point of no return.)
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <new>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -36,14 +39,17 @@ struct Place {
 
 class AllocationFailure : public ::testing::TestWithParam<Place> {
  protected:
-  Database open() {
+  Database open() const { return open(GetParam()); }
+  Database open(const Place& place) const {
     Options o;
-    if (GetParam().durable) {
+    if (place.durable) {
       o.path = dir_.path();
-      o.durability = GetParam().durability;
+      o.durability = place.durability;
     }
     return Database::open(o);
   }
+
+ public:
   // Every row.
   static std::string state(Database& db) {
     Transaction tr = db.create_transaction();
@@ -53,6 +59,8 @@ class AllocationFailure : public ::testing::TestWithParam<Place> {
     });
     return out;
   }
+
+ protected:
   TempDir dir_;
 };
 
@@ -69,15 +77,19 @@ void write_round(Transaction& tr, int round) {
   tr.clear_range("n" + std::to_string(round - 1) + "-2", "n" + std::to_string(round - 1) + "-3");
 }
 
-TEST_P(AllocationFailure, EveryAllocationOfACommitMayFailWithoutHarm) {
-  Database db = open();
-  db.run([](Transaction& tr) { write_round(tr, 0); });
+// Fails each allocation of a commit of `write` in turn (round n: the n-th), `prepare`
+// running before each outside the failure; each time the commit happens whole or not at
+// all, a refused one with 1042 or std::bad_alloc, and the database commits on. Returns how
+// many commits failed.
+int fail_each_allocation(Database& db, const std::function<void(Transaction&, int)>& write,
+                         const std::function<void(Database&)>& prepare = {}) {
   int failed = 0;
   for (long n = 1;; ++n) {
     SCOPED_TRACE("allocation " + std::to_string(n));
-    const std::string before = state(db);
+    if (prepare) prepare(db);
+    const std::string before = AllocationFailure::state(db);
     Transaction tr = db.create_transaction();
-    write_round(tr, static_cast<int>(n));
+    write(tr, static_cast<int>(n));
     std::optional<int> error;
     fa::fail_nth(n);
     try {
@@ -94,17 +106,134 @@ TEST_P(AllocationFailure, EveryAllocationOfACommitMayFailWithoutHarm) {
       EXPECT_TRUE(fired);
       EXPECT_TRUE(*error == -1 || *error == 1042) << *error;
       // Not applied, and not half applied.
-      EXPECT_EQ(state(db), before);
+      EXPECT_EQ(AllocationFailure::state(db), before);
     } else {
-      EXPECT_NE(state(db), before);
+      EXPECT_NE(AllocationFailure::state(db), before);
     }
     // The database goes on committing.
-    ASSERT_NO_THROW(db.run([&](Transaction& t) { write_round(t, static_cast<int>(n)); }));
-    if (!fired) break;  // the commit made fewer than n allocations: each one has failed once
+    EXPECT_NO_THROW(db.run([&](Transaction& t) { write(t, static_cast<int>(n)); }));
+    if (::testing::Test::HasFailure() || !fired) break;  // each allocation has failed once
   }
-  EXPECT_GT(failed, 0);
+  return failed;
 }
 
+TEST_P(AllocationFailure, EveryAllocationOfACommitMayFailWithoutHarm) {
+  Database db = open();
+  db.run([](Transaction& tr) { write_round(tr, 0); });
+  EXPECT_GT(fail_each_allocation(db, write_round), 0);
+}
+
+// A clear_range pushes a tombstone on each live key in it: thousands of keys grow the
+// store's collection queues (which an emptied queue gives back) during the apply.
+TEST_P(AllocationFailure, AClearRangeOfManyKeys) {
+  Database db = open();
+  constexpr int kRangeKeys = 5000;
+  auto fill = [](Database& d) {
+    d.run([](Transaction& tr) {
+      for (int i = 0; i < kRangeKeys; ++i) tr.set("r" + std::to_string(10000 + i), "v");
+    });
+  };
+  EXPECT_GT(fail_each_allocation(
+                db, [](Transaction& tr, int) { tr.clear_range("r", "s"); }, fill),
+            0);
+}
+
+// Records of values over 1 KiB come from operator new rather than the store's slabs.
+TEST_P(AllocationFailure, ValuesOverOneKibibyte) {
+  Database db = open();
+  EXPECT_GT(fail_each_allocation(db,
+                                 [](Transaction& tr, int round) {
+                                   tr.set("big", std::string(2000 + round, 'b'));
+                                   tr.set("huge", std::string(90'000 + round, 'h'));
+                                   tr.set("new" + std::to_string(round), std::string(5000, 'n'));
+                                 }),
+            0);
+}
+
+// Atomic operations' results are computed at apply time, longer than a short string and
+// than 1 KiB: appends that grow a value, wide adds, byte_max, min and max, compare_and_clear.
+TEST_P(AllocationFailure, LongAtomicResults) {
+  Database db = open();
+  db.run([](Transaction& tr) { tr.set("grow", std::string(1500, 'g')); });
+  EXPECT_GT(fail_each_allocation(
+                db,
+                [](Transaction& tr, int round) {
+                  const std::string wide(40, static_cast<char>(round));
+                  tr.atomic_op(MutationType::append_if_fits, "grow", std::string(30, 'a'));
+                  tr.atomic_op(MutationType::add, "wide", wide);
+                  tr.atomic_op(MutationType::byte_max, "bmax",
+                               std::string(64, 'm') + std::to_string(round));
+                  tr.atomic_op(MutationType::max, "max", wide);
+                  tr.atomic_op(MutationType::min, "min", wide);
+                  tr.atomic_op(MutationType::compare_and_clear, "grow", wide);
+                  tr.atomic_op(MutationType::bit_xor, "new" + std::to_string(round),
+                               std::string(2000, 'x'));
+                }),
+            0);
+}
+
+// Versionstamped keys and values are made at apply time, from templates longer than a
+// short string.
+TEST_P(AllocationFailure, LongVersionstampedKeysAndValues) {
+  Database db = open();
+  auto operand = [](std::string tmpl, std::uint32_t offset) {
+    for (int i = 0; i < 4; ++i) tmpl.push_back(static_cast<char>((offset >> (8 * i)) & 0xff));
+    return tmpl;
+  };
+  EXPECT_GT(fail_each_allocation(
+                db,
+                [&](Transaction& tr, int round) {
+                  tr.atomic_op(MutationType::set_versionstamped_key,
+                               operand("stamped-key-" + std::string(10, '\0') + "-" +
+                                           std::string(30, 'k') + std::to_string(round),
+                                       12),
+                               std::string(100, 'v'));
+                  tr.atomic_op(MutationType::set_versionstamped_value, "stamped-value",
+                               operand(std::string(10, '\0') + std::string(3000, 'v'), 0));
+                }),
+            0);
+}
+
+// Every opening of a durable database starts its log in a new segment, with the first
+// commit: its file, its name and the writer's lists are allocated then.
+TEST_P(AllocationFailure, ANewLogSegment) {
+  if (!GetParam().durable || GetParam().durability == Durability::none) {
+    GTEST_SKIP() << "no log";
+  }
+  std::optional<Database> db(open());
+  auto reopen = [&](Database&) {
+    db.reset();
+    db.emplace(open());
+  };
+  EXPECT_GT(fail_each_allocation(
+                *db, [](Transaction& tr, int round) { tr.set("k", std::to_string(round)); },
+                [&](Database&) { reopen(*db); }),
+            0);
+}
+
+// A commit that changes a watched key fires the watch after its point of no return:
+// firing must not allocate (the watch saw a value longer than a short string).
+TEST_P(AllocationFailure, FiringWatches) {
+  Database db = open();
+  std::vector<Watch> watches;
+  auto arm = [&](Database& d) {
+    Transaction tr = d.create_transaction();
+    watches.push_back(tr.watch("watched"));
+    watches.push_back(tr.watch("watched2"));
+    tr.commit();
+  };
+  EXPECT_GT(fail_each_allocation(
+                db,
+                [](Transaction& tr, int round) {
+                  tr.set("watched", std::string(40, 'w') + std::to_string(round));
+                  tr.clear_range("watched2", "watched3");
+                  tr.set("watched2", std::string(40, 'v') + std::to_string(round));
+                },
+                arm),
+            0);
+  // Each was fired by the commit, or by the one after a refused commit.
+  for (Watch& w : watches) w.wait();
+}
 INSTANTIATE_TEST_SUITE_P(InMemoryAndOnDisk, AllocationFailure,
                          ::testing::Values(Place{"InMemory", false, Durability::none},
                                            Place{"Fsync", true, Durability::fsync},

@@ -31,6 +31,10 @@ namespace engine {
 class TransactionImpl;
 class WatchState;
 }  // namespace engine
+namespace cluster {
+class ClusterTransaction;
+class ClusterWatch;
+}  // namespace cluster
 
 struct RangeOptions {
   int limit = 0;         // the most rows to return; 0: no limit; negative: range_limits_invalid
@@ -83,10 +87,15 @@ class Watch {
   // commit, by the last copy's destructor or by the database's close, an exception from it
   // calls std::terminate; from cancel(), it skips the callbacks after it). An empty
   // `callback` throws invalid_argument (9003) and is not registered.
+  // On a cluster, callbacks run on FoundationDB's network thread, or in cancel().
   void on_ready(std::function<void()> callback);
 
  private:
+  friend class Transaction;
+  explicit Watch(std::shared_ptr<cluster::ClusterWatch> cluster);
+  // One of the two is set: state_ in process, cluster_ on a cluster (neither: moved from).
   std::shared_ptr<engine::WatchState> state_;
+  std::shared_ptr<cluster::ClusterWatch> cluster_;
 };
 
 // Reads through a transaction that add no read conflict ranges. They still see the
@@ -104,8 +113,10 @@ class ReadView {
 
  private:
   friend class Transaction;
-  explicit ReadView(engine::TransactionImpl* impl) : impl_(impl) {}
+  ReadView(engine::TransactionImpl* impl, cluster::ClusterTransaction* cluster)
+      : impl_(impl), cluster_(cluster) {}
   engine::TransactionImpl* impl_;
+  cluster::ClusterTransaction* cluster_;
 };
 
 // commit_async's callback: null for success, else the commit's error.
@@ -146,7 +157,7 @@ class Transaction {
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
                           const RowVisitor& visit);
   std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
-  [[nodiscard]] ReadView snapshot() { return ReadView(impl_.get()); }
+  [[nodiscard]] ReadView snapshot() { return ReadView(impl_.get(), cluster_.get()); }
 
   // Writes, buffered until commit. Keys over 10,000 bytes throw key_too_large (2102),
   // values over 100,000 bytes value_too_large (2103), keys at or above "\xff" 2004,
@@ -284,7 +295,11 @@ class Transaction {
 
  private:
   friend class ReadView;
+  friend class Database;
+  explicit Transaction(std::unique_ptr<cluster::ClusterTransaction> cluster);
+  // One of the two is set: impl_ in process, cluster_ on a cluster (neither: moved from).
   std::unique_ptr<engine::TransactionImpl> impl_;
+  std::unique_ptr<cluster::ClusterTransaction> cluster_;
 };
 
 }  // namespace strata

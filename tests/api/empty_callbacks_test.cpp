@@ -14,6 +14,7 @@
 #include "api/api_test_util.hpp"
 #include "durability/temp_dir.hpp"
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -32,7 +33,7 @@ class EmptyCallbacks : public ::testing::TestWithParam<Place> {
   Database open() {
     Options o;
     if (GetParam().durable) o.path = dir_.path();
-    return Database::open(o);
+    return testing::open_database(o);
   }
   TempDir dir_;
 };

@@ -26,6 +26,7 @@
 #include "durability/temp_dir.hpp"
 #include "recipes/high_contention.hpp"
 #include "recipes_test_util.hpp"
+#include "support/test_database.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,16 +68,16 @@ TEST(OpenedVersion, IsWhatTheLastOpeningLeftCommitted) {
   TempDir dir;
   Version last = 0;
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     EXPECT_EQ(db.opened_version(), 0);
     db.run([](Transaction& tr) { tr.set("k", "v"); });
     db.run([](Transaction& tr) { tr.set("k", "w"); });
     last = db.committed_version();
     EXPECT_EQ(db.opened_version(), 0);
   }
-  Database again = Database::open(on_disk(dir));
+  Database again = testing::open_database(on_disk(dir));
   EXPECT_EQ(again.opened_version(), last);
-  EXPECT_EQ(Database::open().opened_version(), 0);
+  EXPECT_EQ(testing::open_database().opened_version(), 0);
 }
 
 TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePoppers) {
@@ -85,11 +86,11 @@ TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePop
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     register_request(db, requests, '\x01');
     register_request(db, requests, '\x02');
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   q.enqueue(db, "first");
   q.enqueue(db, "second");
   EXPECT_EQ(q.dequeue(db), "first");
@@ -117,12 +118,12 @@ TEST(AbandonedPopRequests, ARequestInTheOldFormatIsWithdrawn) {
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     db.run([&](Transaction& tr) {
       tr.set(requests.pack(Tuple{std::int64_t{7}, Bytes{std::string(20, '\x01')}}), "");
     });
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   q.enqueue(db, "item");
   EXPECT_EQ(q.dequeue(db), "item");
   EXPECT_EQ(q.dequeue(db), std::nullopt);
@@ -135,13 +136,13 @@ TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     q.enqueue(db, "queued");
     // Two poppers were served and died before collecting.
     leave_served(db, requests, results, '\x01', "served to a");
     leave_served(db, requests, results, '\x02', "served to b");
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   EXPECT_EQ(q.dequeue(db), "served to a");
   EXPECT_EQ(q.dequeue(db), "served to b");
   EXPECT_EQ(q.dequeue(db), "queued");
@@ -154,10 +155,10 @@ TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
   PriorityQueue pq(Subspace(Tuple{"P"}), true);
   Subspace min_requests = bookkeeping(pq.subspace(), Tuple{"pop", "min"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     register_request(db, min_requests, '\x01');
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   pq.push(db, "low", 1);
   pq.push(db, "high", 9);
   EXPECT_EQ(pq.pop_min(db), "low");
@@ -173,12 +174,12 @@ TEST(AbandonedPopRequests, APriorityQueueDeliversAgainToAPopOfTheSameKind) {
   Subspace max_requests = bookkeeping(pq.subspace(), Tuple{"pop", "max"});
   Subspace max_results = bookkeeping(pq.subspace(), Tuple{"result", "max"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     leave_served(db, max_requests, max_results, '\x01', "served to max");
     pq.push(db, "low", 1);
     pq.push(db, "high", 9);
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   EXPECT_EQ(pq.pop_min(db), "low");
   EXPECT_EQ(pq.pop_max(db), "served to max");
   EXPECT_EQ(pq.pop_max(db), "high");
@@ -222,7 +223,7 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
   Options o;
   o.mvcc_window = std::chrono::milliseconds(20);
   o.transaction_retry_limit = 0;
-  Database db = Database::open(o);
+  Database db = testing::open_database(o);
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   const Tuple stalled = register_request(db, requests, '\x07');
@@ -255,7 +256,7 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
 // Returns the pop's error, or nullopt when it is still retrying after 10 s.
 std::optional<ErrorCode> high_contention_pop_error(Options o) {
   o.mvcc_window = std::chrono::milliseconds(20);
-  Database db = Database::open(o);
+  Database db = testing::open_database(o);
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   const Tuple stalled = register_request(db, requests, '\x07');
@@ -317,7 +318,7 @@ struct Report {
   Options o;
   o.path = dir;
   o.durability = Durability::buffered;
-  Database db = Database::open(o);
+  Database db = testing::open_database(o);
   Queue q(Subspace(Tuple{"Q"}), true);
   auto report = [fd](char kind, std::uint32_t item) {
     const Report r{kind, {}, item};
@@ -370,7 +371,7 @@ TEST(AbandonedPopRequests, KilledConsumersLoseNoItemThatWasNotInTheirHands) {
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status));
 
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     std::multiset<std::uint32_t> drained;
     while (auto v = q.dequeue(db)) drained.insert(static_cast<std::uint32_t>(std::stoul(*v)));
     EXPECT_TRUE(range_empty(db, results.range()))

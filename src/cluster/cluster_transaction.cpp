@@ -1,0 +1,673 @@
+// strata::Transaction's calls over FoundationDB's C API.
+#include "cluster/cluster_transaction.hpp"
+
+#include <cstdint>
+#include <utility>
+
+#include "base/limits.hpp"
+#include "cluster/cluster_database.hpp"
+#include "cluster/cluster_watch.hpp"
+#include "cluster/options.hpp"
+
+namespace strata::cluster {
+namespace {
+
+const std::uint8_t* bytes(std::string_view s) {
+  return reinterpret_cast<const std::uint8_t*>(s.data());
+}
+int length(std::string_view s) { return static_cast<int>(s.size()); }
+std::string_view view(const std::uint8_t* p, int n) {
+  return {reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)};
+}
+
+// FoundationDB's mutation codes (fdbclient/vexillographer/fdb.options) for strata's types.
+// From API 510 on, BIT_AND and MIN are FoundationDB's AndV2 and MinV2, a missing key taking
+// the operand, as strata's.
+int mutation_code(MutationType type) {
+  switch (type) {
+    case MutationType::add:
+      return FDB_MUTATION_TYPE_ADD;
+    case MutationType::bit_and:
+      return FDB_MUTATION_TYPE_BIT_AND;
+    case MutationType::bit_or:
+      return FDB_MUTATION_TYPE_BIT_OR;
+    case MutationType::bit_xor:
+      return FDB_MUTATION_TYPE_BIT_XOR;
+    case MutationType::max:
+      return FDB_MUTATION_TYPE_MAX;
+    case MutationType::min:
+      return FDB_MUTATION_TYPE_MIN;
+    case MutationType::byte_min:
+      return FDB_MUTATION_TYPE_BYTE_MIN;
+    case MutationType::byte_max:
+      return FDB_MUTATION_TYPE_BYTE_MAX;
+    case MutationType::append_if_fits:
+      return FDB_MUTATION_TYPE_APPEND_IF_FITS;
+    case MutationType::compare_and_clear:
+      return FDB_MUTATION_TYPE_COMPARE_AND_CLEAR;
+    case MutationType::set_versionstamped_key:
+      return FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_KEY;
+    case MutationType::set_versionstamped_value:
+      return FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE;
+  }
+  throw Error(
+      ErrorCode::invalid_mutation_type,
+      "mutation type " + std::to_string(static_cast<int>(type)) + " is not an atomic operation");
+}
+
+// A versionstamp operand ends with the 4-byte little-endian offset of its 10 stamp bytes,
+// which must fit before those 4 bytes (client_invalid_operation, as strata's).
+void check_stamp_operand(std::string_view operand, const char* what) {
+  constexpr std::size_t kStamp = 10;
+  constexpr std::size_t kOffset = 4;
+  std::uint32_t offset = 0;
+  if (operand.size() >= kOffset) {
+    for (std::size_t i = 0; i < kOffset; ++i) {
+      offset |= static_cast<std::uint32_t>(
+                    static_cast<unsigned char>(operand[operand.size() - kOffset + i]))
+                << (8 * i);
+    }
+  }
+  if (operand.size() < kOffset || std::uint64_t{offset} + kStamp > operand.size() - kOffset) {
+    throw Error(
+        ErrorCode::client_invalid_operation,
+        std::string("the versionstamp's offset leaves no room for its 10 bytes in the ") + what);
+  }
+}
+
+// The ranges a transaction-module special-key namespace encodes: each range [b, e) is the
+// rows <prefix>b = "1" and <prefix>e = "0".
+std::vector<KeyRange> decode_ranges(const std::vector<KeyValue>& rows, std::string_view prefix) {
+  std::vector<KeyRange> out;
+  for (const KeyValue& row : rows) {
+    std::string key = row.key.substr(prefix.size());
+    if (row.value == "1") {
+      out.push_back({std::move(key), {}});
+    } else if (!out.empty() && out.back().end.empty()) {
+      out.back().end = std::move(key);
+    }
+  }
+  return out;
+}
+
+constexpr std::string_view kConflictingKeys = "\xff\xff/transaction/conflicting_keys/";
+constexpr std::string_view kReadConflicts = "\xff\xff/transaction/read_conflict_range/";
+constexpr std::string_view kWriteConflicts = "\xff\xff/transaction/write_conflict_range/";
+
+}  // namespace
+
+struct ClusterTransaction::Pending {
+  ClusterTransaction* tr;
+  CommitCallback done;
+  std::shared_ptr<Async> async;
+};
+
+ClusterTransaction::ClusterTransaction(std::shared_ptr<ClusterDatabase> db)
+    : db_(std::move(db)), api_(db_->api()), versionstamp_future_(api_, nullptr) {
+  if (const fdb_error_t e = api_.database_create_transaction(db_->handle(), &tr_)) {
+    throw_fdb(api_, e, "creating a transaction");
+  }
+}
+
+ClusterTransaction::~ClusterTransaction() {
+  {
+    std::unique_lock lock(async_->mu);
+    async_->cv.wait(lock, [&] {
+      return async_->in_flight == 0 || async_->running_on == std::this_thread::get_id();
+    });
+  }
+  versionstamp_future_.reset();
+  api_.transaction_destroy(tr_);
+}
+
+// ---- Helpers ----------------------------------------------------------------------
+
+void ClusterTransaction::check_usable() const {
+  if (visiting_) [[unlikely]] {
+    throw Error(ErrorCode::client_invalid_operation,
+                "a visit_range visitor may not use the transaction it is visiting");
+  }
+  if (ended_ == ErrorCode::transaction_cancelled) [[unlikely]] {
+    throw Error(ErrorCode::transaction_cancelled, "the transaction was cancelled; reset it");
+  }
+  if (ended_ != ErrorCode::success) [[unlikely]] {
+    throw Error(ended_, "the transaction has committed (or is committing); reset it to reuse it");
+  }
+}
+
+void ClusterTransaction::touch_read() { read_version_fixed_ = true; }
+
+void ClusterTransaction::fail_if(fdb_error_t code, const char* what) const {
+  if (code != 0) [[unlikely]]
+    throw_fdb(api_, code, what);
+}
+
+void ClusterTransaction::set_option(int option, std::optional<std::int64_t> value) const {
+  fdb_error_t e = 0;
+  if (value) {
+    const std::string v = int_option(*value);
+    e = api_.transaction_set_option(tr_, option, bytes(v), length(v));
+  } else {
+    e = api_.transaction_set_option(tr_, option, nullptr, 0);
+  }
+  fail_if(e, "setting a transaction option");
+}
+
+// ---- Reads ------------------------------------------------------------------------
+
+std::optional<std::string> ClusterTransaction::get(std::string_view key, bool snapshot) {
+  std::string value;
+  if (!get(key, snapshot, value)) return std::nullopt;
+  return value;
+}
+
+bool ClusterTransaction::get(std::string_view key, bool snapshot, std::string& out) {
+  check_usable();
+  base::check_readable_key(key, /*metadata_version_ok=*/true);
+  check_may_block("get");
+  touch_read();
+  Future f(api_, api_.transaction_get(tr_, bytes(key), length(key), snapshot ? 1 : 0));
+  f.wait("get");
+  fdb_bool_t present = 0;
+  const std::uint8_t* value = nullptr;
+  int n = 0;
+  fail_if(api_.future_get_value(f.get(), &present, &value, &n), "get");
+  if (present == 0) {
+    out.clear();
+    return false;
+  }
+  out.assign(view(value, n));
+  return true;
+}
+
+template <class Row>
+void ClusterTransaction::read_range(std::string_view begin, std::string_view end,
+                                    RangeOptions options, bool snapshot, Row&& row) {
+  check_usable();
+  base::check_range(begin, end, /*check_order=*/false);
+  if (options.limit < 0 || options.target_bytes < 0) {
+    throw Error(ErrorCode::range_limits_invalid,
+                "limit " + std::to_string(options.limit) + " or target_bytes " +
+                    std::to_string(options.target_bytes) + " is negative");
+  }
+  if (begin >= end) return;
+  check_may_block("get_range");
+  touch_read();
+  // Batch after batch, each from just past the last row of the one before, asking for
+  // what is left of the limits. FoundationDB counts a row's bytes with some overhead, so
+  // it stops at or before the row strata's target_bytes stops after; the next batch goes
+  // on from there.
+  int rows_left = options.limit;
+  std::int64_t bytes_left = options.target_bytes;
+  const int mode = options.limit > 0 ? FDB_STREAMING_MODE_EXACT : FDB_STREAMING_MODE_WANT_ALL;
+  std::string last;
+  bool first = true;
+  for (int iteration = 1;; ++iteration) {
+    std::string_view b = begin, e = end;
+    fdb_bool_t b_or_equal = 0;
+    if (!first && !options.reverse) {
+      b = last;
+      b_or_equal = 1;  // first_greater_than(last)
+    } else if (!first) {
+      e = last;  // first_greater_or_equal(last): rows before it
+    }
+    Future f(api_, api_.transaction_get_range(tr_, bytes(b), length(b), b_or_equal, 1, bytes(e),
+                                              length(e), 0, 1, rows_left,
+                                              static_cast<int>(bytes_left), mode, iteration,
+                                              snapshot ? 1 : 0, options.reverse ? 1 : 0));
+    f.wait("get_range");
+    const FDBKeyValue* kv = nullptr;
+    int count = 0;
+    fdb_bool_t more = 0;
+    fail_if(api_.future_get_keyvalue_array(f.get(), &kv, &count, &more), "get_range");
+    for (int i = 0; i < count; ++i) {
+      const std::string_view key = view(kv[i].key, kv[i].key_length);
+      const std::string_view value = view(kv[i].value, kv[i].value_length);
+      row(key, value);
+      if (rows_left > 0 && --rows_left == 0) return;
+      if (options.target_bytes > 0) {
+        bytes_left -= static_cast<std::int64_t>(key.size() + value.size());
+        if (bytes_left <= 0) return;
+      }
+    }
+    if (more == 0 || count == 0) return;
+    last.assign(view(kv[count - 1].key, kv[count - 1].key_length));
+    first = false;
+  }
+}
+
+std::vector<KeyValue> ClusterTransaction::get_range(std::string_view begin, std::string_view end,
+                                                    RangeOptions options, bool snapshot) {
+  std::vector<KeyValue> rows;
+  read_range(begin, end, options, snapshot, [&rows](std::string_view key, std::string_view value) {
+    rows.push_back({std::string(key), std::string(value)});
+  });
+  return rows;
+}
+
+std::size_t ClusterTransaction::visit_range(std::string_view begin, std::string_view end,
+                                            RangeOptions options, bool snapshot,
+                                            const RowVisitor& visit) {
+  std::size_t n = 0;
+  bool visitor_threw = false;
+  try {
+    read_range(begin, end, options, snapshot, [&](std::string_view key, std::string_view value) {
+      visiting_ = true;
+      try {
+        visit(key, value);
+      } catch (...) {
+        visiting_ = false;
+        visitor_threw = true;
+        throw;
+      }
+      visiting_ = false;
+      ++n;
+    });
+  } catch (...) {
+    // The visitor saw rows the read's conflict range may not reach: a serializable read
+    // then conflicts on the whole range, as strata's does.
+    if (visitor_threw && !snapshot && ended_ == ErrorCode::success) {
+      (void)api_.transaction_add_conflict_range(tr_, bytes(begin), length(begin), bytes(end),
+                                                length(end), FDB_CONFLICT_RANGE_TYPE_READ);
+    }
+    throw;
+  }
+  return n;
+}
+
+// ---- Writes -----------------------------------------------------------------------
+
+void ClusterTransaction::set(std::string_view key, std::string_view value) {
+  check_usable();
+  base::check_writable_key(key);
+  base::check_value(value);
+  written_ = true;
+  api_.transaction_set(tr_, bytes(key), length(key), bytes(value), length(value));
+}
+
+void ClusterTransaction::clear(std::string_view key) {
+  check_usable();
+  base::check_readable_key(key);
+  if (key.size() > base::kKeySizeLimit) return;  // no such key can exist
+  written_ = true;
+  api_.transaction_clear(tr_, bytes(key), length(key));
+}
+
+void ClusterTransaction::clear_range(std::string_view begin, std::string_view end) {
+  check_usable();
+  base::check_range(begin, end, /*check_order=*/true);
+  written_ = true;
+  api_.transaction_clear_range(tr_, bytes(begin), length(begin), bytes(end), length(end));
+}
+
+void ClusterTransaction::atomic_op(MutationType type, std::string_view key,
+                                   std::string_view param) {
+  check_usable();
+  // strata's checks, in FoundationDB's order (engine/transaction_impl.cpp).
+  if (key >= base::kSystemKeyStart) [[unlikely]] {
+    if (key != base::kMetadataVersionKey) base::check_readable_key(key);
+    if (type != MutationType::set_versionstamped_value || param != base::kMetadataVersionOperand) {
+      base::refuse_metadata_version_write();
+    }
+  }
+  const int code = mutation_code(type);
+  base::check_key_size(key);
+  base::check_value(param);
+  if (type == MutationType::set_versionstamped_key) check_stamp_operand(key, "key");
+  if (type == MutationType::set_versionstamped_value) check_stamp_operand(param, "value");
+  written_ = true;
+  api_.transaction_atomic_op(tr_, bytes(key), length(key), bytes(param), length(param), code);
+}
+
+std::shared_ptr<ClusterWatch> ClusterTransaction::watch(std::string_view key) {
+  check_usable();
+  base::check_readable_key(key, /*metadata_version_ok=*/true);
+  if (!ryw_) {
+    throw Error(ErrorCode::watches_disabled,
+                "watches need read-your-writes, which this transaction turned off");
+  }
+  // strata's watch reads the key serializably: the same read conflict.
+  add_read_conflict_key(key);
+  return ClusterWatch::make(api_, api_.transaction_watch(tr_, bytes(key), length(key)));
+}
+
+void ClusterTransaction::add_read_conflict_range(std::string_view begin, std::string_view end) {
+  check_usable();
+  if (!base::is_metadata_version_range(begin, end)) base::check_range(begin, end, true);
+  if (begin == end) return;
+  touch_read();
+  fail_if(api_.transaction_add_conflict_range(tr_, bytes(begin), length(begin), bytes(end),
+                                              length(end), FDB_CONFLICT_RANGE_TYPE_READ),
+          "add_read_conflict_range");
+}
+
+void ClusterTransaction::add_read_conflict_key(std::string_view key) {
+  check_usable();
+  base::check_readable_key(key, /*metadata_version_ok=*/true);
+  touch_read();
+  const std::string end = base::key_after(key);
+  fail_if(api_.transaction_add_conflict_range(tr_, bytes(key), length(key), bytes(end), length(end),
+                                              FDB_CONFLICT_RANGE_TYPE_READ),
+          "add_read_conflict_key");
+}
+
+void ClusterTransaction::add_write_conflict_range(std::string_view begin, std::string_view end) {
+  check_usable();
+  base::check_range(begin, end, /*check_order=*/true);
+  if (begin == end) return;
+  written_ = true;
+  fail_if(api_.transaction_add_conflict_range(tr_, bytes(begin), length(begin), bytes(end),
+                                              length(end), FDB_CONFLICT_RANGE_TYPE_WRITE),
+          "add_write_conflict_range");
+}
+
+// ---- Versions and options -----------------------------------------------------------
+
+Version ClusterTransaction::read_version() {
+  check_usable();
+  check_may_block("read_version");
+  touch_read();
+  Future f(api_, api_.transaction_get_read_version(tr_));
+  f.wait("read_version");
+  std::int64_t v = 0;
+  fail_if(api_.future_get_int64(f.get(), &v), "read_version");
+  return v;
+}
+
+void ClusterTransaction::set_read_version(Version version) {
+  check_usable();
+  if (read_version_fixed_) {
+    throw Error(ErrorCode::read_version_already_set, "the read version is already fixed");
+  }
+  read_version_fixed_ = true;
+  api_.transaction_set_read_version(tr_, version);
+}
+
+void ClusterTransaction::set_read_your_writes(bool enabled) {
+  check_usable();
+  if (read_version_fixed_ || written_) {
+    throw Error(ErrorCode::client_invalid_operation,
+                "read-your-writes can be changed only before the first read or write");
+  }
+  if (enabled == ryw_) return;
+  if (enabled) {
+    // FoundationDB has no option that turns it back on: reset() does.
+    throw Error(ErrorCode::client_invalid_operation,
+                "on a cluster, read-your-writes is turned back on by reset() only");
+  }
+  set_option(FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, std::nullopt);
+  ryw_ = false;
+}
+
+void ClusterTransaction::set_snapshot_read_your_writes(bool enabled) {
+  set_option(enabled ? FDB_TR_OPTION_SNAPSHOT_RYW_ENABLE : FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE,
+             std::nullopt);
+  snapshot_ryw_ = enabled;
+}
+
+void ClusterTransaction::set_report_conflicting_keys(bool enabled) {
+  // FoundationDB's option only turns reporting on; off, conflicting_ranges() reads nothing.
+  if (enabled && !report_conflicts_)
+    set_option(FDB_TR_OPTION_REPORT_CONFLICTING_KEYS, std::nullopt);
+  report_conflicts_ = enabled;
+}
+
+std::vector<KeyRange> ClusterTransaction::special_ranges(std::string_view prefix) const {
+  check_may_block("reading the conflict ranges");
+  const std::string end = std::string(prefix) + "\xff";
+  std::vector<KeyValue> rows;
+  int iteration = 1;
+  std::string begin(prefix);
+  fdb_bool_t begin_or_equal = 0;
+  for (;;) {
+    Future f(api_, api_.transaction_get_range(tr_, bytes(begin), length(begin), begin_or_equal, 1,
+                                              bytes(end), length(end), 0, 1, 0, 0,
+                                              FDB_STREAMING_MODE_WANT_ALL, iteration++, 1, 0));
+    f.wait("reading the conflict ranges");
+    const FDBKeyValue* kv = nullptr;
+    int count = 0;
+    fdb_bool_t more = 0;
+    fail_if(api_.future_get_keyvalue_array(f.get(), &kv, &count, &more),
+            "reading the conflict ranges");
+    for (int i = 0; i < count; ++i) {
+      rows.push_back({std::string(view(kv[i].key, kv[i].key_length)),
+                      std::string(view(kv[i].value, kv[i].value_length))});
+    }
+    if (more == 0 || count == 0) break;
+    begin = rows.back().key;
+    begin_or_equal = 1;
+  }
+  return decode_ranges(rows, prefix);
+}
+
+std::vector<KeyRange> ClusterTransaction::conflicting_ranges() const {
+  if (!report_conflicts_ || !conflicted_) return {};
+  return special_ranges(kConflictingKeys);
+}
+
+std::vector<KeyRange> ClusterTransaction::read_conflict_ranges() const {
+  return special_ranges(kReadConflicts);
+}
+
+std::vector<KeyRange> ClusterTransaction::write_conflict_ranges() const {
+  return special_ranges(kWriteConflicts);
+}
+
+std::size_t ClusterTransaction::approximate_size() const {
+  check_may_block("approximate_size");
+  Future f(api_, api_.transaction_get_approximate_size(tr_));
+  f.wait("approximate_size");
+  std::int64_t n = 0;
+  fail_if(api_.future_get_int64(f.get(), &n), "approximate_size");
+  return static_cast<std::size_t>(n);
+}
+
+// ---- Commit -----------------------------------------------------------------------
+
+void ClusterTransaction::record_commit(fdb_error_t code) {
+  ended_ = ErrorCode::used_during_commit;
+  if (code == 0) {
+    std::int64_t v = -1;
+    if (api_.transaction_get_committed_version(tr_, &v) != 0) v = -1;
+    committed_ = true;
+    committed_version_ = v;
+    if (v >= 0) db_->count_commit();
+    return;
+  }
+  if (code == static_cast<int>(ErrorCode::not_committed)) {
+    conflicted_ = true;
+    db_->count_conflict();
+  }
+}
+
+void ClusterTransaction::commit() {
+  check_usable();
+  check_may_block("commit");
+  // The versionstamp is asked for before the commit, as the C API requires.
+  versionstamp_future_ = Future(api_, api_.transaction_get_versionstamp(tr_));
+  Future f(api_, api_.transaction_commit(tr_));
+  const fdb_error_t code = f.wait_code();
+  record_commit(code);
+  fail_if(code, "commit");
+}
+
+void ClusterTransaction::commit_async(CommitCallback done) {
+  try {
+    check_usable();
+  } catch (const Error& e) {
+    done(&e);
+    return;
+  }
+  versionstamp_future_ = Future(api_, api_.transaction_get_versionstamp(tr_));
+  auto pending = std::make_unique<Pending>(Pending{this, std::move(done), async_});
+  {
+    std::lock_guard lock(async_->mu);
+    ++async_->in_flight;
+  }
+  ended_ = ErrorCode::used_during_commit;
+  FDBFuture* f = api_.transaction_commit(tr_);
+  Pending* raw = pending.release();
+  if (const fdb_error_t e = api_.future_set_callback(f, &on_commit_ready, raw)) {
+    // Not expected from a valid future: finish here, as the callback would.
+    api_.future_destroy(f);
+    std::unique_ptr<Pending> own(raw);
+    record_commit(e);
+    const Error error = fdb_error(api_, e, "commit");
+    own->done(&error);
+    std::lock_guard lock(async_->mu);
+    --async_->in_flight;
+    async_->cv.notify_all();
+  }
+}
+
+void ClusterTransaction::on_commit_ready(FDBFuture* f, void* parameter) {
+  std::unique_ptr<Pending> pending(static_cast<Pending*>(parameter));
+  ClusterTransaction& t = *pending->tr;
+  const FdbApi& api = t.api_;
+  const fdb_error_t code = api.future_get_error(f);
+  api.future_destroy(f);
+  t.record_commit(code);
+  const std::shared_ptr<Async> async = std::move(pending->async);  // outlives `t`
+  std::thread::id before;
+  {
+    std::lock_guard lock(async->mu);
+    before = std::exchange(async->running_on, std::this_thread::get_id());
+  }
+  // `done` may destroy the transaction: nothing of `t` is used after it.
+  const CommitCallback done = std::move(pending->done);
+  if (code == 0) {
+    done(nullptr);
+  } else {
+    const Error error = fdb_error(api, code, "commit");
+    done(&error);
+  }
+  std::lock_guard lock(async->mu);
+  async->running_on = before;
+  --async->in_flight;
+  async->cv.notify_all();
+}
+
+Version ClusterTransaction::committed_version() const {
+  if (!committed_) {
+    throw Error(ErrorCode::client_invalid_operation,
+                "committed_version() is known only after a successful commit");
+  }
+  return committed_version_;
+}
+
+std::string ClusterTransaction::versionstamp() const {
+  if (!committed_) {
+    throw Error(ErrorCode::client_invalid_operation,
+                "versionstamp() is known only after a successful commit");
+  }
+  if (committed_version_ < 0) {
+    throw Error(ErrorCode::no_commit_version,
+                "a read-only transaction has no commit version and so no versionstamp");
+  }
+  if (!versionstamp_) {
+    check_may_block("versionstamp");
+    versionstamp_future_.wait("versionstamp");
+    const std::uint8_t* key = nullptr;
+    int n = 0;
+    fail_if(api_.future_get_key(versionstamp_future_.get(), &key, &n), "versionstamp");
+    versionstamp_.emplace(view(key, n));
+  }
+  return *versionstamp_;
+}
+
+// ---- Retry, reset, cancel, timeout --------------------------------------------------
+
+void ClusterTransaction::reapply_options() {
+  if (!ryw_) set_option(FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, std::nullopt);
+  if (!snapshot_ryw_) set_option(FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE, std::nullopt);
+  if (report_conflicts_) set_option(FDB_TR_OPTION_REPORT_CONFLICTING_KEYS, std::nullopt);
+  if (size_limit_) set_option(FDB_TR_OPTION_SIZE_LIMIT, static_cast<std::int64_t>(*size_limit_));
+}
+
+void ClusterTransaction::on_error(const Error& e) {
+  if (visiting_) check_usable();
+  if (ended_ == ErrorCode::transaction_cancelled) check_usable();
+  if (e.error_code() == ErrorCode::success) {
+    throw Error(ErrorCode::client_invalid_operation, "on_error was given success, not an error");
+  }
+  check_may_block("on_error");
+  Future f(api_, api_.transaction_on_error(tr_, e.code()));
+  const fdb_error_t code = f.wait_code();
+  committed_ = false;
+  conflicted_ = false;
+  committed_version_ = -1;
+  versionstamp_future_.reset();
+  versionstamp_.reset();
+  read_version_fixed_ = false;
+  written_ = false;
+  if (code != 0) {
+    // FoundationDB's on_error failed with the error (not retryable, or past the retry
+    // limit), or ran out of time: the transaction takes nothing more until reset().
+    ended_ = code == static_cast<int>(ErrorCode::transaction_timed_out)
+                 ? ErrorCode::transaction_timed_out
+                 : ErrorCode::transaction_cancelled;
+    if (code == e.code()) throw e;
+    throw_fdb(api_, code, "on_error");
+  }
+  ended_ = ErrorCode::success;
+  reapply_options();
+}
+
+void ClusterTransaction::reset() {
+  if (visiting_) check_usable();
+  api_.transaction_reset(tr_);
+  ended_ = ErrorCode::success;
+  committed_ = false;
+  conflicted_ = false;
+  committed_version_ = -1;
+  versionstamp_future_.reset();
+  versionstamp_.reset();
+  read_version_fixed_ = false;
+  written_ = false;
+  ryw_ = true;
+  snapshot_ryw_ = true;
+  report_conflicts_ = false;
+  size_limit_.reset();
+}
+
+void ClusterTransaction::cancel() {
+  if (visiting_) check_usable();
+  api_.transaction_cancel(tr_);
+  ended_ = ErrorCode::transaction_cancelled;
+}
+
+void ClusterTransaction::set_timeout(std::chrono::milliseconds timeout) {
+  check_usable();
+  if (timeout.count() < 0) {
+    throw Error(ErrorCode::invalid_argument,
+                "timeout of " + std::to_string(timeout.count()) + " ms is negative");
+  }
+  set_option(FDB_TR_OPTION_TIMEOUT, clamp_ms(timeout));
+}
+
+void ClusterTransaction::set_retry_limit(int limit) {
+  if (limit < -1) {
+    throw Error(ErrorCode::invalid_argument,
+                "retry limit " + std::to_string(limit) + " is below -1 (no limit)");
+  }
+  set_option(FDB_TR_OPTION_RETRY_LIMIT, limit);
+}
+
+void ClusterTransaction::set_size_limit(std::size_t bytes) {
+  if (bytes < 32 || bytes > base::kTransactionSizeLimit) {
+    throw Error(ErrorCode::invalid_argument,
+                "size limit " + std::to_string(bytes) + " is outside 32 .. 10,000,000 bytes");
+  }
+  set_option(FDB_TR_OPTION_SIZE_LIMIT, static_cast<std::int64_t>(bytes));
+  size_limit_ = bytes;
+}
+
+void ClusterTransaction::set_max_retry_delay(std::chrono::milliseconds delay) {
+  if (delay.count() < 0) {
+    throw Error(ErrorCode::invalid_argument,
+                "maximum retry delay of " + std::to_string(delay.count()) + " ms is negative");
+  }
+  set_option(FDB_TR_OPTION_MAX_RETRY_DELAY, clamp_ms(delay));
+}
+
+}  // namespace strata::cluster

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -26,13 +27,16 @@ class ClusterDatabase {
   // with a cluster file; the client's errors; FoundationDB's error from
   // fdb_create_database.
   static std::shared_ptr<ClusterDatabase> open(const Options& options);
-  ClusterDatabase(const FdbApi& api, FDBDatabase* db) : api_(api), db_(db) {}
+  ClusterDatabase(const FdbApi& api, FDBDatabase* db, std::chrono::milliseconds timeout)
+      : api_(api), db_(db), default_timeout_(timeout) {}
   ~ClusterDatabase();
   ClusterDatabase(const ClusterDatabase&) = delete;
   ClusterDatabase& operator=(const ClusterDatabase&) = delete;
 
   const FdbApi& api() const { return api_; }
   FDBDatabase* handle() const { return db_; }
+  // Options::transaction_timeout: what a transaction starts with and reset() returns to.
+  std::chrono::milliseconds default_timeout() const { return default_timeout_; }
 
   // A read version fresh from the cluster: at least every version committed before the call.
   Version read_version() const;
@@ -45,6 +49,7 @@ class ClusterDatabase {
  private:
   const FdbApi& api_;
   FDBDatabase* db_;
+  const std::chrono::milliseconds default_timeout_;
   std::atomic<std::uint64_t> commits_{0};
   std::atomic<std::uint64_t> conflicts_{0};
 };

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <utility>
 
+#include "base/deadline.hpp"
 #include "base/limits.hpp"
 #include "cluster/cluster_database.hpp"
 #include "cluster/cluster_watch.hpp"
 #include "cluster/options.hpp"
+#include "engine/versionstamp.hpp"
 
 namespace strata::cluster {
 namespace {
@@ -55,26 +57,6 @@ int mutation_code(MutationType type) {
       "mutation type " + std::to_string(static_cast<int>(type)) + " is not an atomic operation");
 }
 
-// A versionstamp operand ends with the 4-byte little-endian offset of its 10 stamp bytes,
-// which must fit before those 4 bytes (client_invalid_operation, as strata's).
-void check_stamp_operand(std::string_view operand, const char* what) {
-  constexpr std::size_t kStamp = 10;
-  constexpr std::size_t kOffset = 4;
-  std::uint32_t offset = 0;
-  if (operand.size() >= kOffset) {
-    for (std::size_t i = 0; i < kOffset; ++i) {
-      offset |= static_cast<std::uint32_t>(
-                    static_cast<unsigned char>(operand[operand.size() - kOffset + i]))
-                << (8 * i);
-    }
-  }
-  if (operand.size() < kOffset || std::uint64_t{offset} + kStamp > operand.size() - kOffset) {
-    throw Error(
-        ErrorCode::client_invalid_operation,
-        std::string("the versionstamp's offset leaves no room for its 10 bytes in the ") + what);
-  }
-}
-
 // The ranges a transaction-module special-key namespace encodes: each range [b, e) is the
 // rows <prefix>b = "1" and <prefix>e = "0".
 std::vector<KeyRange> decode_ranges(const std::vector<KeyValue>& rows, std::string_view prefix) {
@@ -103,7 +85,11 @@ struct ClusterTransaction::Pending {
 };
 
 ClusterTransaction::ClusterTransaction(std::shared_ptr<ClusterDatabase> db)
-    : db_(std::move(db)), api_(db_->api()), versionstamp_future_(api_, nullptr) {
+    : db_(std::move(db)),
+      api_(db_->api()),
+      timeout_(db_->default_timeout()),
+      deadline_(base::deadline_after(started_, timeout_)),
+      versionstamp_future_(api_, nullptr) {
   if (const fdb_error_t e = api_.database_create_transaction(db_->handle(), &tr_)) {
     throw_fdb(api_, e, "creating a transaction");
   }
@@ -133,13 +119,26 @@ void ClusterTransaction::check_usable() const {
   if (ended_ != ErrorCode::success) [[unlikely]] {
     throw Error(ended_, "the transaction has committed (or is committing); reset it to reuse it");
   }
+  // FoundationDB fails reads and the commit of a timed-out transaction itself, and a write
+  // only at the commit: strata's writes fail at once.
+  if (timeout_.count() > 0 && Clock::now() >= deadline_) [[unlikely]] {
+    throw Error(ErrorCode::transaction_timed_out, timeout_message());
+  }
+}
+
+std::string ClusterTransaction::timeout_message() const {
+  return "timeout of " + std::to_string(timeout_.count()) + " ms expired";
 }
 
 void ClusterTransaction::touch_read() { read_version_fixed_ = true; }
 
 void ClusterTransaction::fail_if(fdb_error_t code, const char* what) const {
-  if (code != 0) [[unlikely]]
-    throw_fdb(api_, code, what);
+  if (code == 0) [[likely]]
+    return;
+  if (code == static_cast<int>(ErrorCode::transaction_timed_out)) {
+    throw Error(ErrorCode::transaction_timed_out, std::string(what) + ": " + timeout_message());
+  }
+  throw_fdb(api_, code, what);
 }
 
 void ClusterTransaction::set_option(int option, std::optional<std::int64_t> value) const {
@@ -167,7 +166,7 @@ bool ClusterTransaction::get(std::string_view key, bool snapshot, std::string& o
   check_may_block("get");
   touch_read();
   Future f(api_, api_.transaction_get(tr_, bytes(key), length(key), snapshot ? 1 : 0));
-  f.wait("get");
+  fail_if(f.wait_code(), "get");
   fdb_bool_t present = 0;
   const std::uint8_t* value = nullptr;
   int n = 0;
@@ -215,7 +214,7 @@ void ClusterTransaction::read_range(std::string_view begin, std::string_view end
                                               length(e), 0, 1, rows_left,
                                               static_cast<int>(bytes_left), mode, iteration,
                                               snapshot ? 1 : 0, options.reverse ? 1 : 0));
-    f.wait("get_range");
+    fail_if(f.wait_code(), "get_range");
     const FDBKeyValue* kv = nullptr;
     int count = 0;
     fdb_bool_t more = 0;
@@ -313,8 +312,10 @@ void ClusterTransaction::atomic_op(MutationType type, std::string_view key,
   const int code = mutation_code(type);
   base::check_key_size(key);
   base::check_value(param);
-  if (type == MutationType::set_versionstamped_key) check_stamp_operand(key, "key");
-  if (type == MutationType::set_versionstamped_value) check_stamp_operand(param, "value");
+  if (type == MutationType::set_versionstamped_key) (void)engine::split_stamp_operand(key, "key");
+  if (type == MutationType::set_versionstamped_value) {
+    (void)engine::split_stamp_operand(param, "value");
+  }
   written_ = true;
   api_.transaction_atomic_op(tr_, bytes(key), length(key), bytes(param), length(param), code);
 }
@@ -368,7 +369,7 @@ Version ClusterTransaction::read_version() {
   check_may_block("read_version");
   touch_read();
   Future f(api_, api_.transaction_get_read_version(tr_));
-  f.wait("read_version");
+  fail_if(f.wait_code(), "read_version");
   std::int64_t v = 0;
   fail_if(api_.future_get_int64(f.get(), &v), "read_version");
   return v;
@@ -423,7 +424,7 @@ std::vector<KeyRange> ClusterTransaction::special_ranges(std::string_view prefix
     Future f(api_, api_.transaction_get_range(tr_, bytes(begin), length(begin), begin_or_equal, 1,
                                               bytes(end), length(end), 0, 1, 0, 0,
                                               FDB_STREAMING_MODE_WANT_ALL, iteration++, 1, 0));
-    f.wait("reading the conflict ranges");
+    fail_if(f.wait_code(), "reading the conflict ranges");
     const FDBKeyValue* kv = nullptr;
     int count = 0;
     fdb_bool_t more = 0;
@@ -456,7 +457,7 @@ std::vector<KeyRange> ClusterTransaction::write_conflict_ranges() const {
 std::size_t ClusterTransaction::approximate_size() const {
   check_may_block("approximate_size");
   Future f(api_, api_.transaction_get_approximate_size(tr_));
-  f.wait("approximate_size");
+  fail_if(f.wait_code(), "approximate_size");
   std::int64_t n = 0;
   fail_if(api_.future_get_int64(f.get(), &n), "approximate_size");
   return static_cast<std::size_t>(n);
@@ -480,6 +481,36 @@ void ClusterTransaction::record_commit(fdb_error_t code) {
   }
 }
 
+Error ClusterTransaction::commit_error(fdb_error_t code) const {
+  if (code == static_cast<int>(ErrorCode::transaction_too_large)) {
+    return Error(ErrorCode::transaction_too_large,
+                 "the transaction exceeds its size limit of " +
+                     std::to_string(size_limit_.value_or(base::kTransactionSizeLimit)) + " bytes");
+  }
+  if (code != static_cast<int>(ErrorCode::not_committed) || !report_conflicts_ ||
+      on_network_thread()) {
+    return fdb_error(api_, code, "commit");
+  }
+  // As strata's: the conflicting ranges, the first three, in the message.
+  std::string message =
+      "a transaction committed after this one's read version wrote a range it read";
+  try {
+    const std::vector<KeyRange> ranges = conflicting_ranges();
+    constexpr std::size_t kShown = 3;
+    if (!ranges.empty()) message += ": ";
+    for (std::size_t i = 0; i < ranges.size() && i < kShown; ++i) {
+      if (i > 0) message += ", ";
+      message +=
+          "[" + base::quote_key(ranges[i].begin) + ", " + base::quote_key(ranges[i].end) + ")";
+    }
+    if (ranges.size() > kShown)
+      message += " and " + std::to_string(ranges.size() - kShown) + " more";
+  } catch (const Error&) {
+    // The report could not be read: the error without it.
+  }
+  return Error(ErrorCode::not_committed, message);
+}
+
 void ClusterTransaction::commit() {
   check_usable();
   check_may_block("commit");
@@ -488,7 +519,7 @@ void ClusterTransaction::commit() {
   Future f(api_, api_.transaction_commit(tr_));
   const fdb_error_t code = f.wait_code();
   record_commit(code);
-  fail_if(code, "commit");
+  if (code != 0) throw commit_error(code);
 }
 
 void ClusterTransaction::commit_async(CommitCallback done) {
@@ -538,7 +569,7 @@ void ClusterTransaction::on_commit_ready(FDBFuture* f, void* parameter) {
   if (code == 0) {
     done(nullptr);
   } else {
-    const Error error = fdb_error(api, code, "commit");
+    const Error error = t.commit_error(code);
     done(&error);
   }
   std::lock_guard lock(async->mu);
@@ -566,7 +597,7 @@ std::string ClusterTransaction::versionstamp() const {
   }
   if (!versionstamp_) {
     check_may_block("versionstamp");
-    versionstamp_future_.wait("versionstamp");
+    fail_if(versionstamp_future_.wait_code(), "versionstamp");
     const std::uint8_t* key = nullptr;
     int n = 0;
     fail_if(api_.future_get_key(versionstamp_future_.get(), &key, &n), "versionstamp");
@@ -628,6 +659,9 @@ void ClusterTransaction::reset() {
   snapshot_ryw_ = true;
   report_conflicts_ = false;
   size_limit_.reset();
+  timeout_ = db_->default_timeout();
+  started_ = Clock::now();
+  deadline_ = base::deadline_after(started_, timeout_);
 }
 
 void ClusterTransaction::cancel() {
@@ -643,6 +677,8 @@ void ClusterTransaction::set_timeout(std::chrono::milliseconds timeout) {
                 "timeout of " + std::to_string(timeout.count()) + " ms is negative");
   }
   set_option(FDB_TR_OPTION_TIMEOUT, clamp_ms(timeout));
+  timeout_ = timeout;
+  deadline_ = base::deadline_after(started_, timeout_);
 }
 
 void ClusterTransaction::set_retry_limit(int limit) {

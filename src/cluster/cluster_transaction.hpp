@@ -16,6 +16,7 @@
 // network thread (or at once on the caller's, when the commit's future is already ready).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <memory>
@@ -97,12 +98,16 @@ class ClusterTransaction {
   struct Pending;  // one commit_async: the transaction, the callback, the future
   static void on_commit_ready(FDBFuture* f, void* parameter);
 
+  using Clock = std::chrono::steady_clock;
   void check_usable() const;
+  std::string timeout_message() const;
   void touch_read();  // a read (or what fixes the read version) is about to happen
   void set_option(int option, std::optional<std::int64_t> value) const;
   void fail_if(fdb_error_t code, const char* what) const;
   // The commit's outcome, recorded: counts, committed version, conflicts.
   void record_commit(fdb_error_t code);
+  // The commit's error: with the conflicting ranges named, when they are reported.
+  Error commit_error(fdb_error_t code) const;
   void reapply_options();
   std::vector<KeyRange> special_ranges(std::string_view prefix) const;
   // Reads [begin, end) in batches, passing each row to `row`, which returns false to stop.
@@ -125,6 +130,10 @@ class ClusterTransaction {
   bool snapshot_ryw_ = true;
   bool report_conflicts_ = false;
   std::optional<std::size_t> size_limit_;
+  // The timeout, as FoundationDB counts it: from the transaction's creation or reset.
+  Clock::time_point started_ = Clock::now();
+  std::chrono::milliseconds timeout_;
+  Clock::time_point deadline_;  // started_ + timeout_, saturated
   // The last commit.
   bool committed_ = false;
   bool conflicted_ = false;

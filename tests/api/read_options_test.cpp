@@ -34,6 +34,8 @@ TEST(SetReadVersion, ReadsTheDatabaseAsOfThatVersion) {
 // at once, so a version inside its life can no longer be read exactly, unless a live
 // transaction holds that very version.
 TEST(SetReadVersion, RefusesAVersionAtWhichACollectedShortLivedKeyExisted) {
+  STRATA_SKIP_ON_CLUSTER(
+      "the cluster keeps every version for its MVCC window (5 s), whoever holds it");
   Database db = testing::open_database();
   put(db, "base", "b");
   Transaction holder = db.create_transaction();
@@ -77,6 +79,8 @@ TEST(SetReadVersion, FailsOnceAVersionIsFixed) {
 }
 
 TEST(SetReadVersion, FailsForAFutureVersion) {
+  STRATA_SKIP_ON_CLUSTER(
+      "FoundationDB reports a future read version at the first read, not at set_read_version");
   Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.set_read_version(db.committed_version() + 1); },
@@ -84,6 +88,8 @@ TEST(SetReadVersion, FailsForAFutureVersion) {
 }
 
 TEST(SetReadVersion, FailsForAVersionAlreadyCollected) {
+  STRATA_SKIP_ON_CLUSTER(
+      "the cluster keeps every version for its MVCC window (5 s), whoever holds it");
   Database db = testing::open_database();
   put(db, "k", "1");
   Version old_version = db.committed_version();

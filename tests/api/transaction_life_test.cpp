@@ -427,6 +427,7 @@ TEST(Cancel, ResetClearsTheCancellation) {
 // A destroyed transaction becomes its thread's spare for the next create_transaction():
 // the next one must start as new, whichever database it is on.
 TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
+  STRATA_SKIP_ON_CLUSTER("two databases opened at once are one cluster");
   Database first = five_rows();
   Database second = testing::open_database();
   put(second, "only", "second");
@@ -454,6 +455,7 @@ TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
 // of it, must leave every read and write where it belongs (ASan: no slot of a closed
 // database is touched).
 TEST(Reset, AlternatingDatabasesOnOneThread) {
+  STRATA_SKIP_ON_CLUSTER("two databases opened at once are one cluster");
   Database kept = testing::open_database();
   for (int round = 0; round < 3; ++round) {
     Database closed_later = testing::open_database();
@@ -682,6 +684,7 @@ TEST(MvccSnapshot, ConflictSurvivesLaterUnrelatedHistory) {
 // ---- Database and transaction handles ---------------------------------------------------
 
 TEST(Handles, SeparateDatabasesAreIndependent) {
+  STRATA_SKIP_ON_CLUSTER("two databases opened at once are one cluster");
   Database one = testing::open_database();
   Database two = testing::open_database();
   put(one, "k", "one");

@@ -65,6 +65,7 @@ bool range_empty(Database& db, const KeyRange& range) {
 }
 
 TEST(OpenedVersion, IsWhatTheLastOpeningLeftCommitted) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Version last = 0;
   {
@@ -81,6 +82,7 @@ TEST(OpenedVersion, IsWhatTheLastOpeningLeftCommitted) {
 }
 
 TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePoppers) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
@@ -114,6 +116,7 @@ TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePop
 // reading it as a versionstamp threw, and every high-contention pop of the queue with it.
 // It is withdrawn as any request of an earlier opening is.
 TEST(AbandonedPopRequests, ARequestInTheOldFormatIsWithdrawn) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
@@ -131,6 +134,7 @@ TEST(AbandonedPopRequests, ARequestInTheOldFormatIsWithdrawn) {
 }
 
 TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
@@ -151,6 +155,7 @@ TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
 }
 
 TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   PriorityQueue pq(Subspace(Tuple{"P"}), true);
   Subspace min_requests = bookkeeping(pq.subspace(), Tuple{"pop", "min"});
@@ -169,6 +174,7 @@ TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
 // An item served to a dead pop_max goes again to a pop_max, not to a pop_min: each kind
 // has its own result slots.
 TEST(AbandonedPopRequests, APriorityQueueDeliversAgainToAPopOfTheSameKind) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   PriorityQueue pq(Subspace(Tuple{"P"}), true);
   Subspace max_requests = bookkeeping(pq.subspace(), Tuple{"pop", "max"});
@@ -220,6 +226,7 @@ auto patiently(Database& db, Body body) {
 // throws: left behind, the request took the next item into a result slot nobody collects.
 // (A stalled request ahead makes the popper register rather than take the fast path.)
 TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
   Options o;
   o.mvcc_window = std::chrono::milliseconds(20);
   o.transaction_retry_limit = 0;
@@ -285,12 +292,14 @@ std::optional<ErrorCode> high_contention_pop_error(Options o) {
 }
 
 TEST(AbandonedPopRequests, AHighContentionPopGivesUpAtItsRetryLimit) {
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
   Options o;
   o.transaction_retry_limit = 2;
   EXPECT_EQ(high_contention_pop_error(o), ErrorCode::transaction_too_old);
 }
 
 TEST(AbandonedPopRequests, AHighContentionPopGivesUpAtItsTimeout) {
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
   Options o;
   o.transaction_timeout = std::chrono::milliseconds(300);
   EXPECT_EQ(high_contention_pop_error(o), ErrorCode::transaction_timed_out);
@@ -339,6 +348,7 @@ struct Report {
 }
 
 TEST(AbandonedPopRequests, KilledConsumersLoseNoItemThatWasNotInTheirHands) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});

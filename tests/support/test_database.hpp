@@ -5,8 +5,10 @@
 // STRATA_TEST_CLUSTER_LIBRARY to the build tree's libfdb_c.so, which the backend loads with
 // dlopen; its database stands in for the cluster. Given a cluster file that names no strata
 // directory, that library opens one in-memory database per process (docs/fdb_c.md, "Which
-// database"), so every open_database() of a cluster run is the same database: each test
-// starts with it emptied (every key below \xff cleared), as a test on a real cluster would.
+// database"), so every open_database() of a cluster run is the same database: each
+// open_database() empties it (every key below \xff cleared), as a test on a real cluster
+// would, so that it starts as a new in-process database does. Tests that hold two
+// databases at once and expect them to be two skip themselves on a cluster.
 //
 // A test that cannot hold on a cluster says why and skips itself there:
 //   STRATA_SKIP_ON_CLUSTER("reopens a durable directory");
@@ -62,8 +64,9 @@ inline Options on_test_cluster(Options options) {
   return options;
 }
 
-// Database::open(options) on this run's backend. On a cluster, a test that opens a
-// directory (options.path) is a mistake: it must skip itself there.
+// Database::open(options) on this run's backend: a new database in process, the emptied
+// cluster on a cluster. On a cluster, a test that opens a directory (options.path) is a
+// mistake: it must skip itself there.
 inline Database open_database(Options options = {}) {
   if (!on_cluster()) return Database::open(std::move(options));
   if (!options.path.empty()) {
@@ -71,23 +74,12 @@ inline Database open_database(Options options = {}) {
         "a test of a durable directory runs in process only: skip it on a "
         "cluster (STRATA_SKIP_ON_CLUSTER)");
   }
-  return Database::open(on_test_cluster(std::move(options)));
+  Database db = Database::open(on_test_cluster(std::move(options)));
+  // Through a handle of its own, so that the database returned has counted nothing.
+  static Database cleaner = Database::open(on_test_cluster({}));
+  cleaner.run([](Transaction& tr) { tr.clear_range("", "\xff"); });
+  return db;
 }
-
-// Empties the cluster before each test of a cluster run.
-class EmptyClusterEachTest : public ::testing::EmptyTestEventListener {
-  void OnTestStart(const ::testing::TestInfo&) override {
-    static Database db = Database::open(on_test_cluster({}));
-    db.run([](Transaction& tr) { tr.clear_range("", "\xff"); });
-  }
-};
-
-inline const bool kEmptyClusterEachTest = [] {
-  if (on_cluster()) {
-    ::testing::UnitTest::GetInstance()->listeners().Append(new EmptyClusterEachTest);
-  }
-  return true;
-}();
 
 }  // namespace strata::testing
 

@@ -103,6 +103,7 @@ ClusterTransaction::~ClusterTransaction() {
     });
   }
   versionstamp_future_.reset();
+  fail_watches(static_cast<int>(ErrorCode::transaction_cancelled));
   api_.transaction_destroy(tr_);
 }
 
@@ -329,7 +330,10 @@ std::shared_ptr<ClusterWatch> ClusterTransaction::watch(std::string_view key) {
   }
   // strata's watch reads the key serializably: the same read conflict.
   add_read_conflict_key(key);
-  return ClusterWatch::make(api_, api_.transaction_watch(tr_, bytes(key), length(key)));
+  std::shared_ptr<ClusterWatch> w =
+      ClusterWatch::make(api_, api_.transaction_watch(tr_, bytes(key), length(key)));
+  watches_.push_back(w);
+  return w;
 }
 
 void ClusterTransaction::add_read_conflict_range(std::string_view begin, std::string_view end) {
@@ -465,8 +469,18 @@ std::size_t ClusterTransaction::approximate_size() const {
 
 // ---- Commit -----------------------------------------------------------------------
 
+void ClusterTransaction::fail_watches(fdb_error_t code) {
+  std::vector<std::weak_ptr<ClusterWatch>> watches;
+  watches.swap(watches_);
+  for (const auto& weak : watches) {
+    if (const std::shared_ptr<ClusterWatch> w = weak.lock()) w->fail(code);
+  }
+}
+
 void ClusterTransaction::record_commit(fdb_error_t code) {
   ended_ = ErrorCode::used_during_commit;
+  if (code != 0) fail_watches(code);
+  watches_.clear();  // armed by the commit
   if (code == 0) {
     std::int64_t v = -1;
     if (api_.transaction_get_committed_version(tr_, &v) != 0) v = -1;
@@ -622,6 +636,7 @@ void ClusterTransaction::on_error(const Error& e) {
     throw Error(ErrorCode::client_invalid_operation, "on_error was given success, not an error");
   }
   check_may_block("on_error");
+  fail_watches(static_cast<int>(ErrorCode::transaction_cancelled));
   Future f(api_, api_.transaction_on_error(tr_, e.code()));
   const fdb_error_t code = f.wait_code();
   committed_ = false;
@@ -646,6 +661,7 @@ void ClusterTransaction::on_error(const Error& e) {
 
 void ClusterTransaction::reset() {
   if (visiting_) check_usable();
+  fail_watches(static_cast<int>(ErrorCode::transaction_cancelled));
   api_.transaction_reset(tr_);
   ended_ = ErrorCode::success;
   committed_ = false;
@@ -666,6 +682,7 @@ void ClusterTransaction::reset() {
 
 void ClusterTransaction::cancel() {
   if (visiting_) check_usable();
+  fail_watches(static_cast<int>(ErrorCode::transaction_cancelled));
   api_.transaction_cancel(tr_);
   ended_ = ErrorCode::transaction_cancelled;
 }

@@ -109,6 +109,8 @@ class ClusterTransaction {
   // The commit's error: with the conflicting ranges named, when they are reported.
   Error commit_error(fdb_error_t code) const;
   void reapply_options();
+  // The watches made since the last commit fail with `code` (1025, or the commit's error).
+  void fail_watches(fdb_error_t code);
   std::vector<KeyRange> special_ranges(std::string_view prefix) const;
   // Reads [begin, end) in batches, passing each row to `row`, which returns false to stop.
   template <class Row>
@@ -139,6 +141,7 @@ class ClusterTransaction {
   bool conflicted_ = false;
   Version committed_version_ = -1;
   Future versionstamp_future_;
+  std::vector<std::weak_ptr<ClusterWatch>> watches_;  // made since the last commit
   mutable std::optional<std::string> versionstamp_;
 };
 

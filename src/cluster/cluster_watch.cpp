@@ -13,19 +13,24 @@ struct ClusterWatch::State {
   State(const State&) = delete;
   State& operator=(const State&) = delete;
 
-  // Moves a pending watch to `s`, wakes waiters, runs the listeners (on this thread,
-  // outside the lock); no-op once final.
+  // Moves a pending watch to `s`: runs the listeners (on this thread, outside the lock),
+  // then makes the status final and wakes the waiters, so a waiter that returns finds
+  // every callback set before the firing run. No-op once final or finishing.
   void finish(Status s, fdb_error_t e = 0) {
-    std::vector<std::function<void()>> run;
-    {
-      std::lock_guard lock(mu);
-      if (status != Status::pending) return;
-      status = s;
-      error = e;
+    std::unique_lock lock(mu);
+    if (status != Status::pending || finishing) return;
+    finishing = true;
+    while (!listeners.empty()) {  // on_ready meanwhile adds to them
+      std::vector<std::function<void()>> run;
       run.swap(listeners);
+      lock.unlock();
+      for (auto& listener : run) listener();
+      lock.lock();
     }
+    status = s;
+    error = e;
+    lock.unlock();
     cv.notify_all();
-    for (auto& listener : run) listener();
   }
 
   const FdbApi& api;
@@ -34,6 +39,7 @@ struct ClusterWatch::State {
   std::condition_variable cv;
   Status status = Status::pending;               // guarded by mu
   fdb_error_t error = 0;                         // guarded by mu
+  bool finishing = false;                        // guarded by mu: finish() is running the listeners
   std::vector<std::function<void()>> listeners;  // guarded by mu
 };
 
@@ -72,6 +78,8 @@ std::shared_ptr<ClusterWatch> ClusterWatch::make(const FdbApi& api, FDBFuture* f
 }
 
 ClusterWatch::~ClusterWatch() { cancel(); }
+
+void ClusterWatch::fail(fdb_error_t code) { state_->finish(State::Status::failed, code); }
 
 bool ClusterWatch::wait_until(std::optional<std::chrono::steady_clock::time_point> deadline) {
   State& s = *state_;

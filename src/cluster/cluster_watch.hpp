@@ -42,6 +42,10 @@ class ClusterWatch {
   bool wait_until(std::optional<std::chrono::steady_clock::time_point> deadline);
   void cancel();
   void on_ready(std::function<void()> callback);
+  // Fails the watch with `code` now, as its transaction does to the watches it made when
+  // it is cancelled, reset or destroyed before committing (FoundationDB does the same,
+  // later, on its network thread).
+  void fail(fdb_error_t code);
 
   struct State;
 

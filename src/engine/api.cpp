@@ -57,6 +57,13 @@ cluster::ClusterWatch& remote(const std::shared_ptr<cluster::ClusterWatch>& c) {
                   "and the cluster waits for the version");
 }
 
+// A cluster call made out of line and cold, where the in-process path is hot: the public
+// method then stays small enough for the link-time optimiser to inline it into its callers.
+template <class F>
+[[gnu::noinline, gnu::cold]] void cold_call(const F& f) {
+  f();
+}
+
 // An empty std::function where a callback is required is refused before anything happens:
 // called later (on the pipeline's thread, by a commit that fires a watch) it would throw
 // std::bad_function_call where nobody can catch it.
@@ -434,7 +441,7 @@ std::size_t Transaction::approximate_size() const {
 }
 void Transaction::commit() {
   if (impl_ == nullptr) [[unlikely]]
-    return remote(cluster_).commit();
+    return cold_call([this] { remote(cluster_).commit(); });
   impl_->commit();
 }
 void Transaction::commit_async(CommitCallback done) {

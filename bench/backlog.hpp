@@ -2,10 +2,10 @@
 // producer/consumer benchmarks (strata-stress's queue runs, strata-peers' producers/consumers).
 //
 // Producers wait for room, as on a bounded buffer, rather than spinning or running free.
-// Unbounded, strata-stress's producers outran the consumers by millions of items: the drain
-// after the producing phase took longer than the phase (the default job ran 60 s, not 25),
-// peak RSS passed 1 GiB, and the rates measured the backlog more than the flow. Spinning
-// producers spend the cores of the engine being measured (docs/benchmarks-history.md, session 16).
+// Unbounded, producers outrun the consumers by millions of items: the drain after the
+// producing phase takes longer than the phase, memory grows with the backlog, and the rates
+// measure the backlog more than the flow. Spinning producers would spend the cores of the
+// engine being measured.
 //
 // Thread safety: enter() and leave() from any number of threads.
 #pragma once

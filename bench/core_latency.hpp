@@ -1,11 +1,11 @@
 // bench/core_latency.hpp: the cache-line round trip between CPU 0 and CPU 1.
 //
 // On a virtual machine the host may move the two virtual CPUs between cores that share a
-// cache and cores that do not, from one second to the next. On the 2-vCPU machines these
-// benchmarks run on the round trip was either ~55 ns or ~330 ns, and strata's
-// producers/consumers figures followed it (docs/benchmarks-history.md, session 16). strata-peers
-// prints it each round; strata-core-latency prints it alone. On a busy machine the figure
-// measures the scheduler instead (a pinned thread waits for its CPU): microseconds.
+// cache and cores that do not, from one second to the next; the round trip then takes one
+// of two values, and the producers/consumers figures follow it (docs/benchmarks.md,
+// "Peers"). strata-peers prints it each round; strata-core-latency prints it alone. On a busy
+// machine the figure measures the scheduler instead (a pinned thread waits for its CPU):
+// microseconds.
 #pragma once
 
 #include <atomic>

@@ -1,6 +1,6 @@
 // Pairs: every client alternates one enqueue (push) and one dequeue (pop), each its own
-// transaction, as DESIGN.md's "push+pop pairs" rows measure. Checks: every item enqueued
-// was dequeued exactly once and the queue is empty at the end.
+// transaction, as the "push+pop pairs" targets measure (docs/benchmarks.md, "Recipes pairs").
+// Checks: every item enqueued was dequeued exactly once and the queue is empty at the end.
 #include <random>
 #include <thread>
 

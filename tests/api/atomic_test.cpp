@@ -1,4 +1,4 @@
-// Atomic operations and versionstamps through the public API (issue 4).
+// Atomic operations and versionstamps through the public API.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Watches through the public API (issue 4).
+// Watches through the public API.
 #include <atomic>
 #include <chrono>
 #include <thread>

@@ -175,8 +175,8 @@ using testing::SyncedPipeline;
 // A buffered log (Durability::buffered: no sync per batch, here 512 commits of values up to
 // 3 kB) after a power loss that kept its directory entries and any of its unsynced pages:
 // it opens, to the state after some prefix of the commits (they were never promised to
-// survive a power loss, but the database must open; before session 30 damage with valid
-// records after it read as corruption).
+// survive a power loss, but the database must open: damage followed only by unmarked valid
+// records is a torn tail, not corruption, docs/decisions/0023).
 TEST(CommitPipeline, ABufferedLogOpensAfterAPowerLossToAPrefixOfItsCommits) {
   Options options;
   options.path = "/db";

@@ -75,8 +75,8 @@ struct Options {
   // mvcc_window, keep_mvcc_window and checkpoint_log_bytes are the cluster's (checked as
   // in process, then unused); the transaction defaults and max_watches become
   // FoundationDB's database options.
-  std::filesystem::path cluster_file;
-  std::filesystem::path client_library;
+  std::filesystem::path cluster_file{};
+  std::filesystem::path client_library{};
 };
 
 // Counters since open (monotonic; read with relaxed ordering, so a snapshot of several

@@ -157,13 +157,13 @@ RangeResult ReadView::get_range(const KeyRange& range, RangeOptions options) {
 }
 
 std::size_t ReadView::visit_range(std::string_view begin, std::string_view end,
-                                  RangeOptions options, const RowVisitor& visit) {
+                                  RangeOptions options, RowVisitorRef visit) {
   engine::TransactionImpl& t = live(impl_);
   return t.visit_range(begin, end, options, ReadMode::snapshot, required(visit, "the visitor"));
 }
 
 std::size_t ReadView::visit_range(const KeyRange& range, RangeOptions options,
-                                  const RowVisitor& visit) {
+                                  RowVisitorRef visit) {
   engine::TransactionImpl& t = live(impl_);
   return t.visit_range(range.begin, range.end, options, ReadMode::snapshot,
                        required(visit, "the visitor"));
@@ -204,13 +204,13 @@ RangeResult Transaction::get_range(const KeyRange& range, RangeOptions options) 
 }
 
 std::size_t Transaction::visit_range(std::string_view begin, std::string_view end,
-                                     RangeOptions options, const RowVisitor& visit) {
+                                     RangeOptions options, RowVisitorRef visit) {
   engine::TransactionImpl& t = live(impl_);
   return t.visit_range(begin, end, options, ReadMode::serializable, required(visit, "the visitor"));
 }
 
 std::size_t Transaction::visit_range(const KeyRange& range, RangeOptions options,
-                                     const RowVisitor& visit) {
+                                     RowVisitorRef visit) {
   engine::TransactionImpl& t = live(impl_);
   return t.visit_range(range.begin, range.end, options, ReadMode::serializable,
                        required(visit, "the visitor"));

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "strata/error.hpp"
+#include "strata/function_ref.hpp"
 #include "strata/types.hpp"
 
 namespace strata {
@@ -56,8 +57,11 @@ struct RangeResult : std::vector<KeyValue> {
 };
 
 // What visit_range calls for each row, in order. The views point into strata's memory and
-// are valid only until the call returns (copy what you keep).
+// are valid only until the call returns (copy what you keep). visit_range takes it by
+// reference (RowVisitorRef: any callable of this shape, a lambda or a RowVisitor), so a
+// visitor costs no allocation; RowVisitor is the type to keep one in.
 using RowVisitor = std::function<void(std::string_view key, std::string_view value)>;
+using RowVisitorRef = FunctionRef<void(std::string_view key, std::string_view value)>;
 
 // FoundationDB's counters are 8-byte little-endian integers: the operand of an atomic add
 // (or min, max) and what a key so updated holds. int64_operand(-3) is that operand;
@@ -117,8 +121,8 @@ class ReadView {
   RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options = {});
   [[nodiscard]] RangeResult get_range(const KeyRange& range, RangeOptions options = {});
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
-                          const RowVisitor& visit);
-  std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
+                          RowVisitorRef visit);
+  std::size_t visit_range(const KeyRange& range, RangeOptions options, RowVisitorRef visit);
 
  private:
   friend class Transaction;
@@ -185,8 +189,8 @@ class Transaction {
   // read then conflicts on the whole of [begin, end). An empty `visit` throws
   // invalid_argument (9003) before anything is read.
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
-                          const RowVisitor& visit);
-  std::size_t visit_range(const KeyRange& range, RangeOptions options, const RowVisitor& visit);
+                          RowVisitorRef visit);
+  std::size_t visit_range(const KeyRange& range, RangeOptions options, RowVisitorRef visit);
   [[nodiscard]] ReadView snapshot() { return ReadView(impl_.get(), cluster_.get()); }
 
   // Writes, buffered until commit. Keys over 10,000 bytes throw key_too_large (2102),

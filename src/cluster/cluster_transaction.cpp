@@ -254,7 +254,7 @@ RangeResult ClusterTransaction::get_range(std::string_view begin, std::string_vi
 
 std::size_t ClusterTransaction::visit_range(std::string_view begin, std::string_view end,
                                             RangeOptions options, bool snapshot,
-                                            const RowVisitor& visit) {
+                                            RowVisitorRef visit) {
   std::size_t n = 0;
   bool visitor_threw = false;
   try {

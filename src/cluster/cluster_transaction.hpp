@@ -52,7 +52,7 @@ class ClusterTransaction {
   RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options,
                         bool snapshot);
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
-                          bool snapshot, const RowVisitor& visit);
+                          bool snapshot, RowVisitorRef visit);
 
   void set(std::string_view key, std::string_view value);
   void clear(std::string_view key);

@@ -252,7 +252,7 @@ RangeResult ReadView::get_range(const KeyRange& range, RangeOptions options) {
 }
 
 std::size_t ReadView::visit_range(std::string_view begin, std::string_view end,
-                                  RangeOptions options, const RowVisitor& visit) {
+                                  RangeOptions options, RowVisitorRef visit) {
   if (impl_ == nullptr) [[unlikely]] {
     cluster::ClusterTransaction& t = remote(cluster_, "transaction");
     return t.visit_range(begin, end, options, true, required(visit, "the visitor"));
@@ -262,7 +262,7 @@ std::size_t ReadView::visit_range(std::string_view begin, std::string_view end,
 }
 
 std::size_t ReadView::visit_range(const KeyRange& range, RangeOptions options,
-                                  const RowVisitor& visit) {
+                                  RowVisitorRef visit) {
   if (impl_ == nullptr) [[unlikely]] {
     cluster::ClusterTransaction& t = remote(cluster_, "transaction");
     return t.visit_range(range.begin, range.end, options, true, required(visit, "the visitor"));
@@ -318,7 +318,7 @@ RangeResult Transaction::get_range(const KeyRange& range, RangeOptions options) 
 }
 
 std::size_t Transaction::visit_range(std::string_view begin, std::string_view end,
-                                     RangeOptions options, const RowVisitor& visit) {
+                                     RangeOptions options, RowVisitorRef visit) {
   if (impl_ == nullptr) [[unlikely]] {
     cluster::ClusterTransaction& t = remote(cluster_);
     return t.visit_range(begin, end, options, false, required(visit, "the visitor"));
@@ -328,7 +328,7 @@ std::size_t Transaction::visit_range(std::string_view begin, std::string_view en
 }
 
 std::size_t Transaction::visit_range(const KeyRange& range, RangeOptions options,
-                                     const RowVisitor& visit) {
+                                     RowVisitorRef visit) {
   if (impl_ == nullptr) [[unlikely]] {
     cluster::ClusterTransaction& t = remote(cluster_);
     return t.visit_range(range.begin, range.end, options, false, required(visit, "the visitor"));

@@ -353,8 +353,7 @@ RangeResult TransactionImpl::get_range(std::string_view begin, std::string_view 
 }
 
 std::size_t TransactionImpl::visit_range(std::string_view begin, std::string_view end,
-                                         RangeOptions options, ReadMode mode,
-                                         const RowVisitor& visit) {
+                                         RangeOptions options, ReadMode mode, RowVisitorRef visit) {
   bool visitor_threw = false;
   auto call = [&](std::string_view key, std::string_view value) {
     state_ = State::visiting;  // the visitor may not use this transaction

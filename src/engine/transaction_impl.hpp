@@ -68,7 +68,7 @@ class TransactionImpl {
   RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options,
                         ReadMode mode);
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
-                          ReadMode mode, const RowVisitor& visit);
+                          ReadMode mode, RowVisitorRef visit);
 
   void set(std::string_view key, std::string_view value);
   void clear(std::string_view key);

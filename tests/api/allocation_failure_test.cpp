@@ -234,6 +234,37 @@ TEST_P(AllocationFailure, FiringWatches) {
   // Each was fired by the commit, or by the one after a refused commit.
   for (Watch& w : watches) w.wait();
 }
+// visit_range takes its visitor by reference (RowVisitorRef), so a visitor that captures
+// more than std::function keeps in place costs no allocation: armed to fail the next
+// operator new, a visit that passes every row to such a visitor allocates nothing.
+TEST(VisitorAllocation, AVisitorCapturingMuchIsNotCopiedToTheHeap) {
+  Database db = Database::open();
+  db.run([](Transaction& tr) {
+    for (int i = 0; i < kKeys; ++i) tr.set(key(i), "v");
+  });
+  Transaction tr = db.create_transaction();
+  std::size_t rows = 0;
+  std::size_t bytes = 0;
+  std::string_view last;
+  int calls = 0;
+  auto visitor = [&rows, &bytes, &last, &calls](std::string_view k, std::string_view v) {
+    ++rows;
+    bytes += k.size() + v.size();
+    last = k;
+    ++calls;
+  };
+  static_assert(sizeof(visitor) > 2 * sizeof(void*), "more than std::function keeps in place");
+  tr.visit_range("", "\xff", {}, visitor);  // the transaction's read version and buffers
+  rows = 0;
+  fa::fail_nth(1);
+  tr.visit_range("", "\xff", {}, visitor);
+  tr.snapshot().visit_range(KeyRange{"", "\xff"}, {.limit = 3}, visitor);
+  const bool allocated = fa::fired();
+  fa::fail_nth(0);
+  EXPECT_FALSE(allocated);
+  EXPECT_EQ(rows, static_cast<std::size_t>(kKeys) + 3);
+}
+
 INSTANTIATE_TEST_SUITE_P(InMemoryAndOnDisk, AllocationFailure,
                          ::testing::Values(Place{"InMemory", false, Durability::none},
                                            Place{"Fsync", true, Durability::fsync},

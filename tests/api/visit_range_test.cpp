@@ -191,6 +191,40 @@ TEST(VisitRange, PendingVersionstampedKeyRefusesBeforeAnyRowIsVisited) {
             (std::vector<std::string>{"k1", "k2"}));
 }
 
+// The visitor is any callable of the row's shape, taken by reference: a lambda, a
+// RowVisitor kept in a variable, a plain function; an empty RowVisitor or a null function
+// pointer is refused with invalid_argument (9003) before anything is read.
+void count_row(std::string_view, std::string_view);
+int g_rows = 0;
+void count_row(std::string_view, std::string_view) { ++g_rows; }
+
+TEST(VisitRange, TakesAnyCallableByReference) {
+  Database db = Database::open();
+  put_all(db, {{"a", "1"}, {"b", "2"}, {"c", "3"}});
+  Transaction tr = db.create_transaction();
+  int from_lambda = 0;
+  EXPECT_EQ(
+      tr.visit_range("a", "z", {}, [&](std::string_view, std::string_view) { ++from_lambda; }), 3u);
+  EXPECT_EQ(from_lambda, 3);
+
+  std::string keys;
+  const RowVisitor kept = [&](std::string_view k, std::string_view) { keys.append(k); };
+  EXPECT_EQ(tr.snapshot().visit_range(KeyRange{"a", "z"}, {.reverse = true}, kept), 3u);
+  EXPECT_EQ(keys, "cba");
+
+  g_rows = 0;
+  EXPECT_EQ(tr.visit_range("b", "z", {}, &count_row), 2u);
+  EXPECT_EQ(g_rows, 2);
+
+  void (*null_visitor)(std::string_view, std::string_view) = nullptr;
+  try {
+    (void)tr.visit_range("a", "z", {}, null_visitor);
+    ADD_FAILURE() << "a null visitor was called";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.error_code(), ErrorCode::invalid_argument);
+  }
+}
+
 TEST(VisitRange, BadArgumentsThrowAsGetRangeDoes) {
   Database db = five_keys();
   Transaction tr = db.create_transaction();

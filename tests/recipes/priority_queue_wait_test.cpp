@@ -24,17 +24,12 @@ namespace {
 
 using namespace std::chrono_literals;
 using recipestest::await_present;
+using recipestest::le64;
 
 // The default priority queue's keys, as docs/recipes.md lays them out: the signal is the
 // bare prefix, the waiter count the first key after the items.
 const std::string kSignalKey("\x02P\x00", 3);
 const std::string kWaitersKey = kSignalKey + "\xff";
-
-std::string le64(std::uint64_t v) {
-  std::string s(8, '\0');
-  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
-  return s;
-}
 
 std::optional<std::string> committed(Database& db, const std::string& key) {
   Transaction tr = db.create_transaction();

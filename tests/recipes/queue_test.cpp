@@ -31,6 +31,7 @@ namespace {
 using namespace std::chrono_literals;
 using recipestest::bookkeeping;
 using recipestest::item_value;
+using recipestest::le64;
 using recipestest::parse_item;
 using recipestest::read_prefix;
 using recipestest::register_pop_request;
@@ -72,11 +73,6 @@ TEST(QueueLayout, ItemKeysAreIndexAndTwentyRandomBytes) {
 // The waiter count of the default queue, as docs/recipes.md lays it out: the first key
 // after the items.
 std::string waiters_key() { return Subspace(Tuple{"Q"}).key() + "\xff"; }
-std::string le64(std::uint64_t v) {
-  std::string s(8, '\0');
-  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
-  return s;
-}
 
 // Blocks until the waiter count exists, on a watch of it (no polling, no sleep).
 void await_waiter(Database& db) {

@@ -30,6 +30,14 @@ inline std::pair<int, int> parse_item(std::string_view v) {
   return {std::stoi(std::string(v.substr(0, colon))), std::stoi(std::string(v.substr(colon + 1)))};
 }
 
+// A counter's value as FoundationDB stores it (8 bytes, little-endian), written out here
+// rather than with strata::int64_operand so the tests check the layout independently.
+inline std::string le64(std::uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
+  return s;
+}
+
 // Every row of [begin, end), read in one transaction.
 inline std::vector<KeyValue> read_all(Database& db, const KeyRange& range) {
   Transaction tr = db.create_transaction();

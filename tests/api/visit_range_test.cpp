@@ -192,11 +192,17 @@ TEST(VisitRange, PendingVersionstampedKeyRefusesBeforeAnyRowIsVisited) {
 }
 
 // The visitor is any callable of the row's shape, taken by reference: a lambda, a
-// RowVisitor kept in a variable, a plain function; an empty RowVisitor or a null function
-// pointer is refused with invalid_argument (9003) before anything is read.
-void count_row(std::string_view, std::string_view);
+// RowVisitor kept in a variable, a function or a pointer to one, a callable that returns a
+// value (ignored) or that converts to bool; an empty RowVisitor or a null function pointer
+// is refused with invalid_argument (9003) before anything is read.
 int g_rows = 0;
 void count_row(std::string_view, std::string_view) { ++g_rows; }
+
+struct FalsyCounter {
+  int* rows;
+  void operator()(std::string_view, std::string_view) const { ++*rows; }
+  explicit operator bool() const { return false; }  // not an emptiness std::function knows
+};
 
 TEST(VisitRange, TakesAnyCallableByReference) {
   Database db = Database::open();
@@ -213,8 +219,19 @@ TEST(VisitRange, TakesAnyCallableByReference) {
   EXPECT_EQ(keys, "cba");
 
   g_rows = 0;
+  EXPECT_EQ(tr.visit_range("b", "z", {}, count_row), 2u);
   EXPECT_EQ(tr.visit_range("b", "z", {}, &count_row), 2u);
-  EXPECT_EQ(g_rows, 2);
+  EXPECT_EQ(g_rows, 4);
+
+  int returned = 0;
+  EXPECT_EQ(
+      tr.visit_range("a", "z", {}, [&](std::string_view, std::string_view) { return ++returned; }),
+      3u);
+  EXPECT_EQ(returned, 3);
+
+  int falsy_rows = 0;
+  EXPECT_EQ(tr.visit_range("a", "z", {}, FalsyCounter{&falsy_rows}), 3u);
+  EXPECT_EQ(falsy_rows, 3);
 
   void (*null_visitor)(std::string_view, std::string_view) = nullptr;
   try {

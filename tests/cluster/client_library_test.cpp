@@ -16,6 +16,7 @@
 
 #include "support/error_matchers.hpp"
 #include "support/test_database.hpp"
+#include <dlfcn.h>
 #include <unistd.h>
 
 namespace strata {
@@ -86,15 +87,33 @@ TEST(ClientLibrary, ErrorsKeepFoundationDBsNumbers) {
   EXPECT_GE(db.stats().conflicts, 1u);
 }
 
-TEST(ClientLibrary, ASecondLibraryInOneProcessIsRefused) {
+TEST(ClientLibrary, AnotherNameForTheRunningLibraryOpensIt) {
   (void)Database::open(cluster_with(STRATA_TEST_FDB_C));  // the process's client
-  // Another name for the same file (the loader maps it once).
+  // A symlink to the same file: the loader gives the same handle (RTLD_NOLOAD), so it is
+  // the running client, as "" and "libfdb_c.so" are when both find the same file.
   const std::filesystem::path other = std::filesystem::temp_directory_path() /
                                       ("strata-other-" + std::to_string(::getpid()) + ".so");
   std::filesystem::create_symlink(std::filesystem::absolute(STRATA_TEST_FDB_C), other);
-  EXPECT_THAT([&] { (void)Database::open(cluster_with(other.string())); },
-              ThrowsCodeWith(ErrorCode::client_invalid_operation, "one client library"));
+  Database db = Database::open(cluster_with(other.string()));
+  db.run([](Transaction& tr) { tr.set("another-name", "v"); });
+  EXPECT_EQ(db.create_transaction().get("another-name"), "v");
   std::filesystem::remove(other);
+}
+
+TEST(ClientLibrary, ASecondLibraryIsRefusedWithoutBeingLoaded) {
+  (void)Database::open(cluster_with(STRATA_TEST_FDB_C));  // the process's client
+  // A copy is another file, so another library: FoundationDB's network is one per process.
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                     ("strata-copy-" + std::to_string(::getpid()) + ".so");
+  std::filesystem::copy_file(STRATA_TEST_FDB_C, copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  EXPECT_THAT([&] { (void)Database::open(cluster_with(copy.string())); },
+              ThrowsCodeWith(ErrorCode::client_invalid_operation, "one client library"));
+  EXPECT_EQ(dlopen(copy.c_str(), RTLD_NOW | RTLD_NOLOAD), nullptr);  // never loaded
+  // A library that does not exist is refused the same way: the check comes first.
+  EXPECT_THAT([] { (void)Database::open(cluster_with("/nonexistent/libfdb_c.so")); },
+              ThrowsCodeWith(ErrorCode::client_invalid_operation, "one client library"));
+  std::filesystem::remove(copy);
 }
 
 }  // namespace

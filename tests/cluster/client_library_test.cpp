@@ -6,6 +6,7 @@
 // FoundationDB's client refuses API versions it does not support with
 // api_version_not_supported (2203): fdb_c.h's fdb_select_api_version and
 // flow/error_definitions.h in apple/foundationdb.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -51,6 +52,27 @@ TEST(ClientLibrary, ALibraryOlderThanApi710IsAClearError) {
   EXPECT_THAT([] { (void)Database::open(cluster_with(STRATA_TEST_OLD_FDB_C)); },
               ThrowsCodeWith(ErrorCode::api_version_not_supported,
                              "supports FoundationDB API versions up to 700; strata needs 710"));
+}
+
+// The API version is selected once per process, so a network that failed to set up
+// cannot be set up again: every open gets the first error. In a child process (a fresh
+// one: the gtest "threadsafe" style runs this test alone), since a failed start is final.
+TEST(ClientLibrary, ANetworkThatFailedToStartKeepsItsError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        int failures = 0;
+        for (int i = 0; i < 2; ++i) {
+          try {
+            (void)Database::open(cluster_with(STRATA_TEST_UNSTARTABLE_FDB_C));
+            ++failures;
+          } catch (const Error& e) {
+            if (e.code() != 4100) ++failures;  // internal_error, not 2201
+          }
+        }
+        std::exit(failures);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(ClientLibrary, APathAndAClusterFileTogetherAreInvalid) {

@@ -40,6 +40,23 @@ namespace {
 // Closes a descriptor, retrying nothing: on Linux the descriptor is gone even on EINTR.
 int close_fd(int fd) { return ::close(fd) == 0 ? 0 : errno; }
 
+// An open descriptor, closed unless release() hands it on: a file object takes it only once
+// made, and making one (its memory, its copy of the path) may throw std::bad_alloc.
+class FdOwner {
+ public:
+  explicit FdOwner(int fd) : fd_(fd) {}
+  ~FdOwner() {
+    if (fd_ >= 0) close_fd(fd_);
+  }
+  FdOwner(const FdOwner&) = delete;
+  FdOwner& operator=(const FdOwner&) = delete;
+  int get() const { return fd_; }
+  void release() { fd_ = -1; }
+
+ private:
+  int fd_;
+};
+
 class PosixWritableFile final : public WritableFile {
  public:
   PosixWritableFile(int fd, fs::path path, std::uint64_t size, bool appending)
@@ -213,26 +230,25 @@ class PosixFileSystem final : public FileSystem {
         O_WRONLY | O_CREAT | O_CLOEXEC | (mode == OpenMode::truncate ? O_TRUNC : O_APPEND);
     const int fd = ::open(path.c_str(), flags, 0644);
     if (fd < 0) throw_io_error("open", path, errno);
+    FdOwner owner(fd);
     struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int err = errno;
-      close_fd(fd);
-      throw_io_error("fstat", path, err);
-    }
-    return std::make_unique<PosixWritableFile>(fd, path, static_cast<std::uint64_t>(st.st_size),
-                                               mode == OpenMode::append);
+    if (::fstat(fd, &st) != 0) throw_io_error("fstat", path, errno);
+    auto file = std::make_unique<PosixWritableFile>(
+        fd, path, static_cast<std::uint64_t>(st.st_size), mode == OpenMode::append);
+    owner.release();
+    return file;
   }
 
   std::unique_ptr<ReadableFile> open_readable(const fs::path& path) override {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw_io_error("open", path, errno);
+    FdOwner owner(fd);
     struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int err = errno;
-      close_fd(fd);
-      throw_io_error("fstat", path, err);
-    }
-    return std::make_unique<PosixReadableFile>(fd, path, static_cast<std::uint64_t>(st.st_size));
+    if (::fstat(fd, &st) != 0) throw_io_error("fstat", path, errno);
+    auto file =
+        std::make_unique<PosixReadableFile>(fd, path, static_cast<std::uint64_t>(st.st_size));
+    owner.release();
+    return file;
   }
 
   std::vector<std::string> list(const fs::path& dir) override {

@@ -136,12 +136,23 @@ void WalWriter::reserve(Version version, std::size_t payload_bytes) {
   }
   fs::path path = dir_ / wal_file_name(version);
   std::unique_ptr<base::WritableFile> file;
+  // A file opened but not made ready is removed again: each refusal would leave one behind.
+  auto discard = [&]() noexcept {
+    if (file == nullptr) return;
+    try {
+      file.reset();
+      fs_.remove(path);
+    } catch (...) {  // an empty newest segment: recovery drops it
+    }
+  };
   try {
     file = fs_.open_writable(path, base::OpenMode::truncate);
     if (options_.grow_ahead_bytes != 0) file->grow_ahead(options_.grow_ahead_bytes);
   } catch (const std::bad_alloc&) {
+    discard();
     throw;
   } catch (...) {
+    discard();
     return;  // the flush that starts the segment opens it, and reports what fails
   }
   next_file_ = std::move(file);

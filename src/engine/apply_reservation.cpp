@@ -65,13 +65,18 @@ std::size_t ApplyReservation::reserve_each(kv::MvccStore& store,
   bool ranges = false;
   bool atomic = false;
   bool unknown = false;  // a result that depends on the value found
+  // A write's record: a new key's first record (bytes_for(value, nullptr)) or one linked to
+  // an older (max_bytes_for). Near kMaxPooled the first fits the pool and the second does
+  // not, and which it is shows only when applied: both are reserved then.
   auto record = [&](std::size_t value_size) {
     const std::size_t bytes = kv::VersionRecord::max_bytes_for(value_size);
     if (bytes <= kv::SizeClassPool::kMaxPooled) [[likely]] {
       record_bytes += bytes;
-    } else {
-      store.reserve_large_record(value_size);
+      return;
     }
+    const std::size_t first = kv::VersionRecord::min_bytes_for(value_size);
+    if (first <= kv::SizeClassPool::kMaxPooled) record_bytes += first;
+    store.reserve_large_record(value_size);
   };
   auto node = [&](std::size_t key_size) {
     key_bytes += key_size;

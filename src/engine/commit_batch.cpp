@@ -5,6 +5,7 @@
 #include <iterator>
 #include <optional>
 
+#include "base/invariant.hpp"
 #include "base/limits.hpp"
 #include "engine/persistence.hpp"
 #include "engine/versionstamp.hpp"
@@ -123,9 +124,11 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
   // (engine/apply_reservation.hpp); should anything fail even so, the version is never
   // published and the database fails as after a failed log write.
   std::size_t writes = 0;
+  if constexpr (base::kDebugInvariants) store_.expect_reserved(true);
   try {
     writes = apply_all(batch, version, prepared, out.stamped);
   } catch (...) {  // std::bad_alloc
+    if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
     reservation_.end(store_);
     store_.expect_key_order(false);
     log_.reset();
@@ -133,6 +136,7 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
     out.status = BatchOutcome::Status::broken;
     return out;
   }
+  if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
   reservation_.end(store_);
   if (out.committed != 0) {
     assigned_ = version;
@@ -169,10 +173,12 @@ std::size_t CommitBatch::apply_all(std::span<CommitRequest* const> batch, Versio
 void CommitBatch::reserve_apply(std::span<CommitRequest* const> batch, Version version,
                                 std::vector<std::string>& stamped) {
   const std::size_t most_points = reservation_.reserve(store_, batch, stamped);
-  if (write_keys_.capacity() < most_points) [[unlikely]] {  // prepare_writes(request), in apply
+  // prepare_writes(request), in apply. Each vector on its own: the batch's prepare_writes
+  // grows them differently (push_back, resize), so one's capacity says nothing of the other's.
+  if (write_keys_.capacity() < most_points) [[unlikely]]
     write_keys_.reserve(most_points);
+  if (write_paths_.capacity() < most_points) [[unlikely]]
     write_paths_.reserve(most_points);
-  }
   if (logs_) {
     std::uint64_t log_bytes = 0;
     for (const CommitRequest* r : batch) {

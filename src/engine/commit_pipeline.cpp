@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "base/futex.hpp"
 #include "engine/persistence.hpp"
@@ -137,14 +138,12 @@ void CommitPipeline::send_to_syncer(std::span<CommitRequest* const> batch, Versi
 void CommitPipeline::run_syncer() {
   kv::ReaderRegistry::Slot* slot = store_.registry().acquire();  // watches read with it
   std::vector<SyncJob> jobs;
-  std::vector<CommitRequest*> submitted;
   base::MutexLock lock(sync_mu_);
   for (;;) {
     while (sync_jobs_.empty() && !sync_stop_) sync_cv_.wait(lock);
     if (sync_jobs_.empty()) break;  // stopping, with nothing in flight
-    jobs.assign(std::make_move_iterator(sync_jobs_.begin()),
-                std::make_move_iterator(sync_jobs_.end()));
-    sync_jobs_.clear();
+    // Taken without allocating: this thread cannot refuse a batch it was sent.
+    jobs.swap(sync_jobs_);
     syncer_busy_ = true;
     lock.unlock();
     // One sync covers every batch taken: each was written before it was sent.
@@ -182,21 +181,22 @@ void CommitPipeline::run_syncer() {
         if (job.version >= 0) fire_watches(job.requests, job.stamped, changed);
       }
     }
-    for (const SyncJob& job : jobs) {
-      for (CommitRequest* r : job.requests) {
-        if (r->on_done != nullptr) {
-          submitted.push_back(r);
-        } else {
-          r->state.set(kDone);
-        }
+    // Waited-on requests are forgotten as they are settled (a woken committer may destroy
+    // its request at once); the submitted ones that remain are settled after.
+    for (SyncJob& job : jobs) {
+      for (CommitRequest*& r : job.requests) {
+        if (r->on_done == nullptr) std::exchange(r, nullptr)->state.set(kDone);
       }
       wake_word(job.ticket);
     }
-    jobs.clear();
     t_settling = true;
-    for (CommitRequest* r : submitted) r->on_done(*r);
+    for (const SyncJob& job : jobs) {
+      for (CommitRequest* r : job.requests) {
+        if (r != nullptr) r->on_done(*r);
+      }
+    }
     t_settling = false;
-    submitted.clear();
+    jobs.clear();
     lock.lock();
     syncer_busy_ = false;
     sync_idle_.notify_all();
@@ -301,13 +301,17 @@ void CommitPipeline::lead(CommitRequest* own, int max_rounds) {
     const std::size_t gc_budget = process_bounded(batch_);
     // The requests from synced_from_ on went to the syncer, which wakes them: they are not
     // touched again here (a woken committer may already have destroyed its request).
-    const std::span<CommitRequest* const> woken(batch_.data(), synced_from_);
+    const std::span<CommitRequest*> woken(batch_.data(), synced_from_);
     if (round == 0 && own != nullptr && synced_from_ == 0) own_synced_later = true;
     const bool alone = batch_.size() == 1 && batch_.front() == own && synced_from_ == 1;
     if (alone) batch_step_.collect(gc_budget);
-    if (syncs_ && !alone) wake(woken, own, ticket);
+    std::size_t submitted = 0;
+    if (syncs_ && !alone) submitted = wake(woken, own, ticket);
     queue_mu_.lock();
-    if (!syncs_) wake(woken, own, ticket);
+    if (!syncs_) submitted = wake(woken, own, ticket);
+    // wake() put the submitted requests first: they move to submitted_ without allocating.
+    batch_.resize(submitted);
+    submitted_.swap(batch_);
     batch_.clear();
     if (!alone) {
       queue_mu_.unlock();
@@ -340,17 +344,19 @@ void CommitPipeline::lead(CommitRequest* own, int max_rounds) {
   }
 }
 
-void CommitPipeline::wake(std::span<CommitRequest* const> batch, const CommitRequest* leader,
-                          std::uint32_t ticket) {
+std::size_t CommitPipeline::wake(std::span<CommitRequest*> batch, const CommitRequest* leader,
+                                 std::uint32_t ticket) {
+  std::size_t submitted = 0;
   for (CommitRequest* r : batch) {
     if (r->on_done != nullptr) {
-      submitted_.push_back(r);
+      batch[submitted++] = r;
     } else if (r != leader) {
       // Under a synced log no system call: the waiters sleep on the shared word instead.
       r->state.set(kDone);
     }
   }
   if (syncs_) wake_word(ticket);
+  return submitted;
 }
 
 void CommitPipeline::settle_submitted() noexcept {

@@ -147,9 +147,10 @@ class CommitPipeline {
   void fire_watches(std::span<CommitRequest* const> requests,
                     const std::vector<std::string>& stamped, Changed&& changed);
   // Marks the batch's waiting requests but the leader's own done, waking those that
-  // sleep, and sets its submitted ones aside for settle_submitted(); batch number `ticket`.
-  void wake(std::span<CommitRequest* const> batch, const CommitRequest* leader,
-            std::uint32_t ticket);
+  // sleep; batch number `ticket`. Moves its submitted requests, in order, to the front of
+  // `batch` (for settle_submitted(), allocating nothing) and returns how many there are.
+  std::size_t wake(std::span<CommitRequest*> batch, const CommitRequest* leader,
+                   std::uint32_t ticket);
   // Synced log: bumps the shared word of batch `ticket` and wakes every request on it.
   void wake_word(std::uint32_t ticket);
   // Synced log: sleeps until the request is done or leads; returns its state then.

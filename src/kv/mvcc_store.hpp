@@ -132,8 +132,9 @@ class MvccStore {
   // --- Reserved writes: a commit that must not fail once it has begun ----------------
   // Makes room, before a commit changes anything, for writes of `keys` keys (point writes,
   // and the tombstones a clear_range pushes: see live_keys) with `key_bytes` of keys and
-  // `record_bytes` of records (VersionRecord::max_bytes_for of each value, those over
-  // SizeClassPool::kMaxPooled left out: reserve_large_record takes them), so that setting
+  // `record_bytes` of records (VersionRecord::max_bytes_for of each value; one over
+  // SizeClassPool::kMaxPooled counts its min_bytes_for when that fits the pool, as a new
+  // key's first record, and reserve_large_record takes its block), so that setting
   // and clearing them allocates nothing: new nodes and records, the point index's growth,
   // the collection queues' entries. A node drawn taller than one level that finds no room
   // reserved is made one level high (SkipList::keep_tall_nodes_reserved, on from the first
@@ -177,6 +178,13 @@ class MvccStore {
       record_pool_.release_large();
       node_pool_.release_large();
     }
+  }
+  // Whether the writes from here on are a reserved commit's: then, where invariants are
+  // checked, one that takes a node or record from the system fails an invariant
+  // (SizeClassPool::expect_reserved).
+  void expect_reserved(bool on) {
+    node_pool_.expect_reserved(on);
+    record_pool_.expect_reserved(on);
   }
   // Makes the point index ready for `keys` keys in all (see PointIndex::reserve).
   void reserve_keys(std::size_t keys) { retire_table(index_.reserve(keys)); }

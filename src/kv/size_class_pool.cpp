@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "base/invariant.hpp"
 #include "kv/slab_source.hpp"
 #include <sys/mman.h>
 
@@ -85,7 +86,11 @@ void SizeClassPool::reserve_large(std::size_t size) {
 }
 
 void* SizeClassPool::allocate_large(std::size_t size) {
-  return large_.empty() ? ::operator new(size) : take_large(size);
+  if (large_.empty()) {
+    STRATA_INVARIANT(!reserved_only_);
+    return ::operator new(size);
+  }
+  return take_large(size);
 }
 
 void* SizeClassPool::take_large(std::size_t size) {
@@ -93,7 +98,10 @@ void* SizeClassPool::take_large(std::size_t size) {
   for (auto it = large_.begin(); it != large_.end(); ++it) {
     if (it->size >= size && (best == large_.end() || it->size < best->size)) best = it;
   }
-  if (best == large_.end()) return ::operator new(size);
+  if (best == large_.end()) {
+    STRATA_INVARIANT(!reserved_only_);
+    return ::operator new(size);
+  }
   void* p = best->memory;
   *best = large_.back();
   large_.pop_back();
@@ -146,6 +154,7 @@ void SizeClassPool::add_slab() {
     spares_.erase(spares_.begin());
     spare_room_ -= slab.size - kMaxPooled;
   } else {
+    STRATA_INVARIANT(!reserved_only_);
     slab = take_slab(next_slab_size());
   }
   slabs_.push_back(slab);

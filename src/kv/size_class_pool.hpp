@@ -73,6 +73,12 @@ class SizeClassPool {
     if (!large_.empty()) release_large_blocks();
   }
 
+  // While on, in builds that check invariants (base/invariant.hpp), taking memory from the
+  // system (a new slab, or a block above kMaxPooled that reserve_large did not take) fails
+  // an invariant: for a writer that reserved everything it allocates, so that reserving too
+  // little shows even where the allocation would have succeeded.
+  void expect_reserved(bool on) { reserved_only_ = on; }
+
   // Bytes taken from the system for slabs (blocks above kMaxPooled not included).
   std::size_t slab_bytes() const { return slab_bytes_; }
 
@@ -113,6 +119,7 @@ class SizeClassPool {
   std::byte* cursor_ = nullptr;  // the unused rest of the newest slab
   std::byte* end_ = nullptr;
   class SlabSource* source_ = nullptr;
+  bool reserved_only_ = false;  // expect_reserved
 };
 
 }  // namespace strata::kv

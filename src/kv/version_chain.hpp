@@ -55,6 +55,10 @@ class VersionRecord {
   static constexpr std::size_t max_bytes_for(std::size_t value_size) {
     return kChainedHeader + value_size;
   }
+  // The fewest: a key's first record (no older link).
+  static constexpr std::size_t min_bytes_for(std::size_t value_size) {
+    return kFirstHeader + value_size;
+  }
   static std::size_t bytes_for(std::optional<std::string_view> value, const VersionRecord* older) {
     return (older != nullptr ? kChainedHeader : kFirstHeader) + (value ? value->size() : 0);
   }

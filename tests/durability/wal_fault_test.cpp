@@ -318,4 +318,18 @@ TEST_F(WalFaultTest, ARollWaitsForASyncWrittenInProgress) {
   EXPECT_EQ(versions(recover_log(fs_, dir_, &last)), range(1, 5));
 }
 
+// reserve() opens the next segment's file ahead of its first record; when making it ready
+// (grow_ahead) fails, the file is removed again rather than left behind for each commit
+// that fails so. The flush that starts the segment opens it anew.
+TEST_F(WalFaultTest, ASegmentOpenedAheadThatCannotGrowIsRemoved) {
+  dur::WalWriter writer(fs_, dir_, 0, {.grow_ahead_bytes = 4096});
+  fs_.fail_nth(Op::grow_ahead, 1);
+  writer.reserve(1, 10);
+  EXPECT_EQ(fs_.count(Op::grow_ahead), 1);
+  EXPECT_TRUE(wal_segments(fs_, dir_).empty());
+  group(writer, 1, 1, /*sync=*/true);
+  EXPECT_EQ(wal_segments(fs_, dir_).size(), 1U);
+  EXPECT_EQ(versions(recover_log(fs_, dir_)), range(1, 1));
+}
+
 }  // namespace

@@ -31,6 +31,11 @@ class FaultFileSystem::File final : public base::WritableFile {
   }
   void close() override { closed_ = true; }
   std::uint64_t size() const override { return owner_.file_size_of(inode_); }
+  void grow_ahead(std::uint64_t step) override {
+    (void)step;
+    check_open();
+    owner_.file_grow_ahead(path_);
+  }
 
  private:
   void check_open() const {
@@ -85,8 +90,8 @@ void FaultFileSystem::count_and_maybe_fail(Op op, const fs::path& path) {
   ++counts_[i];
   if (fail_at_[i] != 0 && counts_[i] == fail_at_[i]) {
     fail_at_[i] = 0;
-    static constexpr const char* names[] = {"open",   "write",    "sync",    "rename",
-                                            "remove", "sync_dir", "truncate"};
+    static constexpr const char* names[] = {"open",   "write",    "sync",     "rename",
+                                            "remove", "sync_dir", "truncate", "grow_ahead"};
     injected(names[i], path);
   }
 }
@@ -220,6 +225,11 @@ void FaultFileSystem::file_append(const std::shared_ptr<Inode>& inode, std::uint
   inode->data.append(data.substr(0, n));
   count_and_maybe_fail(Op::write, path);
   if (full) base::throw_io_error("write", path, ENOSPC);
+}
+
+void FaultFileSystem::file_grow_ahead(const fs::path& path) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  count_and_maybe_fail(Op::grow_ahead, path);
 }
 
 void FaultFileSystem::file_sync(const std::shared_ptr<Inode>& inode, std::uint64_t generation,

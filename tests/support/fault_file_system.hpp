@@ -34,7 +34,7 @@ namespace strata::testing {
 
 class FaultFileSystem final : public base::FileSystem {
  public:
-  enum class Op { open, write, sync, rename, remove, sync_dir, truncate, count_ };
+  enum class Op { open, write, sync, rename, remove, sync_dir, truncate, grow_ahead, count_ };
 
   FaultFileSystem();
   ~FaultFileSystem() override;
@@ -105,6 +105,7 @@ class FaultFileSystem final : public base::FileSystem {
   // For File: append, sync, checks.
   void file_append(const std::shared_ptr<Inode>& inode, std::uint64_t generation,
                    const std::filesystem::path& path, std::string_view data);
+  void file_grow_ahead(const std::filesystem::path& path);  // counts it; no other effect
   void file_sync(const std::shared_ptr<Inode>& inode, std::uint64_t generation,
                  const std::filesystem::path& path);
   std::uint64_t file_size_of(const std::shared_ptr<Inode>& inode) const;

@@ -715,7 +715,7 @@ std::size_t TransactionImpl::merge_conflicts() {
 // there does (FoundationDB marks the commit started before these checks): its watches
 // fail with the error, and it takes no more operations until on_error or reset. The
 // quick checks stay inline in commit(); only a failure leaves it, here, so the common path
-// carries neither an exception handler nor a call (docs/benchmarks.md measures both).
+// carries neither an exception handler nor a call.
 void TransactionImpl::refuse_commit() {
   try {
     if (has_read_conflicts()) check_not_too_old();

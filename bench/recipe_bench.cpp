@@ -17,8 +17,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "cli.hpp"
 #include "strata/strata.hpp"
+
+#include "cli.hpp"
 
 namespace {
 
@@ -68,32 +69,35 @@ void bm_priority_queue_pair(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("One client's push+pop pairs on the recipes, in memory. Other options go to "
-               "Google Benchmark (--benchmark_filter=..., --benchmark_min_time=...).",
-               "strata_recipe_bench");
-  bench::set_up(app);
-  app.allow_extras();
-  std::int64_t pairs = 0;
-  app.add_option("--pairs", pairs,
-                 "run each benchmark for exactly this many pairs, once (for instruction "
-                 "counts); without it Google Benchmark times the runs")
-      ->transform(bench::number_in<std::int64_t>(1, std::int64_t{1} << 40));
-  bench::parse_or_exit(app, argc, argv);
+  return bench::run_main("strata_recipe_bench", [&] {
+    CLI::App app(
+        "One client's push+pop pairs on the recipes, in memory. Other options go to "
+        "Google Benchmark (--benchmark_filter=..., --benchmark_min_time=...).",
+        "strata_recipe_bench");
+    bench::set_up(app);
+    app.allow_extras();
+    std::int64_t pairs = 0;
+    app.add_option("--pairs", pairs,
+                   "run each benchmark for exactly this many pairs, once (for instruction "
+                   "counts); without it Google Benchmark times the runs")
+        ->transform(bench::number_in<std::int64_t>(1, std::int64_t{1} << 40));
+    bench::parse_or_exit(app, argc, argv);
 
-  std::vector<std::string> rest = app.remaining();
-  std::vector<char*> args{argv[0]};
-  for (std::string& arg : rest) args.push_back(arg.data());
-  int count = static_cast<int>(args.size());
+    std::vector<std::string> rest = app.remaining();
+    std::vector<char*> args{argv[0]};
+    for (std::string& arg : rest) args.push_back(arg.data());
+    int count = static_cast<int>(args.size());
 
-  auto* queue = benchmark::RegisterBenchmark("BM_QueuePair", bm_queue_pair);
-  auto* priority = benchmark::RegisterBenchmark("BM_PriorityQueuePair", bm_priority_queue_pair);
-  if (pairs > 0) {
-    queue->Iterations(pairs)->Repetitions(1);
-    priority->Iterations(pairs)->Repetitions(1);
-  }
-  benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+    auto* queue = benchmark::RegisterBenchmark("BM_QueuePair", bm_queue_pair);
+    auto* priority = benchmark::RegisterBenchmark("BM_PriorityQueuePair", bm_priority_queue_pair);
+    if (pairs > 0) {
+      queue->Iterations(pairs)->Repetitions(1);
+      priority->Iterations(pairs)->Repetitions(1);
+    }
+    benchmark::Initialize(&count, args.data());
+    if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  });
 }

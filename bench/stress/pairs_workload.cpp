@@ -86,5 +86,8 @@ RunResult run_pairs(RunContext<Api>& ctx, bool priority) {
 }
 
 template RunResult run_pairs(RunContext<CppApi>&, bool);
+#if STRATA_STRESS_FDB_C
+template RunResult run_pairs(RunContext<CApi>&, bool);
+#endif
 
 }  // namespace stress

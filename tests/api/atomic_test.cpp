@@ -15,7 +15,6 @@
 #include "strata/strata.hpp"
 
 #include "support/error_matchers.hpp"
-#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -56,7 +55,7 @@ TEST(Int64Operand, ShorterValuesAreZeroExtendedAndLongerOnesRefused) {
 }
 
 TEST(AtomicOps, AtomicAddKeepsACounter) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) { tr.atomic_add("n", 5); });
   db.run([](Transaction& tr) { tr.atomic_add("n", -7); });
   EXPECT_EQ(db.run([](Transaction& tr) { return int64_value(*tr.get("n")); }), -2);
@@ -67,7 +66,7 @@ TEST(AtomicOps, AtomicAddKeepsACounter) {
 }
 
 TEST(AtomicOps, ReadAfterAtomicOpAppliesItToTheStoredValue) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("n", le64(5)); });
   db.run([](Transaction& tr) {
     tr.atomic_op(MutationType::add, "n", le64(2));
@@ -78,7 +77,7 @@ TEST(AtomicOps, ReadAfterAtomicOpAppliesItToTheStoredValue) {
 }
 
 TEST(AtomicOps, ReadOfAPendingAtomicOpAddsAReadConflict) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::add, "n", le64(1));
   (void)tr.get("n");  // depends on the stored value
@@ -87,7 +86,7 @@ TEST(AtomicOps, ReadOfAPendingAtomicOpAddsAReadConflict) {
 }
 
 TEST(AtomicOps, BlindAtomicOpsNeverConflict) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction a = db.create_transaction();
   Transaction b = db.create_transaction();
   (void)a.read_version();
@@ -100,7 +99,7 @@ TEST(AtomicOps, BlindAtomicOpsNeverConflict) {
 }
 
 TEST(AtomicOps, AtomicOpAfterSetFoldsIntoTheKnownValue) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) {
     tr.set("k", "ab");
     tr.atomic_op(MutationType::append_if_fits, "k", "cd");
@@ -110,14 +109,14 @@ TEST(AtomicOps, AtomicOpAfterSetFoldsIntoTheKnownValue) {
 }
 
 TEST(AtomicOps, CompareAndClearRemovesTheKeyOnMatch) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("c", le64(0)); });
   db.run([](Transaction& tr) { tr.atomic_op(MutationType::compare_and_clear, "c", le64(0)); });
   EXPECT_EQ(db.run([](Transaction& tr) { return tr.get("c"); }), std::nullopt);
 }
 
 TEST(AtomicOps, OversizeOperandIsRejected) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.atomic_op(MutationType::add, "k", std::string(100'001, 'x')); },
               ThrowsCode(ErrorCode::value_too_large));
@@ -126,7 +125,7 @@ TEST(AtomicOps, OversizeOperandIsRejected) {
 // FoundationDB's Increment workload: two blind adds per transaction, one in each half of
 // the key space. The halves' sums stay equal, and no transaction ever conflicts.
 TEST(AtomicOps, IncrementWorkloadBalancesAndNeverConflicts) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   constexpr int kThreads = 8, kTxns = 1000, kKeys = 20;
   std::atomic<int> conflicts{0};
   std::vector<std::thread> threads;
@@ -176,7 +175,7 @@ std::string stamped_key(std::string_view prefix) {
 }
 
 TEST(Versionstamp, KeyGetsTheCommitsStamp) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("log/"), "v");
   tr.commit();
@@ -189,7 +188,7 @@ TEST(Versionstamp, KeyGetsTheCommitsStamp) {
 }
 
 TEST(Versionstamp, ValueGetsTheCommitsStamp) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   std::string param = "id:" + std::string(10, '\0') + std::string("\x03\x00\x00\x00", 4);
   tr.atomic_op(MutationType::set_versionstamped_value, "k", param);
@@ -198,7 +197,7 @@ TEST(Versionstamp, ValueGetsTheCommitsStamp) {
 }
 
 TEST(Versionstamp, StampedKeysFromConcurrentCommitsSortInCommitOrder) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   constexpr int kThreads = 8, kEach = 300;
   std::vector<std::vector<std::pair<std::string, std::string>>> stamps(kThreads);
   std::vector<std::thread> threads;
@@ -230,7 +229,7 @@ TEST(Versionstamp, StampedKeysFromConcurrentCommitsSortInCommitOrder) {
 }
 
 TEST(Versionstamp, OffsetThatLeavesNoRoomIsRejected) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   std::string bad = "abc" + std::string("\x00\x00\x00\x00", 4);  // 10 bytes at 0 don't fit
   EXPECT_THAT([&] { tr.atomic_op(MutationType::set_versionstamped_key, bad, "v"); },
@@ -240,7 +239,7 @@ TEST(Versionstamp, OffsetThatLeavesNoRoomIsRejected) {
 }
 
 TEST(Versionstamp, PendingStampedKeysAndValuesAreUnreadable) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "v");
   EXPECT_THAT([&] { (void)tr.get_range("s/", "s0"); }, ThrowsCode(ErrorCode::accessed_unreadable));
@@ -254,7 +253,7 @@ TEST(Versionstamp, PendingStampedKeysAndValuesAreUnreadable) {
 // operation after set_versionstamped_value works on the stamped value, and the key stays
 // unreadable (FoundationDB: fdbclient/WriteMap.h, "mutate"): the stamped value is not dropped.
 TEST(Versionstamp, AtomicOpAfterAStampedValueWorksOnTheStampedValue) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("k", "old"); });
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_value, "k",
@@ -270,7 +269,7 @@ TEST(Versionstamp, AtomicOpAfterAStampedValueWorksOnTheStampedValue) {
 // inside the cleared range (FoundationDB applies a transaction's mutations in order), and
 // makes the cleared range readable again (FoundationDB: fdbclient/WriteMap.h, "clear").
 TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("s/old", "x"); });
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "v");
@@ -313,7 +312,7 @@ TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
 // transaction, even after a set of it; a clear makes it readable again (FoundationDB:
 // fdbclient/WriteMap.h, "Unreadable keys"; WriteMap "mutate" and "clear").
 TEST(Versionstamp, AKeyAStampMayWriteStaysUnreadableAfterASetButNotAfterAClear) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_value, "k",
                std::string(10, '\0') + std::string("\x00\x00\x00\x00", 4));
@@ -332,7 +331,7 @@ TEST(Versionstamp, AKeyAStampMayWriteStaysUnreadableAfterASetButNotAfterAClear) 
 }
 
 TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
   (void)tr.get("x");
@@ -343,7 +342,7 @@ TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
 // FoundationDB counts a versionstamped key's offset bytes against the key limit: the key
 // as passed, not the template, must fit in 10,000 bytes.
 TEST(Versionstamp, AStampedKeysOffsetCountsAgainstTheKeyLimit) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   const std::string key = stamped_key(std::string(9'990, 'k'));  // template of 10,000 bytes
   ASSERT_EQ(key.size(), 10'004u);
@@ -354,7 +353,7 @@ TEST(Versionstamp, AStampedKeysOffsetCountsAgainstTheKeyLimit) {
 // FoundationDB's order of checks: the key's place (2004), the type, the key's size (2102),
 // the operand's size (2103), then a stamp's offset (2000).
 TEST(AtomicOps, ErrorsComeInFoundationDBsOrder) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   EXPECT_THAT(
       [&] { tr.atomic_op(MutationType::add, std::string(10'001, 'k'), std::string(100'001, 'x')); },
@@ -375,7 +374,7 @@ TEST(AtomicOps, ErrorsComeInFoundationDBsOrder) {
 // Before the transaction has a read version, a stamped key makes unreadable every key its
 // stamp could make from the zero stamp up, as FoundationDB's (getVersionstampKeyRange).
 TEST(Versionstamp, AStampedKeyBeforeAnyReadIsUnreadableFromTheZeroStamp) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   const std::string low = "q/" + std::string(10, '\0');
   db.run([&](Transaction& tr) { tr.set(low, "stored"); });
   Transaction tr = db.create_transaction();
@@ -390,7 +389,7 @@ TEST(Versionstamp, AStampedKeyBeforeAnyReadIsUnreadableFromTheZeroStamp) {
 // key, not when it covers the key the stamp makes. Without read-your-writes the operations
 // go in order, so a later clear removes the key it covers.
 TEST(Versionstamp, ALaterClearRemovesAStampedKeyAsFoundationDBsWriteMapDoes) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("x", "1"); });  // a read version of at least 1
   // Above the lowest key "q/" 00x10 <offset>, below every stamp a commit can make.
   const std::string above_lowest = "q/" + std::string(7, '\0') + "\x01";

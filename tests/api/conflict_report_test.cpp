@@ -14,7 +14,6 @@
 #include "strata/transaction.hpp"
 
 #include "api/api_test_util.hpp"
-#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -57,7 +56,7 @@ class ConflictReport : public ::testing::Test {
     return Error(ErrorCode::success, "");
   }
 
-  Database db_ = testing::open_database();
+  Database db_ = Database::open();
 };
 
 TEST_F(ConflictReport, NothingIsReportedUnlessAsked) {
@@ -171,7 +170,7 @@ TEST_F(ConflictReport, ManyReadsOneConflictIsNamedAmongTheRest) {
 // ---- The conflict sets ------------------------------------------------------------------
 
 TEST(ConflictSets, ReadConflictRangesAreMergedAndSortedAsFoundationDBsExample) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.add_read_conflict_key("foo");
   tr.add_read_conflict_range("bar/", "bar0");
@@ -180,7 +179,7 @@ TEST(ConflictSets, ReadConflictRangesAreMergedAndSortedAsFoundationDBsExample) {
 }
 
 TEST(ConflictSets, ReadsAddWhatTheyConflictOnAndSnapshotReadsNothing) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   put_all(db, {{"a", "1"}, {"b", "2"}, {"c", "3"}});
   Transaction tr = db.create_transaction();
   (void)tr.snapshot().get("q");
@@ -192,7 +191,7 @@ TEST(ConflictSets, ReadsAddWhatTheyConflictOnAndSnapshotReadsNothing) {
 }
 
 TEST(ConflictSets, WriteConflictRangesCoverEveryKindOfWrite) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.set("s", "v");
   tr.clear("c");
@@ -211,7 +210,7 @@ TEST(ConflictSets, WriteConflictRangesCoverEveryKindOfWrite) {
 }
 
 TEST(ConflictSets, AVersionstampedKeyCoversEveryStampUntilCommitThenItsOwnKey) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   const std::string offset("\x01\x00\x00\x00", 4);  // the stamp at byte 1
   tr.atomic_op(MutationType::set_versionstamped_key, "p" + std::string(10, '\0') + "s" + offset,

@@ -14,7 +14,6 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
-#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -39,7 +38,7 @@ Options window(milliseconds w) {
 // commit transaction_too_old, and Database::run retry it for ever.
 TEST(ExtremeDurations, TheLongestMvccWindowsAreNoLimit) {
   for (milliseconds w : kLongWindows) {
-    Database db = testing::open_database(window(w));
+    Database db = Database::open(window(w));
     Transaction first = db.create_transaction();
     EXPECT_EQ(first.get("k"), std::nullopt);
     first.set("k", "v");
@@ -61,7 +60,7 @@ TEST(ExtremeDurations, TheLongestKeptMvccWindowsKeepEveryVersion) {
   for (milliseconds w : kLongWindows) {
     Options o = window(w);
     o.keep_mvcc_window = true;
-    Database db = testing::open_database(o);
+    Database db = Database::open(o);
     db.run([](Transaction& tr) { tr.set("k", "old"); });
     const Version old = db.committed_version();
     for (int i = 0; i < 100; ++i) db.run([](Transaction& tr) { tr.set("k", "new"); });
@@ -73,8 +72,7 @@ TEST(ExtremeDurations, TheLongestKeptMvccWindowsKeepEveryVersion) {
 
 TEST(ExtremeDurations, MvccWindowsOfZeroAndBelowAreRefused) {
   for (milliseconds w : {milliseconds(0), milliseconds(-1), milliseconds::min()}) {
-    EXPECT_THAT([&] { (void)testing::open_database(window(w)); },
-                ThrowsCode(ErrorCode::invalid_argument))
+    EXPECT_THAT([&] { (void)Database::open(window(w)); }, ThrowsCode(ErrorCode::invalid_argument))
         << w.count();
   }
 }
@@ -82,7 +80,7 @@ TEST(ExtremeDurations, MvccWindowsOfZeroAndBelowAreRefused) {
 TEST(ExtremeDurations, TheLongestTransactionTimeoutsAreNoLimit) {
   Options o;
   o.transaction_timeout = milliseconds::max();
-  Database db = testing::open_database(o);
+  Database db = Database::open(o);
   db.run([](Transaction& tr) { tr.set("k", "v"); });
   Transaction tr = db.create_transaction();
   tr.set_timeout(milliseconds::max());
@@ -90,7 +88,7 @@ TEST(ExtremeDurations, TheLongestTransactionTimeoutsAreNoLimit) {
   tr.set("k", "w");
   EXPECT_NO_THROW(tr.commit());
   o.transaction_timeout = milliseconds::min();
-  EXPECT_THAT([&] { (void)testing::open_database(o); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([&] { (void)Database::open(o); }, ThrowsCode(ErrorCode::invalid_argument));
   Transaction t2 = db.create_transaction();
   EXPECT_THAT([&] { t2.set_timeout(milliseconds::min()); },
               ThrowsCode(ErrorCode::invalid_argument));
@@ -101,19 +99,19 @@ TEST(ExtremeDurations, TheLongestTransactionTimeoutsAreNoLimit) {
 TEST(ExtremeDurations, TheLongestMaximumRetryDelayStillRetries) {
   Options o;
   o.transaction_max_retry_delay = milliseconds::max();
-  Database db = testing::open_database(o);
+  Database db = Database::open(o);
   Transaction tr = db.create_transaction();
   tr.set_max_retry_delay(milliseconds::max());
   EXPECT_NO_THROW(tr.on_error(Error(ErrorCode::not_committed)));
   EXPECT_THAT([&] { tr.set_max_retry_delay(milliseconds::min()); },
               ThrowsCode(ErrorCode::invalid_argument));
   o.transaction_max_retry_delay = milliseconds::min();
-  EXPECT_THAT([&] { (void)testing::open_database(o); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([&] { (void)Database::open(o); }, ThrowsCode(ErrorCode::invalid_argument));
 }
 
 // A wait of no time, or less, reports the watch's state at once.
 TEST(ExtremeDurations, WatchWaitsOfTheMostNegativeDurationReturnAtOnce) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");
   tr.commit();

@@ -14,7 +14,6 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
-#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -23,7 +22,7 @@ using apitest::read_key;
 using testing::ThrowsCode;
 
 TEST(MovedFrom, TransactionThrowsClientInvalidOperation) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction a = db.create_transaction();
   Transaction b = std::move(a);
   EXPECT_THAT([&] { (void)a.get("k"); }, ThrowsCode(ErrorCode::client_invalid_operation));
@@ -44,7 +43,7 @@ TEST(MovedFrom, TransactionThrowsClientInvalidOperation) {
 
 // run() commits its transaction after f returns: one f moved away must not be dereferenced.
 TEST(MovedFrom, RunWhoseBodyMovesItsTransactionOutThrows) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   std::optional<Transaction> escaped;
   EXPECT_THAT(
       [&] {
@@ -60,7 +59,7 @@ TEST(MovedFrom, RunWhoseBodyMovesItsTransactionOutThrows) {
 }
 
 TEST(MovedFrom, DatabaseThrowsClientInvalidOperation) {
-  Database a = testing::open_database();
+  Database a = Database::open();
   Database b = std::move(a);
   EXPECT_THAT([&] { (void)a.create_transaction(); },
               ThrowsCode(ErrorCode::client_invalid_operation));
@@ -77,7 +76,7 @@ TEST(MovedFrom, DatabaseThrowsClientInvalidOperation) {
 }
 
 TEST(MovedFrom, WatchThrowsClientInvalidOperation) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   Watch a = tr.watch("k");
   tr.commit();
@@ -96,7 +95,7 @@ TEST(MovedFrom, WatchThrowsClientInvalidOperation) {
 // milliseconds::max() is "no deadline" to many callers: now + max() overflowed the clock's
 // nanoseconds into the past, and every operation threw transaction_timed_out at once.
 TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds::max());
   tr.set("k", "v");
@@ -105,7 +104,7 @@ TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
 
   Options options;
   options.transaction_timeout = std::chrono::milliseconds::max();
-  Database with_default = testing::open_database(options);
+  Database with_default = Database::open(options);
   EXPECT_NO_THROW(with_default.run([](Transaction& t) { t.set("k", "v"); }));
   EXPECT_EQ(read_key(with_default, "k"), "v");
 }
@@ -114,7 +113,7 @@ TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
 // -292 years) overflowed the clock's nanoseconds: UBSan reports it, and a release build
 // wrapped -10^13 ms to a deadline some 267 years ahead.
 TEST(Timeouts, WatchWaitForWithAHugeNegativeTimeoutReturnsAtOnce) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");
   tr.commit();

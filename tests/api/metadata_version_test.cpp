@@ -13,7 +13,6 @@
 #include "strata/strata.hpp"
 
 #include "support/error_matchers.hpp"
-#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -39,7 +38,7 @@ std::optional<std::string> metadata_version(Database& db) {
 }
 
 TEST(MetadataVersion, IsAbsentUntilWrittenThenEachWritersVersionstamp) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   EXPECT_EQ(metadata_version(db), std::nullopt);
   const std::string first = bump(db);
   EXPECT_EQ(metadata_version(db), first);
@@ -51,10 +50,7 @@ TEST(MetadataVersion, IsAbsentUntilWrittenThenEachWritersVersionstamp) {
 }
 
 TEST(MetadataVersion, AnyOtherWriteIsRefused) {
-  STRATA_SKIP_ON_CLUSTER(
-      "\\xff/metadataVersion outlives each test on the shared cluster, and no transaction may "
-      "clear it");
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.set(kKey, "x"); }, ThrowsCode(ErrorCode::client_invalid_operation));
   EXPECT_THAT([&] { tr.atomic_op(MutationType::add, kKey, std::string(8, '\1')); },
@@ -75,7 +71,7 @@ TEST(MetadataVersion, AnyOtherWriteIsRefused) {
 }
 
 TEST(MetadataVersion, IsUnreadableInTheTransactionThatWritesIt) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   bump(db);
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_value, kKey, kOperand);
@@ -85,7 +81,7 @@ TEST(MetadataVersion, IsUnreadableInTheTransactionThatWritesIt) {
 // Reading it is what lets a layer trust its cache: a bump between the read and the
 // commit fails the commit.
 TEST(MetadataVersion, AReadConflictsWithABump) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   bump(db);
   Transaction reader = db.create_transaction();
   (void)reader.get(kKey);
@@ -101,7 +97,7 @@ TEST(MetadataVersion, AReadConflictsWithABump) {
 }
 
 TEST(MetadataVersion, ItsExactRangeIsAReadConflictRangeAndNothingWider) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.add_read_conflict_range(kKey, kKeyEnd);
   tr.add_read_conflict_key(kKey);
@@ -115,7 +111,7 @@ TEST(MetadataVersion, ItsExactRangeIsAReadConflictRangeAndNothingWider) {
 }
 
 TEST(MetadataVersion, AWatchFiresOnABump) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch(kKey);
   tr.commit();
@@ -126,7 +122,7 @@ TEST(MetadataVersion, AWatchFiresOnABump) {
 }
 
 TEST(MetadataVersion, IsNotInARangeReadOfTheUserKeys) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   bump(db);
   Transaction tr = db.create_transaction();
   EXPECT_TRUE(tr.get_range("", "\xff").empty());

@@ -15,7 +15,6 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
-#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -35,7 +34,7 @@ using testing::ThrowsCode;
 // first), each with clears, a range clear and atomic adds mixed in. Every key lands in order
 // and every read, point or range, agrees with a model.
 TEST(TransactionBasics, LargeTransactionsLandInKeyOrderAmongTheStoredKeys) {
-  Database db = testing::open_database({});
+  Database db = Database::open({});
   std::map<std::string, std::string> model;
   auto key = [](int i) {
     std::string k = std::to_string(i);
@@ -85,13 +84,13 @@ TEST(TransactionBasics, LargeTransactionsLandInKeyOrderAmongTheStoredKeys) {
 }
 
 TEST(TransactionBasics, GetOfMissingKeyIsAbsent) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   EXPECT_EQ(tr.get("nothing"), std::nullopt);
 }
 
 TEST(TransactionBasics, CommittedSetIsVisibleToLaterTransactions) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   put(db, "k", "v");
   EXPECT_EQ(read_key(db, "k"), "v");
   put(db, "k", "w");
@@ -99,13 +98,13 @@ TEST(TransactionBasics, CommittedSetIsVisibleToLaterTransactions) {
 }
 
 TEST(TransactionBasics, EmptyValueIsDistinctFromAbsent) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   put(db, "k", "");
   EXPECT_EQ(read_key(db, "k"), std::string());
 }
 
 TEST(TransactionBasics, BinaryKeysAndValuesRoundTrip) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   std::string key("k\0\x01\xfe", 4), value("\0\xff\0", 3);
   put(db, key, value);
   EXPECT_EQ(read_key(db, key), value);
@@ -212,7 +211,7 @@ TEST(TransactionBasics, FullKeySpaceRangeEndsAtFF) {
 // Deleted keys an old reader still holds (so collection keeps them) are skipped in bulk;
 // the walk over them must still stop at `end` and never return a key past it.
 TEST(TransactionBasics, GetRangeOverManyDeletedKeysStopsAtEnd) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   for (int i = 0; i < 100; ++i) put(db, "a" + std::to_string(1000 + i), "v");
   put(db, "b", "after");
   Transaction holder = db.create_transaction();
@@ -363,7 +362,7 @@ TEST(GetInto, FillsTheStringOrEmptiesItAndSaysWhichAcrossStoreAndOwnWrites) {
 }
 
 TEST(GetInto, ReusesTheStringsRoomForValuesThatFit) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   put(db, "long", std::string(300, 'L'));
   put(db, "short", std::string(100, 's'));
   Transaction tr = db.create_transaction();
@@ -376,7 +375,7 @@ TEST(GetInto, ReusesTheStringsRoomForValuesThatFit) {
 }
 
 TEST(GetInto, SeesAPendingAtomicAddOverTheStoredValue) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   const std::string one("\x01\0\0\0\0\0\0\0", 8);
   put(db, "n", one);
   Transaction tr = db.create_transaction();
@@ -418,7 +417,7 @@ TEST(GetInto, ConflictsLikeGetAndNotThroughTheSnapshotView) {
 // ---- Read version -------------------------------------------------------------------
 
 TEST(ReadVersion, IsTakenAtFirstReadNotAtCreation) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   put(db, "k", "committed-after-creation");
   EXPECT_EQ(tr.get("k"), "committed-after-creation");
@@ -445,7 +444,7 @@ TEST(ReadVersion, CommitAfterFirstReadIsInvisible) {
 }
 
 TEST(ReadVersion, SeesExactlyCommitsAtOrBelowIt) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction w1 = db.create_transaction();
   w1.set("k", "1");
   w1.commit();
@@ -458,7 +457,7 @@ TEST(ReadVersion, SeesExactlyCommitsAtOrBelowIt) {
 }
 
 TEST(ReadVersion, ExplicitReadVersionFixesVersionBeforeAnyRead) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   Version rv = tr.read_version();
   put(db, "k", "later");
@@ -480,7 +479,7 @@ TEST(CommittedVersion, ReadOnlyCommitReportsMinusOne) {
 }
 
 TEST(CommittedVersion, WritingCommitsReportIncreasingVersions) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Version last = db.committed_version();
   for (int i = 0; i < 5; ++i) {
     Transaction tr = db.create_transaction();
@@ -494,7 +493,7 @@ TEST(CommittedVersion, WritingCommitsReportIncreasingVersions) {
 }
 
 TEST(CommittedVersion, BeforeCommitIsAnInvalidOperation) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   EXPECT_THAT([&] { (void)tr.committed_version(); },
@@ -502,7 +501,7 @@ TEST(CommittedVersion, BeforeCommitIsAnInvalidOperation) {
 }
 
 TEST(CommittedVersion, ClearOfAbsentKeyIsStillAWritingCommit) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   tr.clear("absent");
   tr.commit();

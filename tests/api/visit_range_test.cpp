@@ -13,7 +13,6 @@
 #include "strata/transaction.hpp"
 
 #include "api/api_test_util.hpp"
-#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -35,7 +34,7 @@ std::vector<KeyValue> visited(Transaction& tr, std::string_view begin, std::stri
 }
 
 Database five_keys() {
-  Database db = testing::open_database();
+  Database db = Database::open();
   put_all(db, {{"k1", "1"}, {"k2", "2"}, {"k3", "3"}, {"k4", "4"}, {"k5", "5"}});
   return db;
 }

@@ -10,7 +10,6 @@
 #include "strata/strata.hpp"
 
 #include "support/error_matchers.hpp"
-#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -26,7 +25,7 @@ Watch watch_committed(Database& db, std::string_view key) {
 }
 
 TEST(Watch, FiresWhenAnotherThreadChangesTheKey) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("k", "1"); });
   Watch w = watch_committed(db, "k");
   std::thread writer([&] { db.run([](Transaction& tr) { tr.set("k", "2"); }); });
@@ -36,7 +35,7 @@ TEST(Watch, FiresWhenAnotherThreadChangesTheKey) {
 }
 
 TEST(Watch, FiresOnClearAndOnClearRangeAndOnAtomicOp) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) {
     tr.set("a", "1");
     tr.set("b", "1");
@@ -54,14 +53,14 @@ TEST(Watch, FiresOnClearAndOnClearRangeAndOnAtomicOp) {
 }
 
 TEST(Watch, FiresWhenTheKeyAppears) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Watch w = watch_committed(db, "new");
   db.run([](Transaction& tr) { tr.set("new", ""); });
   EXPECT_TRUE(w.wait_for(10s));
 }
 
 TEST(Watch, DoesNotFireWhenTheValueIsRewrittenUnchanged) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   db.run([](Transaction& tr) { tr.set("k", "same"); });
   Watch w = watch_committed(db, "k");
   db.run([](Transaction& tr) { tr.set("k", "same"); });
@@ -72,7 +71,7 @@ TEST(Watch, DoesNotFireWhenTheValueIsRewrittenUnchanged) {
 }
 
 TEST(Watch, FiresAtOnceWhenTheKeyChangedBeforeArming) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");  // sees absent
   db.run([](Transaction& other) { other.set("k", "v"); });
@@ -81,7 +80,7 @@ TEST(Watch, FiresAtOnceWhenTheKeyChangedBeforeArming) {
 }
 
 TEST(Watch, WaitForTimesOutWithoutAChange) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Watch w = watch_committed(db, "k");
   auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(w.wait_for(20ms));
@@ -89,7 +88,7 @@ TEST(Watch, WaitForTimesOutWithoutAChange) {
 }
 
 TEST(Watch, CancelWakesWaitersWithoutAChange) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Watch w = watch_committed(db, "k");
   std::atomic<bool> returned{false};
   std::thread waiter([&] {
@@ -103,7 +102,7 @@ TEST(Watch, CancelWakesWaitersWithoutAChange) {
 }
 
 TEST(Watch, ManyWatchesOnOneKeyAllFire) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   std::vector<Watch> watches;
   for (int i = 0; i < 200; ++i) watches.push_back(watch_committed(db, "hot"));
   db.run([](Transaction& tr) { tr.set("hot", "x"); });
@@ -111,7 +110,7 @@ TEST(Watch, ManyWatchesOnOneKeyAllFire) {
 }
 
 TEST(Watch, ResetBeforeCommitCancelsTheWatch) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");
   tr.reset();
@@ -119,7 +118,7 @@ TEST(Watch, ResetBeforeCommitCancelsTheWatch) {
 }
 
 TEST(Watch, DestroyingTheTransactionBeforeCommitCancelsTheWatch) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   std::optional<Watch> w;
   {
     Transaction tr = db.create_transaction();
@@ -129,7 +128,7 @@ TEST(Watch, DestroyingTheTransactionBeforeCommitCancelsTheWatch) {
 }
 
 TEST(Watch, FailedCommitFailsTheWatchWithItsError) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");
   tr.set("other", "x");
@@ -139,7 +138,7 @@ TEST(Watch, FailedCommitFailsTheWatchWithItsError) {
 }
 
 TEST(Watch, AddsAReadConflictOnItsKey) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction tr = db.create_transaction();
   (void)tr.watch("k");
   tr.set("x", "1");
@@ -149,7 +148,7 @@ TEST(Watch, AddsAReadConflictOnItsKey) {
 
 // Past 10,000 armed watches a database refuses more (1032), as FoundationDB does.
 TEST(Watch, MoreThanTenThousandArmedWatchesAreRefused) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   std::vector<Watch> kept;
   for (int i = 0; i < 10'000; ++i) kept.push_back(watch_committed(db, "k" + std::to_string(i % 7)));
   Watch over = watch_committed(db, "k");
@@ -161,7 +160,7 @@ TEST(Watch, MoreThanTenThousandArmedWatchesAreRefused) {
 TEST(Watch, MaxWatchesSetsTheLimit) {
   Options small;
   small.max_watches = 2;
-  Database db = testing::open_database(small);
+  Database db = Database::open(small);
   Watch a = watch_committed(db, "a");
   Watch b = watch_committed(db, "b");
   Watch over = watch_committed(db, "c");
@@ -169,14 +168,13 @@ TEST(Watch, MaxWatchesSetsTheLimit) {
   EXPECT_FALSE(a.wait_for(0ms));
   Options large;
   large.max_watches = 1'000'001;
-  EXPECT_THAT([&] { (void)testing::open_database(large); },
-              ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([&] { (void)Database::open(large); }, ThrowsCode(ErrorCode::invalid_argument));
 }
 
 // A watch refused at the limit runs its callbacks as a fired one does: outside the
 // registry's lock, so a callback may arm another watch (before, it deadlocked).
 TEST(Watch, ARefusedWatchsCallbackMayArmAnother) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   std::vector<Watch> kept;
   for (int i = 0; i < 10'000; ++i) kept.push_back(watch_committed(db, "k" + std::to_string(i % 7)));
   Transaction tr = db.create_transaction();
@@ -194,7 +192,7 @@ TEST(Watch, ARefusedWatchsCallbackMayArmAnother) {
 // A watch whose every handle is gone is cancelled (as destroying a FoundationDB watch
 // future is), so it neither stays armed nor counts against the 10,000.
 TEST(Watch, DroppingTheLastHandleCancelsIt) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   for (int i = 0; i < 12'000; ++i) watch_committed(db, "k" + std::to_string(i % 7));
   Watch w = watch_committed(db, "k1");
   bool ran = false;
@@ -212,36 +210,30 @@ TEST(Watch, DroppingTheLastHandleCancelsIt) {
 TEST(Watch, OutlivesItsDatabaseAndEndsCancelled) {
   std::optional<Watch> w;
   {
-    Database db = testing::open_database();
+    Database db = Database::open();
     w = watch_committed(db, "k");
   }
   EXPECT_FALSE(w->wait_for(10s));
 }
 
 TEST(Watch, OwnChangeFiresAtOnceBeforeCommit) {
-  Database db = testing::open_database();
+  Database db = Database::open();
   Transaction setup = db.create_transaction();
   setup.set("k", "1");
   setup.commit();
   Transaction tr = db.create_transaction();
-  // In process the write fires the watch on this thread; on a cluster FoundationDB's
-  // network thread does, after the write returns.
-  auto fired = [](Watch& w) {
-    if (testing::on_cluster()) w.wait();
-    return w.wait_for(0ms);
-  };
   Watch unchanged = tr.watch("k");
   Watch changed = tr.watch("k");
   tr.set("k", "1");  // same value: nothing to report
   EXPECT_FALSE(unchanged.wait_for(0ms));
   tr.set("k", "2");
-  EXPECT_TRUE(fired(changed));
+  EXPECT_TRUE(changed.wait_for(0ms));
   Watch cleared = tr.watch("k");
   tr.clear_range("a", "z");
-  EXPECT_TRUE(fired(cleared));
+  EXPECT_TRUE(cleared.wait_for(0ms));
   Watch added = tr.watch("k");
   tr.atomic_op(MutationType::add, "k", std::string("\x01", 1));
-  EXPECT_TRUE(fired(added));
+  EXPECT_TRUE(added.wait_for(0ms));
   Watch other = tr.watch("other");
   tr.set("k", "3");
   EXPECT_FALSE(other.wait_for(0ms));

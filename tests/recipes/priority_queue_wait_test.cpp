@@ -23,6 +23,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using recipestest::await_present;
+using recipestest::expect_items_once;
 using recipestest::le64;
 
 // The default priority queue's keys, as docs/recipes.md lays them out: the signal is the
@@ -142,14 +143,7 @@ TEST_P(PriorityQueueWaitModes, ManyWaitersEachItemToExactlyOne) {
   await_present(db, kWaitersKey);
   for (int i = 0; i < kWaiters; ++i) pq.push(db, "item" + std::to_string(i), i % 3);
   for (auto& t : waiters) t.join();
-  std::multiset<std::string> values;
-  for (auto& g : got) {
-    ASSERT_TRUE(g.has_value());
-    values.insert(*g);
-  }
-  std::multiset<std::string> expected;
-  for (int i = 0; i < kWaiters; ++i) expected.insert("item" + std::to_string(i));
-  EXPECT_EQ(values, expected);
+  expect_items_once(got);
   EXPECT_EQ(pq.peek_min(db), std::nullopt);
 }
 

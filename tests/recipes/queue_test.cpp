@@ -29,6 +29,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using recipestest::bookkeeping;
+using recipestest::expect_items_once;
 using recipestest::item_value;
 using recipestest::le64;
 using recipestest::parse_item;
@@ -639,14 +640,7 @@ TEST_P(QueueModes, ManyWaitersEachItemToExactlyOne) {
   }
   for (int i = 0; i < kWaiters; ++i) q.enqueue(db, "item" + std::to_string(i));
   for (auto& t : waiters) t.join();
-  std::multiset<std::string> values;
-  for (auto& g : got) {
-    ASSERT_TRUE(g.has_value());
-    values.insert(*g);
-  }
-  std::multiset<std::string> expected;
-  for (int i = 0; i < kWaiters; ++i) expected.insert("item" + std::to_string(i));
-  EXPECT_EQ(values, expected);
+  expect_items_once(got);
   EXPECT_EQ(q.peek(db), std::nullopt);
 }
 

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "strata/database.hpp"
 #include "strata/subspace.hpp"
@@ -36,6 +39,19 @@ inline std::string le64(std::uint64_t v) {
   std::string s(8, '\0');
   for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
   return s;
+}
+
+// What each of got.size() waiters received: every one an item, together "item0",
+// "item1", ... once each.
+inline void expect_items_once(const std::vector<std::optional<std::string>>& got) {
+  std::multiset<std::string> values;
+  for (const auto& g : got) {
+    ASSERT_TRUE(g.has_value());
+    values.insert(*g);
+  }
+  std::multiset<std::string> expected;
+  for (std::size_t i = 0; i < got.size(); ++i) expected.insert("item" + std::to_string(i));
+  EXPECT_EQ(values, expected);
 }
 
 // Every row of [begin, end), read in one transaction.

@@ -100,6 +100,18 @@ class PqHead {
     if (committed) ++live_;
     ++version_;
   }
+  // push_inserts(key), then write(), then push_ends with whether write returned.
+  template <class Write>
+  void insert(const std::string& key, Write&& write) {
+    push_inserts(key);
+    try {
+      write();
+    } catch (...) {
+      push_ends(false);
+      throw;
+    }
+    push_ends(true);
+  }
   // Read before the pop's transaction begins.
   Seen seen() {
     std::lock_guard lock(mu_);

@@ -95,14 +95,7 @@ class RocksPeer final : public Peer {
   void pq_push(int t, int priority, std::string_view value) override {
     std::string key = "p" + pq_key(priority, pq_.next_count(priority));
     pq_.push_begins();
-    pq_.push_inserts(key);
-    try {
-      put(t, queues_, key, value);
-    } catch (...) {
-      pq_.push_ends(false);
-      throw;
-    }
-    pq_.push_ends(true);
+    pq_.insert(key, [&] { put(t, queues_, key, value); });
   }
   bool pq_pop_min(int t, std::string& out) override {
     const PqHead::Seen seen = pq_.seen();

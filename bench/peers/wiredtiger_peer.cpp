@@ -85,14 +85,7 @@ class WtPeer final : public Peer {
   void pq_push(int t, int priority, std::string_view value) override {
     const std::string key = pq_key(priority, pq_.next_count(priority));
     pq_.push_begins();
-    pq_.push_inserts(key);
-    try {
-      insert(client(t), client(t).p, key, value);
-    } catch (...) {
-      pq_.push_ends(false);
-      throw;
-    }
-    pq_.push_ends(true);
+    pq_.insert(key, [&] { insert(client(t), client(t).p, key, value); });
   }
   bool pq_pop_min(int t, std::string& out) override {
     const PqHead::Seen seen = pq_.seen();

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/invariant.hpp"
 #include "base/thread_annotations.hpp"
 
 namespace strata::base {
@@ -36,6 +37,13 @@ class CAPABILITY("mutex") AdaptiveMutex {
   }
   void unlock() RELEASE() {
     if (state_.exchange(kUnlocked, std::memory_order_release) == kSleepers) wake_one();
+  }
+
+  // States that the calling thread holds the lock where the compiler's analysis cannot see
+  // it: in a lambda that another function runs under the lock. The sanitizer builds check
+  // that the lock is held (by some thread: the word records no owner).
+  void assert_held() const ASSERT_CAPABILITY(this) {
+    STRATA_INVARIANT(state_.load(std::memory_order_relaxed) != kUnlocked);
   }
 
   // True while the lock is held and a waiter may sleep on it (for tests).

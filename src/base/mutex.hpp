@@ -37,7 +37,7 @@ class CAPABILITY("mutex") Mutex {
 };
 
 // Holds `mu` (a Mutex, AdaptiveMutex or any capability with lock() and unlock()) from
-// construction to destruction, but for unlock() ... lock() in between.
+// construction to destruction, but for unlock() ... lock() in between and after release().
 template <class M>
 class SCOPED_CAPABILITY UniqueLock {
  public:
@@ -56,6 +56,9 @@ class SCOPED_CAPABILITY UniqueLock {
     mu_.lock();
     held_ = true;
   }
+  // Lets go of the lock without unlocking it, as std::unique_lock::release: the caller has
+  // handed it to code that unlocks it later, perhaps on another thread.
+  void release() RELEASE() { held_ = false; }
 
  private:
   friend class CondVar;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/mutex.hpp"
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
 #include "fdb_c/error_codes.hpp"
@@ -43,12 +44,16 @@ std::string target_of_cluster_file(const char* path) {
 
 // One strata database per target for the life of the process (never destroyed: a
 // binding's threads may still use it while static destructors run at exit).
+struct OpenDatabases {
+  base::Mutex mu;
+  std::map<std::string, Database> by_target GUARDED_BY(mu);
+};
+
 Database open_target(const std::string& target) {
-  static auto* mu = new std::mutex();
-  static auto* open = new std::map<std::string, Database>();
-  std::lock_guard lock(*mu);
-  auto it = open->find(target);
-  if (it != open->end()) return it->second;
+  static auto* open = new OpenDatabases();
+  base::MutexLock lock(open->mu);
+  auto it = open->by_target.find(target);
+  if (it != open->by_target.end()) return it->second;
   Options options;
   // Each handle counts its own watches (MAX_WATCHES); the database holds them all.
   options.max_watches = static_cast<std::size_t>(kMaxWatchesCeiling);
@@ -66,7 +71,7 @@ Database open_target(const std::string& target) {
     first.add_write_conflict_range("", std::string_view("\x00", 1));
     first.commit();
   }
-  open->emplace(target, db);
+  open->by_target.emplace(target, db);
   return db;
 }
 
@@ -140,7 +145,7 @@ fdb_error_t DatabaseState::set_option(FDBDatabaseOption option, const uint8_t* v
     max_watches_.store(limit, std::memory_order_relaxed);
     return 0;
   }
-  std::lock_guard lock(mu_);
+  base::UniqueLock lock(mu_);
   return apply_database_option(defaults_, option, value, value_length);
 }
 

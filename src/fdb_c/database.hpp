@@ -12,13 +12,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "strata/database.hpp"
 
 #include "base/adaptive_mutex.hpp"
+#include "base/mutex.hpp"
 #include "fdb_c/fdb_c.h"
 #include "fdb_c/options.hpp"
 
@@ -37,7 +37,7 @@ class DatabaseState {
   // The transaction options a new transaction starts from (the TRANSACTION_* database
   // options), and a database option applied to them.
   TransactionOptions defaults() const {
-    std::lock_guard lock(mu_);
+    base::UniqueLock lock(mu_);
     return defaults_;
   }
   fdb_error_t set_option(FDBDatabaseOption option, const uint8_t* value, int value_length);
@@ -52,7 +52,7 @@ class DatabaseState {
   Database database_;
   const std::string connection_record_;
   mutable base::AdaptiveMutex mu_;  // taken by every transaction made: held for a copy
-  TransactionOptions defaults_;     // guarded by mu_
+  TransactionOptions defaults_ GUARDED_BY(mu_);
   std::atomic<std::int64_t> max_watches_{10'000};
   mutable std::atomic<std::int64_t> watches_{0};  // outstanding watches of this handle
 };

@@ -92,7 +92,7 @@ void FDB_future::made_commit(const FDB_future* f) { t_unwaited_commit = f; }
 bool FDB_future::last_commit_unwaited() { return t_unwaited_commit != nullptr; }
 
 void FDB_future::set_canceller(std::function<void()> canceller) {
-  std::lock_guard lock(mu_);
+  strata::base::MutexLock lock(mu_);
   canceller_ = std::move(canceller);
 }
 
@@ -166,7 +166,7 @@ void FDB_future::build_views() {
 // set while the future was pending must now run (decided under the same lock
 // set_callback takes, so the callback runs exactly once).
 bool FDB_future::finish(Result* result, fdb_error_t error) {
-  std::lock_guard lock(mu_);
+  strata::base::MutexLock lock(mu_);
   if (ready_.load(std::memory_order_relaxed)) return false;
   error_ = error;
   if (error == 0 && result != nullptr) {
@@ -196,7 +196,7 @@ void FDB_future::run_callback() {
     void* parameter = nullptr;
     std::vector<std::pair<FDBCallback, void*>> more;
     {
-      std::lock_guard lock(f->mu_);
+      strata::base::MutexLock lock(f->mu_);
       if (!f->destroyed_) {
         callback = f->callback_;
         parameter = f->callback_parameter_;
@@ -211,7 +211,7 @@ void FDB_future::run_callback() {
 void FDB_future::cancel() {
   std::function<void()> canceller;
   {
-    std::lock_guard lock(mu_);
+    strata::base::MutexLock lock(mu_);
     if (ready_.load(std::memory_order_relaxed)) return;
     canceller = std::move(canceller_);
   }
@@ -229,7 +229,7 @@ void FDB_future::destroy() {
   }
   std::function<void()> canceller;
   {
-    std::lock_guard lock(mu_);
+    strata::base::MutexLock lock(mu_);
     destroyed_ = true;
     if (!ready_.load(std::memory_order_relaxed)) canceller = std::move(canceller_);
   }
@@ -241,7 +241,7 @@ void FDB_future::destroy() {
 }
 
 void FDB_future::release_memory() {
-  std::lock_guard lock(mu_);
+  strata::base::MutexLock lock(mu_);
   // As FoundationDB: one reader fewer, and the result goes with the last (a call with
   // no reader left makes the count negative, so the next get does not free it either).
   if (readers_.fetch_sub(1, std::memory_order_relaxed) != 1) return;
@@ -256,12 +256,10 @@ void FDB_future::release_memory() {
 fdb_error_t FDB_future::block_until_ready() {
   if (t_unwaited_commit == this) t_unwaited_commit = nullptr;
   if (ready_.load(std::memory_order_acquire)) return 0;
-  std::unique_lock lock(mu_);
-  lock.unlock();
   // Waiting on the network thread for something only it can deliver would never end.
   if (Network::instance().on_network_thread()) return fc::kBlockedFromNetworkThread;
-  lock.lock();
-  cv_.wait(lock, [this] { return ready_.load(std::memory_order_relaxed); });
+  strata::base::MutexLock lock(mu_);
+  while (!ready_.load(std::memory_order_relaxed)) cv_.wait(lock);
   return 0;
 }
 
@@ -270,7 +268,7 @@ bool FDB_future::is_ready() { return ready_.load(std::memory_order_acquire); }
 fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
   if (callback == nullptr) return fc::kClientInvalidOperation;
   {
-    std::lock_guard lock(mu_);
+    strata::base::MutexLock lock(mu_);
     if (!ready_.load(std::memory_order_relaxed)) {
       if (callback_set_.load(std::memory_order_relaxed)) {
         more_callbacks_.emplace_back(callback, parameter);

@@ -26,16 +26,15 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "strata/types.hpp"
 
+#include "base/mutex.hpp"
 #include "fdb_c/fdb_c.h"
 
 struct FDB_future {
@@ -135,7 +134,8 @@ struct FDB_future {
   FDB_future() = default;
   ~FDB_future() = default;
   // Back to the state make() hands out, keeping the buffers (unless they grew large).
-  void reset();
+  // Called on the last reference, which no other thread can reach: it takes no lock.
+  void reset() NO_THREAD_SAFETY_ANALYSIS;
   // Builds the getters' views of a successful result.
   void build_views();
 
@@ -146,19 +146,21 @@ struct FDB_future {
   void run_callback();
 
   std::atomic<int> refs_{1};
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::atomic<bool> ready_{false};     // set under mu_; the result is immutable once true
-  bool destroyed_ = false;             // guarded by mu_
+  mutable strata::base::Mutex mu_;
+  strata::base::CondVar cv_;
+  std::atomic<bool> ready_{false};  // set under mu_; the outcome is immutable once true
+  bool destroyed_ GUARDED_BY(mu_) = false;
   std::atomic<bool> released_{false};  // release_memory
   std::atomic<int> readers_{0};        // successful gets less release_memory calls
-  fdb_error_t error_ = 0;              // guarded by mu_
-  Result result_;                      // guarded by mu_; stable once ready
-  FDBCallback callback_ = nullptr;     // the first callback set while pending (mu_)
-  void* callback_parameter_ = nullptr;
-  std::vector<std::pair<FDBCallback, void*>> more_callbacks_;  // later ones (mu_)
+  // The outcome: written before ready_ is set (under mu_ once others may see the future),
+  // read without the lock after ready_ is seen true.
+  fdb_error_t error_ = 0;
+  Result result_;
+  FDBCallback callback_ GUARDED_BY(mu_) = nullptr;  // the first callback set while pending
+  void* callback_parameter_ GUARDED_BY(mu_) = nullptr;
+  std::vector<std::pair<FDBCallback, void*>> more_callbacks_ GUARDED_BY(mu_);  // later ones
   std::atomic<bool> callback_set_{false};  // set under mu_; read without it by destroy
-  std::function<void()> canceller_;
+  std::function<void()> canceller_ GUARDED_BY(mu_);
   // Views handed to the user, built once at completion.
   std::vector<FDBKeyValue> row_view_;
   std::vector<const char*> string_view_;

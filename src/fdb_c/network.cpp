@@ -13,14 +13,14 @@ Network& Network::instance() {
 }
 
 fdb_error_t Network::setup() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   if (state_ != State::idle) return kNetworkAlreadySetup;
   state_ = State::set_up;
   return 0;
 }
 
 fdb_error_t Network::run() {
-  std::unique_lock lock(mu_);
+  base::MutexLock lock(mu_);
   if (state_ == State::idle) return kNetworkNotSetup;
   if (state_ != State::set_up) return kNetworkCannotBeRestarted;
   state_ = State::running;
@@ -57,7 +57,7 @@ fdb_error_t Network::run() {
 
 fdb_error_t Network::stop() {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     if (state_ == State::idle) return kNetworkNotSetup;
     stop_requested_ = true;
   }
@@ -66,7 +66,7 @@ fdb_error_t Network::stop() {
 }
 
 fdb_error_t Network::add_completion_hook(void (*hook)(void*), void* parameter) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   if (state_ == State::idle) return kNetworkNotSetup;
   hooks_.emplace_back(hook, parameter);
   return 0;
@@ -74,7 +74,7 @@ fdb_error_t Network::add_completion_hook(void (*hook)(void*), void* parameter) {
 
 void Network::post(std::function<void()> task) {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     if (state_ == State::stopped || stop_requested_) return;
     tasks_.push_back(std::move(task));
   }
@@ -83,7 +83,7 @@ void Network::post(std::function<void()> task) {
 
 void Network::post_at(Clock::time_point when, std::function<void()> task) {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     if (state_ == State::stopped || stop_requested_) return;
     timers_.emplace(when, std::move(task));
   }
@@ -91,12 +91,12 @@ void Network::post_at(Clock::time_point when, std::function<void()> task) {
 }
 
 bool Network::is_set_up() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return state_ != State::idle;
 }
 
 bool Network::on_network_thread() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return state_ == State::running && thread_ == std::this_thread::get_id();
 }
 

@@ -13,15 +13,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "fdb_c/fdb_c.h"
 
 namespace strata::fdb_c {
@@ -50,14 +49,14 @@ class Network {
   enum class State { idle, set_up, running, stopped };
   Network() = default;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  State state_ = State::idle;                                       // guarded by mu_
-  bool stop_requested_ = false;                                     // guarded by mu_
-  std::deque<std::function<void()>> tasks_;                         // guarded by mu_
-  std::multimap<Clock::time_point, std::function<void()>> timers_;  // guarded by mu_
-  std::vector<std::pair<void (*)(void*), void*>> hooks_;            // guarded by mu_
-  std::thread::id thread_;                                          // guarded by mu_
+  mutable base::Mutex mu_;
+  base::CondVar cv_;
+  State state_ GUARDED_BY(mu_) = State::idle;
+  bool stop_requested_ GUARDED_BY(mu_) = false;
+  std::deque<std::function<void()>> tasks_ GUARDED_BY(mu_);
+  std::multimap<Clock::time_point, std::function<void()>> timers_ GUARDED_BY(mu_);
+  std::vector<std::pair<void (*)(void*), void*>> hooks_ GUARDED_BY(mu_);
+  std::thread::id thread_ GUARDED_BY(mu_);
 };
 
 }  // namespace strata::fdb_c

@@ -124,7 +124,7 @@ bool reached(std::size_t rows, std::size_t bytes, const Batch& batch) {
 // under ACCESS_SYSTEM_KEYS): over the rows fdb_c/special_keys.hpp makes, with the same
 // batch rules.
 void read_special_range(const FDB_transaction& tr, const Selector& first, const Selector& last,
-                        const Batch& batch, bool reverse, FDB_future::Result& r) {
+                        const Batch& batch, bool reverse, FDB_future::Result& r) REQUIRES(tr.mu) {
   const fc::SpecialRows rows = tr.special_rows(first.key, last.key);
   const std::string begin = fc::resolve_special(rows, first.key, first.or_equal, first.offset);
   const std::string end = fc::resolve_special(rows, last.key, last.or_equal, last.offset);
@@ -156,6 +156,7 @@ FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, const uint8_t* key_name, 
                                    fdb_bool_t or_equal, int offset, fdb_bool_t snapshot) {
   Selector selector{bytes(key_name, key_name_length), or_equal != 0, offset};
   return tr->read([&](FDB_future::Result& r) {
+    tr->mu.assert_held();
     r.kind = Kind::key;
     // Under the system-key options, \xff\xff (where the special key space begins) is the
     // largest key a selector may name, as FoundationDB's getMaxReadKey: it resolves among
@@ -186,6 +187,7 @@ FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_ke
   Selector first{bytes(begin_key_name, begin_key_name_length), begin_or_equal != 0, begin_offset};
   Selector last{bytes(end_key_name, end_key_name_length), end_or_equal != 0, end_offset};
   return tr->read([&](FDB_future::Result& r) {
+    tr->mu.assert_held();
     r.kind = Kind::key_values;
     if (tr->materialized(first.key)) {
       read_special_range(*tr, first, last, batch, reverse != 0, r);
@@ -234,6 +236,7 @@ FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransaction* tr,
   // a version set that reads cannot use (too old, not yet committed) does not fail it.
   return tr->read(
       [&](FDB_future::Result& r) {
+        tr->mu.assert_held();
         r.kind = Kind::int64;
         if (begin >= end) return;
         auto add = [&r](std::string_view key, std::string_view value) {
@@ -257,6 +260,7 @@ FDBFuture* fdb_transaction_get_range_split_points(FDBTransaction* tr, const uint
   std::string_view end = bytes(end_key_name, end_key_name_length);
   if (chunk_size <= 0) return FDB_future::failed(fc::kClientInvalidOperation);
   return tr->read([&](FDB_future::Result& r) {
+    tr->mu.assert_held();
     r.kind = Kind::keys;
     r.strings.emplace_back(begin);
     if (begin < end) {

@@ -29,7 +29,7 @@ FDB_transaction::FDB_transaction(std::shared_ptr<const fc::DatabaseState> state,
 }
 
 FDB_transaction::~FDB_transaction() {
-  std::lock_guard lock(mu);
+  strata::base::UniqueLock lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
 }
 
@@ -58,7 +58,8 @@ std::int64_t FDB_transaction::read_version() {
   return set_version_ >= 0 ? set_version_ : tr.read_version();
 }
 
-fdb_error_t FDB_transaction::take_set_version(std::unique_lock<strata::base::AdaptiveMutex>& lock) {
+fdb_error_t FDB_transaction::take_set_version(
+    strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock) {
   while (set_version_ >= 0) {
     if (version_error_ != 0) return version_error_;
     const std::int64_t version = set_version_;
@@ -150,7 +151,7 @@ void FDB_transaction::finish_stamp_waiters(fdb_error_t error) {
 FDBFuture* FDB_transaction::watch(std::string_view key) {
   std::shared_ptr<strata::Watch> watch;
   {
-    std::unique_lock lock(mu);
+    strata::base::UniqueLock lock(mu);
     if (fdb_error_t e = check()) return FDB_future::failed(e);
     if (unavailable_ != 0) return FDB_future::failed(unavailable_);
     if (fdb_error_t e = take_set_version(lock)) return FDB_future::failed(e);
@@ -199,7 +200,7 @@ FDBFuture* FDB_transaction::commit() {
 }
 
 FDBFuture* FDB_transaction::commit_here() {
-  std::unique_lock lock(mu);
+  strata::base::UniqueLock lock(mu);
   fdb_error_t error = check();
   if (error == 0) error = unavailable_;
   if (error == 0) error = take_set_version(lock);  // as FoundationDB's, waits for its reads
@@ -225,7 +226,7 @@ FDBFuture* FDB_transaction::commit_here() {
 // settles it: every other call on this transaction waits for the commit meanwhile, as a
 // strata::Transaction must not be used while its commit is in flight.
 FDBFuture* FDB_transaction::commit_in_flight() {
-  std::unique_lock lock(mu);
+  strata::base::UniqueLock lock(mu);
   fdb_error_t error = check();
   if (error == 0) error = unavailable_;
   if (error == 0) error = take_set_version(lock);  // as commit_here
@@ -234,13 +235,27 @@ FDBFuture* FDB_transaction::commit_in_flight() {
     finish_stamp_waiters(error);  // refused before the commit began
     return FDB_future::failed(error);
   }
-  lock.release();  // held until the commit settles (below)
   FDB_future* f = FDB_future::pending(Kind::none);
-  f->retain();  // for the commit's callback
+  f->retain();             // for the commit's callback
+  if (!queue_commit(f)) {  // out of memory or threads: nothing was queued
+    finish_stamp_waiters(fc::kInternalError);
+    lock.unlock();
+    f->complete_error(fc::kInternalError);
+    f->release();
+    return f;
+  }
+  // Held until the commit settles: its callback unlocks mu, on whichever thread settles it
+  // (perhaps already), and this transaction is not touched here after that.
+  lock.release();
+  return f;
+}
+
+bool FDB_transaction::queue_commit(FDB_future* f) {
   try {
-    // Throws nothing (it may run inside commit_async, whose exceptions the catch below
-    // takes as "nothing queued"): unlocks and releases exactly once.
+    // The callback throws nothing (it may run inside commit_async, whose exceptions the
+    // catch below takes as "nothing queued"): it unlocks and releases exactly once.
     tr.commit_async([this, f](const strata::Error* e) {
+      mu.assert_held();  // left held by commit_in_flight for this callback
       const fdb_error_t result = e == nullptr ? 0 : fc::to_fdb_error(*e);
       try {
         finish_stamp_waiters(result == 0 ? 0 : fc::kTransactionInvalidVersion);  // as above
@@ -257,17 +272,14 @@ FDBFuture* FDB_transaction::commit_in_flight() {
       }
       f->release();
     });
-  } catch (...) {  // out of memory or threads: nothing was queued, the callback not called
-    finish_stamp_waiters(fc::kInternalError);
-    mu.unlock();
-    f->complete_error(fc::kInternalError);
-    f->release();
+    return true;
+  } catch (...) {  // the callback was not called
+    return false;
   }
-  return f;
 }
 
 FDBFuture* FDB_transaction::versionstamp() {
-  std::lock_guard lock(mu);
+  strata::base::UniqueLock lock(mu);
   // As FoundationDB: a cancelled transaction (cancel, or an on_error that gave up) will
   // not commit, so its stamp fails now (check()) rather than wait for a reset.
   if (fdb_error_t e = check()) return FDB_future::failed(e);
@@ -284,7 +296,7 @@ FDBFuture* FDB_transaction::versionstamp() {
 // strata's retry step decides (FoundationDB's rules); this completes its future once the
 // delay has passed, on the network thread, and brings the C API's own state along.
 FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
-  std::lock_guard lock(mu);
+  strata::base::UniqueLock lock(mu);
   const bool was_ended = tr.ended_by() != strata::ErrorCode::success;
   const strata::RetryStep step =
       tr.retry_step(static_cast<strata::ErrorCode>(error),
@@ -335,7 +347,7 @@ void FDB_transaction::clear_attempt() {
 }
 
 fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) {
-  std::lock_guard lock(mu);
+  strata::base::UniqueLock lock(mu);
   fc::TransactionOptions updated = options_;
   if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
   try {
@@ -369,7 +381,7 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
 }
 
 void FDB_transaction::reset() {
-  std::lock_guard lock(mu);
+  strata::base::UniqueLock lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   tr.reset();
   options_ = state_->defaults();  // as FoundationDB: the database's defaults as they are now
@@ -400,7 +412,7 @@ fc::SpecialRows FDB_transaction::special_rows(std::string_view begin_key,
 }
 
 void FDB_transaction::cancel() {
-  std::lock_guard lock(mu);
+  strata::base::UniqueLock lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   tr.cancel();
   end_waits();
@@ -476,6 +488,7 @@ fdb_error_t fdb_transaction_set_option(FDBTransaction* tr, FDBTransactionOption 
 
 void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) {
   tr->write([&] {
+    tr->mu.assert_held();
     if (version <= 0) {  // FoundationDB: version_invalid
       tr->defer(fc::kVersionInvalid);
       return;
@@ -487,6 +500,7 @@ void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) {
 FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
   return tr->read(
       [&](FDB_future::Result& r) {
+        tr->mu.assert_held();
         r.kind = Kind::int64;
         r.int64 = tr->read_version();
       },
@@ -497,6 +511,7 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
                                fdb_bool_t snapshot) {
   std::string_view key = bytes(key_name, key_name_length);
   return tr->read([&](FDB_future::Result& r) {
+    tr->mu.assert_held();
     r.kind = Kind::value;
     if (tr->materialized(key)) {
       r.present = tr->get_special(key, r.bytes);
@@ -518,6 +533,7 @@ FDBFuture* fdb_transaction_get_addresses_for_key(FDBTransaction* tr, const uint8
 void fdb_transaction_set(FDBTransaction* tr, const uint8_t* key_name, int key_name_length,
                          const uint8_t* value, int value_length) {
   tr->write([&] {
+    tr->mu.assert_held();
     const std::string_view key = bytes(key_name, key_name_length);
     if (tr->writes_tenant_map(key)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.set(key, bytes(value, value_length));
@@ -529,6 +545,7 @@ void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int 
                                const uint8_t* param, int param_length,
                                FDBMutationType operation_type) {
   tr->write([&] {
+    tr->mu.assert_held();
     auto type = mutation_type(operation_type);
     if (!type) {
       throw strata::Error(strata::ErrorCode::invalid_mutation_type,
@@ -549,6 +566,7 @@ void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int 
 
 void fdb_transaction_clear(FDBTransaction* tr, const uint8_t* key_name, int key_name_length) {
   tr->write([&] {
+    tr->mu.assert_held();
     const std::string_view key = bytes(key_name, key_name_length);
     if (tr->writes_tenant_map(key)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.clear(key);
@@ -560,6 +578,7 @@ void fdb_transaction_clear_range(FDBTransaction* tr, const uint8_t* begin_key_na
                                  int begin_key_name_length, const uint8_t* end_key_name,
                                  int end_key_name_length) {
   tr->write([&] {
+    tr->mu.assert_held();
     const std::string_view begin = bytes(begin_key_name, begin_key_name_length);
     const std::string_view end = bytes(end_key_name, end_key_name_length);
     if (tr->writes_tenant_map(begin, end)) return tr->defer(fc::kTenantsDisabled);
@@ -576,7 +595,7 @@ FDBFuture* fdb_transaction_commit(FDBTransaction* tr) { return tr->commit(); }
 
 // As FoundationDB's: -1 (its invalidVersion) until a commit succeeds, never an error.
 fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr, int64_t* out_version) {
-  std::lock_guard lock(tr->mu);
+  strata::base::UniqueLock lock(tr->mu);
   try {
     *out_version = tr->tr.committed_version();
   } catch (const strata::Error&) {  // not committed (yet)
@@ -588,6 +607,7 @@ fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr, int64_t* o
 FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
   return tr->read(
       [&](FDB_future::Result& r) {
+        tr->mu.assert_held();
         r.kind = Kind::int64;
         r.int64 = static_cast<std::int64_t>(tr->tr.approximate_size());
       },
@@ -597,6 +617,7 @@ FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
 FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) {
   return tr->read(
       [&](FDB_future::Result& r) {
+        tr->mu.assert_held();
         r.kind = Kind::int64;
         r.int64 = tr->total_cost();
       },
@@ -627,6 +648,7 @@ fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr, const uint8_t
     return fc::kClientInvalidOperation;
   }
   tr->write([&] {
+    tr->mu.assert_held();
     if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
       tr->tr.add_read_conflict_range(begin, end);
     } else {

@@ -15,13 +15,13 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "strata/database.hpp"
 #include "strata/transaction.hpp"
 
 #include "base/adaptive_mutex.hpp"
+#include "base/mutex.hpp"
 #include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
@@ -45,7 +45,9 @@ struct FDB_transaction {
 
   // A read: under the lock, fails with the deferred error, the timeout, the cancellation
   // or the transaction's unavailability, else runs body(Result&) and returns a ready future
-  // with its result or its error. `touches_data` false: a call that reads no data of the
+  // with its result or its error. The body runs with mu held; one that touches what mu
+  // guards begins with mu.assert_held() (the compiler checks a lambda as a function of its
+  // own, which holds no lock). `touches_data` false: a call that reads no data of the
   // database (the read version, the transaction's size), which a tenant's may make.
   // `at_read_version` (false for a size estimate, which FoundationDB answers from storage
   // metrics): the call reads at the read version, so a version set with
@@ -56,7 +58,7 @@ struct FDB_transaction {
     FDB_future* f = FDB_future::make();
     fdb_error_t error = 0;
     {
-      std::unique_lock lock(mu);
+      strata::base::UniqueLock lock(mu);
       error = check();
       if (error == 0 && touches_data) error = unavailable_;
       if (error == 0 && touches_data && at_read_version) error = take_set_version(lock);
@@ -75,10 +77,11 @@ struct FDB_transaction {
     f->publish(error);
     return f;
   }
-  // A write-like call: errors are held back for the next read, watch or commit.
+  // A write-like call: errors are held back for the next read, watch or commit. The body
+  // runs with mu held, as read's.
   template <class Body>
   void write(Body body) {
-    std::lock_guard lock(mu);
+    strata::base::UniqueLock lock(mu);
     try {
       body();
     } catch (const strata::Error& e) {
@@ -102,59 +105,60 @@ struct FDB_transaction {
   // nothing itself: a version strata no longer keeps fails the reads and the commit with
   // transaction_too_old (1007), and one not yet committed makes them wait for it
   // (take_set_version). Either way get_read_version answers `version`.
-  // REQUIRES: mu held.
-  void set_read_version(std::int64_t version);
-  // The read version: the one set, else strata's (taken now if none). REQUIRES: mu held.
-  std::int64_t read_version();
+  void set_read_version(std::int64_t version) REQUIRES(mu);
+  // The read version: the one set, else strata's (taken now if none).
+  std::int64_t read_version() REQUIRES(mu);
   // Whether a version was set that strata's transaction does not read at (yet): then a
   // call that reads without it (a size estimate) uses a transaction of its own.
-  // REQUIRES: mu held.
-  bool version_set_apart() const { return set_version_ >= 0; }
+  bool version_set_apart() const REQUIRES(mu) { return set_version_ >= 0; }
   strata::Database& database() { return db_; }
   // Keys this transaction reads from rows the C API materializes (fdb_c/special_keys.hpp):
   // the special key space, and the system keyspace under ACCESS_SYSTEM_KEYS or
-  // READ_SYSTEM_KEYS. REQUIRES: mu held.
-  bool materialized(std::string_view key) const;
-  bool reads_system_keys() const { return options_.read_system_keys; }  // REQUIRES: mu held
-  bool get_special(std::string_view key, std::string& value) const;
+  // READ_SYSTEM_KEYS.
+  bool materialized(std::string_view key) const REQUIRES(mu);
+  bool reads_system_keys() const REQUIRES(mu) { return options_.read_system_keys; }
+  bool get_special(std::string_view key, std::string& value) const REQUIRES(mu);
   // Whether a write to `key` creates or deletes a tenant (the special key space's tenant
   // map, writable under SPECIAL_KEY_SPACE_ENABLE_WRITES), which fails the commit with
   // tenants_disabled.
-  bool writes_tenant_map(std::string_view key) const {
+  bool writes_tenant_map(std::string_view key) const REQUIRES(mu) {
     return options_.special_key_space_writes && strata::fdb_c::is_tenant_map_key(key);
   }
-  bool writes_tenant_map(std::string_view begin, std::string_view end) const {
+  bool writes_tenant_map(std::string_view begin, std::string_view end) const REQUIRES(mu) {
     return options_.special_key_space_writes && strata::fdb_c::overlaps_tenant_map(begin, end);
   }
   // The rows for a read whose begin key is materialized.
   strata::fdb_c::SpecialRows special_rows(std::string_view begin_key,
-                                          std::string_view end_key) const;
+                                          std::string_view end_key) const REQUIRES(mu);
 
   // FoundationDB's tag-throttling cost (fdb_transaction_get_total_cost, API 730), counted as
   // its client does: each read of the database's data as it completes (its key and value
   // bytes rounded up to 4 KiB pages, at least one page), each set and atomic operation at
   // four times its key (and value) bytes so rounded, each clear at one page. Writes count
   // once commit is called (the client applies them to the request then). Starts again at
-  // 0 on reset and on_error. REQUIRES: mu held.
-  void add_read_cost(std::size_t bytes) { read_cost_ += page_cost(bytes); }
-  void add_write_cost(std::size_t bytes) { write_cost_ += kWriteCostFactor * page_cost(bytes); }
-  void add_clear_cost() { write_cost_ += kCostPage; }
-  std::int64_t total_cost() const { return read_cost_ + (commit_started_ ? write_cost_ : 0); }
+  // 0 on reset and on_error.
+  void add_read_cost(std::size_t bytes) REQUIRES(mu) { read_cost_ += page_cost(bytes); }
+  void add_write_cost(std::size_t bytes) REQUIRES(mu) {
+    write_cost_ += kWriteCostFactor * page_cost(bytes);
+  }
+  void add_clear_cost() REQUIRES(mu) { write_cost_ += kCostPage; }
+  std::int64_t total_cost() const REQUIRES(mu) {
+    return read_cost_ + (commit_started_ ? write_cost_ : 0);
+  }
 
-  // REQUIRES: mu held.
   // The deferred error, else what ended the transaction (strata::Transaction::ended_by: a
   // timeout or a cancel, whichever came first), in FoundationDB's order (its deferred
   // error, then the reset promise that a timeout or cancel sets).
-  fdb_error_t check() const {
+  fdb_error_t check() const REQUIRES(mu) {
     if (deferred_ != 0) return deferred_;
     return static_cast<fdb_error_t>(tr.ended_by());
   }
-  void defer(fdb_error_t error) {
+  void defer(fdb_error_t error) REQUIRES(mu) {
     if (deferred_ == 0) deferred_ = error;
   }
 
   strata::base::AdaptiveMutex mu;
-  strata::Transaction tr;  // guarded by mu
+  strata::Transaction tr GUARDED_BY(mu);
 
  private:
   // FoundationDB's client knobs TAG_THROTTLING_PAGE_SIZE and
@@ -173,26 +177,27 @@ struct FDB_transaction {
   // one strata no longer keeps; for one not yet committed, waits (with `lock` released)
   // until a commit publishes it, kFutureVersionDelay passes (future_version), or the
   // timeout or a cancel cuts the wait short (1031, 1025). 0 when none is set apart.
-  // REQUIRES: lock holds mu.
-  fdb_error_t take_set_version(std::unique_lock<strata::base::AdaptiveMutex>& lock);
-  // Wakes the waits of take_set_version to give up. REQUIRES: mu held.
-  void end_waits();
+  fdb_error_t take_set_version(strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock)
+      REQUIRES(mu);
+  // Wakes the waits of take_set_version to give up.
+  void end_waits() REQUIRES(mu);
   FDBFuture* commit_here();
   FDBFuture* commit_in_flight();
+  // Queues tr's commit with a callback that completes `f` and unlocks mu once the commit
+  // settles. False when nothing could be queued (then mu is still held).
+  bool queue_commit(FDB_future* f) REQUIRES(mu);
   // Gives strata's transaction the options in options_ that a new one lacks (after
   // creation and reset; after a retry, which returns those that are not persistent to a
   // new transaction's). `persistent`: TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY too, all
   // three when `all_persistent` (a retry before API 610, which keeps them in strata).
-  // REQUIRES: mu held.
-  void apply_options(bool persistent, bool all_persistent = false);
-  void finish_stamp_waiters(fdb_error_t error);  // REQUIRES: mu held; 0: after a commit
+  void apply_options(bool persistent, bool all_persistent = false) REQUIRES(mu);
+  void finish_stamp_waiters(fdb_error_t error) REQUIRES(mu);  // 0: after a commit
   // The C API's own state after a retry step that reset strata's transaction: the
   // options return to the defaults taken at creation or reset (the persistent ones kept
   // from API 610 on), and the deferred error, costs, stamps and set version go.
-  // REQUIRES: mu held.
-  void restart();
-  // The state every reset and retry clears. REQUIRES: mu held.
-  void clear_attempt();
+  void restart() REQUIRES(mu);
+  // The state every reset and retry clears.
+  void clear_attempt() REQUIRES(mu);
 
   strata::Database db_;
   const std::shared_ptr<const strata::fdb_c::DatabaseState> state_;
@@ -201,21 +206,21 @@ struct FDB_transaction {
   // The options as set, decoded: strata's transaction acts on those it knows (the timeout,
   // retry limit, maximum retry delay, size limit, read-your-writes, conflict reporting),
   // this layer on the special-key and system-key ones.
-  strata::fdb_c::TransactionOptions options_;  // guarded by mu
+  strata::fdb_c::TransactionOptions options_ GUARDED_BY(mu);
   // The database's defaults as this transaction took them (creation or reset): what a
   // retry returns to, but for the persistent options (restart()).
-  strata::fdb_c::TransactionOptions defaults_;  // guarded by mu
-  fdb_error_t deferred_ = 0;                    // guarded by mu
-  bool commit_started_ = false;                 // guarded by mu: commit() was called
+  strata::fdb_c::TransactionOptions defaults_ GUARDED_BY(mu);
+  fdb_error_t deferred_ GUARDED_BY(mu) = 0;
+  bool commit_started_ GUARDED_BY(mu) = false;  // commit() was called
   // A version set with fdb_transaction_set_read_version that strata's transaction has not
   // taken: one it no longer keeps (version_error_ 1007), one not yet committed
-  // (version_error_ 0), or one a read waited for in vain (1009). -1: none. Guarded by mu.
-  std::int64_t set_version_ = -1;
-  fdb_error_t version_error_ = 0;  // guarded by mu
+  // (version_error_ 0), or one a read waited for in vain (1009). -1: none.
+  std::int64_t set_version_ GUARDED_BY(mu) = -1;
+  fdb_error_t version_error_ GUARDED_BY(mu) = 0;
   // Moves on at each cancel, reset and retry, which end the waits of take_set_version
   // (read without mu by the waiting thread).
   std::atomic<std::uint64_t> wait_epoch_{0};
-  std::int64_t read_cost_ = 0;             // guarded by mu
-  std::int64_t write_cost_ = 0;            // guarded by mu
-  std::vector<FDBFuture*> stamp_waiters_;  // guarded by mu; each holds a reference
+  std::int64_t read_cost_ GUARDED_BY(mu) = 0;
+  std::int64_t write_cost_ GUARDED_BY(mu) = 0;
+  std::vector<FDBFuture*> stamp_waiters_ GUARDED_BY(mu);  // each holds a reference
 };

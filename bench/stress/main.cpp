@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "options.hpp"
-#include "recipes/high_contention.hpp"
 #include "report.hpp"
+#include "round_trip_probe.hpp"
 #include "runner.hpp"
 #include "workloads.hpp"
 
@@ -92,8 +92,10 @@ int main(int argc, char** argv) {
         "high-contention mode)\n");
   }
 
-  strata::recipes_detail::set_client_latency(std::chrono::microseconds(o.round_trip_us));
+  // Installed for the whole run and never removed: it outlives every pop.
+  RoundTripProbe round_trip(std::chrono::microseconds(o.round_trip_us));
   if (o.round_trip_us > 0) {
+    strata::recipes_detail::install_pop_probe(&round_trip);
     std::printf("strata-stress: pops wait a simulated %d us round trip before committing\n",
                 o.round_trip_us);
   }

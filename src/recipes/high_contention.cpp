@@ -1,7 +1,6 @@
 #include "recipes/high_contention.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <memory>
@@ -14,17 +13,11 @@
 #include "strata/tuple.hpp"
 
 #include "recipes/contention.hpp"
+#include "recipes/pop_probe.hpp"
 #include "recipes/random_id.hpp"
 
 namespace strata::recipes_detail {
 namespace {
-
-std::atomic<std::int64_t> g_client_latency_us{0};
-
-void client_round_trip() {
-  std::int64_t us = g_client_latency_us.load(std::memory_order_relaxed);
-  if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
-}
 
 // Whether a pop request is waiting, from a snapshot read.
 bool requests_waiting(Transaction& tr, const Subspace& requests) {
@@ -185,8 +178,7 @@ struct GaveUp {
 std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const StagedLayout& layout,
                                                      std::string_view own_request, Version opened,
                                                      ContentionHints& hints,
-                                                     std::chrono::microseconds bound,
-                                                     PopCounters& counters) {
+                                                     std::chrono::microseconds bound) {
   bool retrying = false;
   for (;;) {
     next_attempt(tr, retrying);
@@ -194,7 +186,7 @@ std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const Stag
     try {
       pass = plan_pass(tr, layout, own_request, opened);
       if (!pass.any) return std::nullopt;
-      client_round_trip();
+      probe_before_commit();
       tr.commit();
       hints.pass_landed();
       if (pass.served_own) return std::move(pass.own);
@@ -203,9 +195,9 @@ std::optional<std::optional<std::string>> fulfil_all(Transaction& tr, const Stag
       // The own item was taken out of the queue in memory only: if the commit's fate is
       // unknown, so is the pop's, and retrying could lose the item. Say so.
       if (pass.served_own && e.error_code() == ErrorCode::commit_unknown_result) throw;
-      ++counters.retries;
+      probe_count(PopEvent::retry);
       if (e.error_code() == ErrorCode::not_committed) {
-        ++counters.fulfil_races;
+        probe_count(PopEvent::fulfil_race);
         hints.pass_lost(bound);
         return std::nullopt;
       }
@@ -303,15 +295,6 @@ std::optional<std::string> settle(Database& db, const std::string& request_key,
 
 }  // namespace
 
-void set_client_latency(std::chrono::microseconds latency) {
-  g_client_latency_us.store(latency.count(), std::memory_order_relaxed);
-}
-
-PopCounters& pop_counters() {
-  thread_local PopCounters counters;
-  return counters;
-}
-
 Subspace bookkeeping(const Subspace& items, const Tuple& name) {
   if (items.key().empty()) {
     throw Error(ErrorCode::invalid_argument,
@@ -346,22 +329,21 @@ std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, En
 }
 
 bool pop_simple(Database& db, const KeyRange& items, End end, std::string& out) {
-  PopCounters& counters = pop_counters();
   bool first_attempt = true;
   bool found = false;
   try {
     found = db.run([&](Transaction& tr) {
-      if (!first_attempt) ++counters.retries;
+      if (!first_attempt) probe_count(PopEvent::retry);
       first_attempt = false;
       const bool popped = pop_simple(tr, items, end, true, out);
-      client_round_trip();
+      probe_before_commit();
       return popped;
     });
   } catch (...) {
     out.clear();  // a value a failed attempt read was not taken
     throw;
   }
-  ++counters.pops;
+  probe_count(PopEvent::pop);
   return found;
 }
 
@@ -372,7 +354,6 @@ std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End e
 }
 
 std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) {
-  PopCounters& counters = pop_counters();
   Transaction tr = db.create_transaction();
   const Version opened = db.opened_version();
   std::string request_key, result_key;
@@ -388,28 +369,28 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
           abandoned_results(tr.snapshot(), layout, opened, 1).empty()) {
         fast = true;
         auto value = pop_simple(tr, layout.items, layout.end, true);
-        client_round_trip();
+        probe_before_commit();
         tr.commit();
         hints.fast_path_won();
-        ++counters.pops;
+        probe_count(PopEvent::pop);
         return value;
       }
       Request request(tr, layout);
-      client_round_trip();
+      probe_before_commit();
       tr.commit();
       request_key = request.key();
       result_key = request.result_key();
     } catch (const Error& e) {
       if (!e.retryable()) throw;
-      ++counters.retries;
+      probe_count(PopEvent::retry);
       if (fast && e.error_code() == ErrorCode::not_committed) {
-        ++counters.fast_path_losses;
+        probe_count(PopEvent::fast_path_loss);
         hints.fast_path_lost();
       }
       request_key.clear();
     }
   } else {
-    ++counters.fast_path_skips;
+    probe_count(PopEvent::fast_path_skip);
   }
 
   // Step 2: after losing the race, or with the gate closed, register.
@@ -418,12 +399,12 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
     next_attempt(tr, retrying);
     try {
       Request request(tr, layout);
-      client_round_trip();
+      probe_before_commit();
       tr.commit();
       request_key = request.key();
       result_key = request.result_key();
     } catch (const Error& e) {
-      ++counters.retries;
+      probe_count(PopEvent::retry);
       tr.on_error(e);
       retrying = true;
     }
@@ -443,7 +424,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
   // settled first (see settle).
   auto give_up = [&](const Error& error) {
     auto value = settle(db, request_key, result_key, error);
-    ++counters.pops;
+    probe_count(PopEvent::pop);
     return value;
   };
   for (;;) {
@@ -453,10 +434,10 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
         auto value = tr.get(result_key);
         if (value) {
           tr.clear(result_key);
-          client_round_trip();
+          probe_before_commit();
           tr.commit();
         }
-        ++counters.pops;
+        probe_count(PopEvent::pop);
         return value;
       }
       auto head = tr.snapshot().get_range(layout.requests.range(), {.limit = 1});
@@ -464,15 +445,15 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
       // popper to run one, so whoever finds it at the head does.
       if (help || head.empty() || head[0].key == request_key ||
           registered_before(layout.requests, head[0].key, opened)) {
-        counters.helps += help;
+        if (help) probe_count(PopEvent::help);
         help = false;
-        if (auto own = fulfil_all(tr, layout, request_key, opened, hints, backoff, counters)) {
-          ++counters.pops;
+        if (auto own = fulfil_all(tr, layout, request_key, opened, hints, backoff)) {
+          probe_count(PopEvent::pop);
           return std::move(*own);
         }
         continue;
       }
-      ++counters.sleeps;
+      probe_count(PopEvent::sleep);
       if (!wait_for_progress(tr, request_key, head[0].key, backoff)) {
         help = true;
         backoff = std::min(backoff * 2, kMaxBackoff);
@@ -483,7 +464,7 @@ std::optional<std::string> pop_staged(Database& db, const StagedLayout& layout) 
       // An unknown outcome (the log failed) may hide a pop already done: a retry or a
       // settle would read the request as served empty and lose the item. Say so instead.
       if (e.error_code() == ErrorCode::commit_unknown_result) throw;
-      ++counters.retries;
+      probe_count(PopEvent::retry);
       try {
         tr.on_error(e);
         retrying = true;

@@ -17,12 +17,12 @@
 //     are gone, are withdrawn unserved, and the items served to such poppers but never
 //     collected (result slots keyed like the request) are delivered again first.
 //
-// Thread safety: free functions; StagedLayout is an immutable value; PopCounters are
-// per thread.
+// The pops report to the installed PopProbe, if any (recipes/pop_probe.hpp).
+//
+// Thread safety: free functions; StagedLayout is an immutable value.
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,29 +54,6 @@ inline constexpr std::chrono::microseconds kMaxBackoff{100000};
 // Requests and items taken per fulfilment transaction.
 inline constexpr int kFulfilBatch = 100;
 
-// This thread's counters, for tests and benchmarks: pops finished, failed transaction
-// attempts (conflicts and other retried errors), the parts of those that were fulfilment
-// passes losing to another pass and fast-path pops losing the head, backoff sleeps, and
-// passes run by a popper whose wait ran out, and pops that skipped the fast path because
-// of a recent loss (ContentionHints).
-struct PopCounters {
-  std::uint64_t pops = 0;
-  std::uint64_t retries = 0;
-  std::uint64_t fulfil_races = 0;
-  std::uint64_t fast_path_losses = 0;
-  std::uint64_t sleeps = 0;
-  std::uint64_t helps = 0;
-  std::uint64_t fast_path_skips = 0;
-};
-
-PopCounters& pop_counters();
-
-// A simulated client round trip, for tests and benchmarks: every pop transaction, in either
-// mode, waits this long between its reads and its commit, as a client of a networked cluster
-// does. In one process a transaction takes microseconds, too short for consumers to collide
-// the way the high-contention mode is designed for. Zero (the default) in real use.
-void set_client_latency(std::chrono::microseconds latency);
-
 // Builds the bookkeeping subspaces under key() + "\xff" (outside items.range()).
 // Throws Error(invalid_argument) for an empty prefix.
 Subspace bookkeeping(const Subspace& items, const Tuple& name);
@@ -86,8 +63,8 @@ std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, En
 // The same, the value assigned into `out`; false, with `out` empty, when there is no item.
 bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std::string& out);
 
-// pop_simple in Database::run, counting retries in pop_counters(). The second form leaves
-// `out` empty when there is no item or when it throws.
+// pop_simple in Database::run. The second form leaves `out` empty when there is no item or
+// when it throws.
 std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End end);
 bool pop_simple(Database& db, const KeyRange& items, End end, std::string& out);
 

@@ -24,7 +24,7 @@
 #include "strata/subspace.hpp"
 
 #include "durability/temp_dir.hpp"
-#include "recipes/high_contention.hpp"
+#include "pop_probe_util.hpp"
 #include "recipes_test_util.hpp"
 #include <signal.h>
 #include <sys/wait.h>
@@ -186,13 +186,10 @@ TEST(AbandonedPopRequests, APriorityQueueDeliversAgainToAPopOfTheSameKind) {
   EXPECT_TRUE(range_empty(db, max_results.range()));
 }
 
-// Every transaction of the recipes takes 40 ms more: longer than a 20 ms MVCC window, so
-// each of a popper's passes fails with transaction_too_old (1007).
-struct SlowClient {
-  SlowClient() { recipes_detail::set_client_latency(std::chrono::milliseconds(40)); }
-  ~SlowClient() { recipes_detail::set_client_latency(std::chrono::microseconds(0)); }
-  SlowClient(const SlowClient&) = delete;
-  SlowClient& operator=(const SlowClient&) = delete;
+// A probe that makes every pop transaction of the recipes take 40 ms more: longer than a
+// 20 ms MVCC window, so each of a popper's passes fails with transaction_too_old (1007).
+struct SlowClient : recipestest::RoundTripProbe {
+  SlowClient() : RoundTripProbe(std::chrono::milliseconds(40)) {}
 };
 
 // Runs `body` and commits, retrying without limit or timeout whatever the database's
@@ -226,8 +223,9 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   const Tuple stalled = register_request(db, requests, '\x07');
+  SlowClient slow;
   {
-    const SlowClient slow;
+    const recipestest::ScopedPopProbe installed(slow);
     try {
       (void)q.dequeue(db);
       ADD_FAILURE() << "the pop did not give up";
@@ -259,7 +257,8 @@ std::optional<ErrorCode> high_contention_pop_error(Options o) {
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   const Tuple stalled = register_request(db, requests, '\x07');
-  std::optional<SlowClient> slow(std::in_place);
+  SlowClient slow;  // outlives the pop, which may still be in it when uninstalled
+  std::optional<recipestest::ScopedPopProbe> installed(std::in_place, slow);
   auto popping = std::async(std::launch::async, [&]() -> ErrorCode {
     try {
       (void)q.dequeue(db);
@@ -270,7 +269,7 @@ std::optional<ErrorCode> high_contention_pop_error(Options o) {
   });
   // A bound for the failure only: the pop gives up within a few attempts (~50 ms each).
   const bool gave_up = popping.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-  slow.reset();  // lets a pop that is still retrying finish
+  installed.reset();  // lets a pop that is still retrying finish
   const ErrorCode error = popping.get();
   if (!gave_up) return std::nullopt;
   // It settled its request before it threw: only the stalled one is left.

@@ -21,7 +21,7 @@
 #include "strata/database.hpp"
 #include "strata/error.hpp"
 
-#include "recipes/high_contention.hpp"
+#include "pop_probe_util.hpp"
 #include "recipes_test_util.hpp"
 
 namespace strata {
@@ -29,13 +29,17 @@ namespace {
 
 using namespace std::chrono_literals;
 using recipestest::bookkeeping;
+using recipestest::CountingProbe;
 using recipestest::expect_items_once;
 using recipestest::item_value;
 using recipestest::le64;
 using recipestest::parse_item;
+using recipestest::PopEvent;
 using recipestest::read_prefix;
 using recipestest::register_pop_request;
+using recipestest::RoundTripProbe;
 using recipestest::scaled;
+using recipestest::ScopedPopProbe;
 
 TEST(QueueLayout, ItemKeysAreIndexAndTwentyRandomBytes) {
   Database db = Database::open();
@@ -326,14 +330,16 @@ TEST_P(QueueModes, DequeueIntoABufferThatThrowsLeavesItEmptyAndTheItemQueued) {
     tr.commit();
   });
   std::string out = "stale";
-  recipes_detail::set_client_latency(20ms);
-  try {
-    (void)q.dequeue(db, out);
-    ADD_FAILURE() << "a pop that outlived its timeout returned";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.error_code(), ErrorCode::transaction_timed_out);
+  RoundTripProbe slow(20ms);
+  {
+    const ScopedPopProbe installed(slow);
+    try {
+      (void)q.dequeue(db, out);
+      ADD_FAILURE() << "a pop that outlived its timeout returned";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.error_code(), ErrorCode::transaction_timed_out);
+    }
   }
-  recipes_detail::set_client_latency(0us);
   EXPECT_EQ(out, "");
   EXPECT_EQ(untimed([&](Transaction& tr) { return q.peek(tr); }), "item");
 }
@@ -415,33 +421,15 @@ TEST(QueueHighContention, WithNoWatchesLeftAWaiterStillServesAStalledOldestReque
   EXPECT_EQ(db.run([&](Transaction& tr) { return tr.get(results.pack(stalled)); }), "item");
 }
 
-// Pop counters summed over consumer threads: count() runs a consumer's loop on the calling
-// thread and adds what that thread's pops counted.
-struct ConsumerCounters {
-  std::atomic<std::uint64_t> pops{0}, retries{0}, races{0}, fast_losses{0}, skips{0}, helps{0};
-  template <class Consume>
-  void count(Consume&& consume) {
-    recipes_detail::PopCounters before = recipes_detail::pop_counters();
-    consume();
-    const recipes_detail::PopCounters& after = recipes_detail::pop_counters();
-    pops += after.pops - before.pops;
-    retries += after.retries - before.retries;
-    races += after.fulfil_races - before.fulfil_races;
-    fast_losses += after.fast_path_losses - before.fast_path_losses;
-    skips += after.fast_path_skips - before.fast_path_skips;
-    helps += after.helps - before.helps;
-  }
-};
-
-// Eight consumers dequeue until the queue is empty; returns the sequence numbers each saw.
-std::vector<std::vector<int>> drain(Database& db, const Queue& q, ConsumerCounters& counters) {
+// Eight consumers dequeue until the queue is empty, their pops counted by `counters` (a
+// probe installed meanwhile); returns the sequence numbers each saw.
+std::vector<std::vector<int>> drain(Database& db, const Queue& q, CountingProbe& counters) {
+  const ScopedPopProbe installed(counters);
   std::vector<std::vector<int>> seen(8);
   std::vector<std::thread> threads;
   for (int c = 0; c < 8; ++c) {
     threads.emplace_back([&, c] {
-      counters.count([&] {
-        while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
-      });
+      while (auto v = q.dequeue(db)) seen[c].push_back(parse_item(*v).second);
     });
   }
   for (auto& t : threads) t.join();
@@ -463,7 +451,9 @@ MoveStats move_items(bool high_contention, int producers, int consumers, int ite
   const int total = per_producer * producers;
   std::atomic<long> enqueue_conflicts{0};
   std::atomic<int> received{0};
-  ConsumerCounters counters;
+  // Counts the consumers' pops: the producers make none.
+  CountingProbe counters;
+  const ScopedPopProbe installed(counters);
   std::vector<std::vector<std::pair<int, int>>> seen(consumers);
   std::vector<std::thread> threads;
   for (int p = 0; p < producers; ++p) {
@@ -486,18 +476,16 @@ MoveStats move_items(bool high_contention, int producers, int consumers, int ite
   }
   for (int c = 0; c < consumers; ++c) {
     threads.emplace_back([&, c] {
-      counters.count([&] {
-        while (received.load() < total) {
-          // dequeue_wait sleeps on the signal key when the queue is momentarily empty.
-          auto v = blocking ? q.dequeue_wait(db, 5ms) : q.dequeue(db);
-          if (v) {
-            seen[c].push_back(parse_item(*v));
-            ++received;
-          } else if (!blocking) {
-            std::this_thread::yield();
-          }
+      while (received.load() < total) {
+        // dequeue_wait sleeps on the signal key when the queue is momentarily empty.
+        auto v = blocking ? q.dequeue_wait(db, 5ms) : q.dequeue(db);
+        if (v) {
+          seen[c].push_back(parse_item(*v));
+          ++received;
+        } else if (!blocking) {
+          std::this_thread::yield();
         }
-      });
+      }
     });
   }
   for (auto& t : threads) t.join();
@@ -517,7 +505,7 @@ MoveStats move_items(bool high_contention, int producers, int consumers, int ite
   EXPECT_EQ(wrong, 0) << "items not delivered exactly once";
   EXPECT_EQ(received.load(), total);
   EXPECT_EQ(q.peek(db), std::nullopt);
-  return {enqueue_conflicts.load(), counters.pops.load(), counters.retries.load()};
+  return {enqueue_conflicts.load(), counters[PopEvent::pop], counters[PopEvent::retry]};
 }
 
 // Enqueues conflict with nothing here: no dequeue_wait registers as a waiter.
@@ -550,9 +538,9 @@ TEST(QueueContention, EightConsumersRetriesPerPop) {
     db.run([&](Transaction& tr) {
       for (int i = 0; i < items; ++i) q.enqueue(tr, item_value(0, i));
     });
-    ConsumerCounters counters;
+    CountingProbe counters;
     std::vector<std::vector<int>> seen = drain(db, q, counters);
-    const std::uint64_t pops = counters.pops.load(), retries = counters.retries.load();
+    const std::uint64_t pops = counters[PopEvent::pop], retries = counters[PopEvent::retry];
     std::vector<int> count(items, 0);
     for (auto& s : seen) {
       EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
@@ -583,17 +571,16 @@ TEST_P(QueueModes, EightConsumersWithClientRoundTripsDeliverExactlyOnce) {
   db.run([&](Transaction& tr) {
     for (int i = 0; i < items; ++i) q.enqueue(tr, item_value(0, i));
   });
-  recipes_detail::set_client_latency(200us);
-  ConsumerCounters counters;
+  CountingProbe counters(200us);
   std::vector<std::vector<int>> seen = drain(db, q, counters);
-  recipes_detail::set_client_latency(0us);
-  const double pops = double(counters.pops.load());
+  const double pops = double(counters[PopEvent::pop]);
   std::printf(
       "[ stats    ] %s, 200 us round trips: %.3f retries per pop (%.3f lost passes, %.3f lost "
       "fast paths), %.3f fast paths skipped, %.3f helping passes\n",
-      GetParam() ? "high-contention" : "simple", double(counters.retries.load()) / pops,
-      double(counters.races.load()) / pops, double(counters.fast_losses.load()) / pops,
-      double(counters.skips.load()) / pops, double(counters.helps.load()) / pops);
+      GetParam() ? "high-contention" : "simple", double(counters[PopEvent::retry]) / pops,
+      double(counters[PopEvent::fulfil_race]) / pops,
+      double(counters[PopEvent::fast_path_loss]) / pops,
+      double(counters[PopEvent::fast_path_skip]) / pops, double(counters[PopEvent::help]) / pops);
   std::vector<int> count(items, 0);
   for (auto& s : seen) {
     EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));

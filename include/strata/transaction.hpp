@@ -134,6 +134,8 @@ struct RetryStep {
   // options that are not persistent are gone): for a retry, for a timeout that falls inside
   // the backoff, and for an error given back under GiveUp::restart.
   bool reset = false;
+  // The step gave the error back under GiveUp::cancel, and cancelled the transaction.
+  bool cancelled = false;
 };
 
 // What retry_step does to the transaction when it gives an error back (not retryable, or

@@ -77,6 +77,12 @@ class CondVar {
     cv_.wait(held);
     held.release();
   }
+  // The same for a function that holds `mu` without a lock of its own (one that REQUIRES it).
+  void wait(Mutex& mu) REQUIRES(mu) {
+    std::unique_lock<std::mutex> held(mu.mu_, std::adopt_lock);
+    cv_.wait(held);
+    held.release();
+  }
   // The same, until `deadline` at the latest: false when it passed.
   template <class Clock, class Duration>
   bool wait_until(MutexLock& lock, const std::chrono::time_point<Clock, Duration>& deadline) {

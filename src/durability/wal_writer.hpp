@@ -32,7 +32,6 @@
 // constructor; all segments but the active one are complete and durable.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -170,7 +169,7 @@ class WalWriter {
       GUARDED_BY(mutex_);                     // Open segment, if any (segments_.back()).
   bool unsynced_ GUARDED_BY(mutex_) = false;  // active_ has bytes written but not synced.
   bool syncing_ GUARDED_BY(mutex_) = false;   // sync_written() syncs active_ unlocked.
-  std::condition_variable_any sync_done_;     // syncing_ went false (waited on mutex_).
+  base::CondVar sync_done_;                   // syncing_ went false (waited on mutex_).
   bool dir_sync_pending_ GUARDED_BY(mutex_) =
       false;  // active_'s directory entry is not yet durable.
   // Oldest first. Vectors, not deques: reserve() makes room in them ahead.

@@ -24,7 +24,9 @@
 // failure past that point all the same.
 //
 // Thread safety: none. One thread at a time (the pipeline's leader) runs batches and
-// collects; it takes no lock.
+// collects, and no lock of the batch's own is needed for that. The layers it calls take
+// their own short locks, shared with other threads: the log writer's reservation (with the
+// syncer, in run) and the store's horizon (with readers pinning a version, in collect).
 #pragma once
 
 #include <cstddef>

@@ -1049,7 +1049,7 @@ RetryStep TransactionImpl::retry_step(ErrorCode error, GiveUp give_up) {
   if (limit_hit || !error_retryable(error)) {
     if (give_up == GiveUp::cancel) {
       cancel();  // a loop that went on anyway cannot commit what it wrote before
-      return {.error = error};
+      return {.error = error, .cancelled = true};
     }
     reset_for_retry();
     return {.error = error, .reset = true};

@@ -297,13 +297,12 @@ FDBFuture* FDB_transaction::versionstamp() {
 // delay has passed, on the network thread, and brings the C API's own state along.
 FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
   strata::base::UniqueLock lock(mu);
-  const bool was_ended = tr.ended_by() != strata::ErrorCode::success;
   const strata::RetryStep step =
       tr.retry_step(static_cast<strata::ErrorCode>(error),
                     fc::api_version() >= 610 ? strata::GiveUp::cancel : strata::GiveUp::restart);
   if (step.reset) {
     restart();
-  } else if (!was_ended && tr.ended_by() != strata::ErrorCode::success) {  // gave up: cancelled
+  } else if (step.cancelled) {
     finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
     end_waits();
   }

@@ -2,8 +2,9 @@
 // rules on top (docs/fdb_c.md, "Transactions"): deferred write errors, options decoded
 // from their (code, bytes) form, on_error's future, reads at a version set ahead, and
 // versionstamp futures that wait for the commit. The transaction's life (timeout, cancel,
-// retry count, backoff, the options a retry keeps) is strata::Transaction's: on_error
-// forwards to its retry_step.
+// retry count, backoff) is strata::Transaction's: on_error forwards to its retry_step. What
+// strata's transaction does not hold stays here: the options only the C API has, the
+// database handle's defaults, and their reset after a retry step (docs/decisions/0035).
 //
 // Thread safety: FoundationDB lets several threads use one transaction at once, so every
 // entry point takes `mu` (an AdaptiveMutex: one atomic instruction to take and to give back

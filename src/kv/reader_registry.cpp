@@ -25,10 +25,13 @@ void process_barrier() { ::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDI
 
 // Registries that still exist, so a thread that exits returns its cached slots only to
 // live ones. Touched only when a registry is made or destroyed and when a thread exits.
-std::mutex live_mu;
-std::unordered_set<std::uint64_t>& live_ids() {
-  static auto* ids = new std::unordered_set<std::uint64_t>;
-  return *ids;
+struct LiveRegistries {
+  base::Mutex mu;
+  std::unordered_set<std::uint64_t> ids GUARDED_BY(mu);
+};
+LiveRegistries& live_registries() {
+  static auto* live = new LiveRegistries();  // never destroyed: threads exit after statics
+  return *live;
 }
 
 // The calling thread's ThreadCache, or nullptr before its first acquire() and once the
@@ -57,13 +60,23 @@ struct ReaderRegistry::ThreadCache {
     return entries.back();
   }
   void prune() {
-    std::lock_guard lock(live_mu);
-    std::erase_if(entries, [](const Entry& e) { return !live_ids().contains(e.id); });
+    LiveRegistries& live = live_registries();
+    base::MutexLock lock(live.mu);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (!live.ids.contains(entries[i].id)) continue;
+      if (kept != i) entries[kept] = std::move(entries[i]);
+      ++kept;
+    }
+    entries.resize(kept);
   }
   ~ThreadCache() {
     tls_cache = nullptr;
-    std::lock_guard lock(live_mu);
-    for (Entry& e : entries) return_if_alive(e.id, e.registry, e.free);
+    LiveRegistries& live = live_registries();
+    base::MutexLock lock(live.mu);
+    for (Entry& e : entries) {
+      if (live.ids.contains(e.id)) return_slots(e.registry, e.free);
+    }
   }
 };
 
@@ -71,14 +84,16 @@ ReaderRegistry::ReaderRegistry()
     : id_(next_registry_id.fetch_add(1)), chunks_(new std::atomic<Slot*>[kMaxChunks]) {
   process_barrier_available();  // registers the process before any revocation needs it
   for (std::size_t i = 0; i < kMaxChunks; ++i) chunks_[i].store(nullptr);
-  std::lock_guard lock(live_mu);
-  live_ids().insert(id_);
+  LiveRegistries& live = live_registries();
+  base::MutexLock lock(live.mu);
+  live.ids.insert(id_);
 }
 
 ReaderRegistry::~ReaderRegistry() {
   {
-    std::lock_guard lock(live_mu);
-    live_ids().erase(id_);
+    LiveRegistries& live = live_registries();
+    base::MutexLock lock(live.mu);
+    live.ids.erase(id_);
   }
   for (std::size_t i = 0; i < kMaxChunks; ++i) delete[] chunks_[i].load();
 }
@@ -118,14 +133,14 @@ void ReaderRegistry::release(Slot* slot) {
 }
 
 void ReaderRegistry::release_if_alive(std::uint64_t id, ReaderRegistry* registry, Slot* slot) {
-  // Not release(): its thread cache may take live_mu.
-  std::lock_guard lock(live_mu);
-  return_if_alive(id, registry, std::span<Slot* const>(&slot, 1));
+  // Not release(): its thread cache may take the live registries' lock.
+  LiveRegistries& live = live_registries();
+  base::MutexLock lock(live.mu);
+  // A registry gone took its slots with it: they are not read.
+  if (live.ids.contains(id)) return_slots(registry, std::span<Slot* const>(&slot, 1));
 }
 
-void ReaderRegistry::return_if_alive(std::uint64_t id, ReaderRegistry* registry,
-                                     std::span<Slot* const> slots) {
-  if (!live_ids().contains(id)) return;  // and the slots were freed with it: not read
+void ReaderRegistry::return_slots(ReaderRegistry* registry, std::span<Slot* const> slots) {
   for ([[maybe_unused]] Slot* slot : slots) {
     STRATA_INVARIANT(slot->version.load(std::memory_order_relaxed) == kIdle);
   }

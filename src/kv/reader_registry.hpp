@@ -148,10 +148,10 @@ class ReaderRegistry {
   static constexpr std::size_t kMaxChunks = 4096;
 
   Slot* allocate_slot();
-  // Puts withdrawn `slots` on `registry`'s free list if the registry with `id` still
-  // exists. REQUIRES: live_mu held (a registry still listed cannot finish its destructor).
-  static void return_if_alive(std::uint64_t id, ReaderRegistry* registry,
-                              std::span<Slot* const> slots);
+  // Puts withdrawn `slots` on `registry`'s free list. The caller holds the lock of the
+  // live registries and found `registry` among them (reader_registry.cpp), so it cannot
+  // finish its destructor meanwhile.
+  static void return_slots(ReaderRegistry* registry, std::span<Slot* const> slots);
 
   const std::uint64_t id_;
   std::atomic<std::size_t> slot_count_{0};

@@ -17,11 +17,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 
 #include "strata/types.hpp"
+
+#include "base/mutex.hpp"
 
 namespace strata::kv {
 
@@ -33,7 +33,7 @@ class VersionWait {
   }
   // Wakes every waiter, to look at its stop condition again.
   void wake_all() {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     cv_.notify_all();
   }
   // Blocks until `committed` reaches `version` (true), or `stop()` is true or `deadline`
@@ -45,9 +45,9 @@ class VersionWait {
     waiters_.fetch_add(1, std::memory_order_seq_cst);
     bool arrived = false;
     {
-      std::unique_lock lock(mu_);
+      base::MutexLock lock(mu_);
       while (!(arrived = committed.load(std::memory_order_seq_cst) >= version) && !stop()) {
-        if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+        if (!cv_.wait_until(lock, deadline)) {
           arrived = committed.load(std::memory_order_seq_cst) >= version;
           break;
         }
@@ -59,8 +59,8 @@ class VersionWait {
 
  private:
   std::atomic<std::uint32_t> waiters_{0};
-  std::mutex mu_;
-  std::condition_variable cv_;
+  base::Mutex mu_;  // guards no data: orders a waiter's check against a publisher's wake
+  base::CondVar cv_;
 };
 
 }  // namespace strata::kv

@@ -60,6 +60,7 @@ TEST(RetryStep, RetryableErrorsRetryAndResetTheTransaction) {
     const RetryStep step = tr.retry_step(code(c));
     EXPECT_EQ(step.error, ErrorCode::success) << c;
     EXPECT_TRUE(step.reset) << c;
+    EXPECT_FALSE(step.cancelled) << c;
     EXPECT_EQ(tr.ended_by(), ErrorCode::success) << c;
     EXPECT_EQ(tr.get("k"), std::nullopt) << c << ": the writes went with the reset";
     EXPECT_TRUE(error_retryable(code(c))) << c;
@@ -75,6 +76,7 @@ TEST(RetryStep, OtherErrorsAreGivenBackAndCancelTheTransaction) {
     EXPECT_EQ(step.error, code(c)) << c;
     EXPECT_EQ(step.delay, nanoseconds(0)) << c;
     EXPECT_FALSE(step.reset) << c;
+    EXPECT_TRUE(step.cancelled) << c;
     EXPECT_EQ(tr.ended_by(), ErrorCode::transaction_cancelled) << c;
     EXPECT_THAT([&] { tr.set("k", "v"); }, ThrowsCode(ErrorCode::transaction_cancelled)) << c;
   }
@@ -90,6 +92,7 @@ TEST(RetryStep, GiveUpRestartResetsInsteadOfCancelling) {
   const RetryStep step = tr.retry_step(ErrorCode::not_committed, GiveUp::restart);
   EXPECT_EQ(step.error, ErrorCode::not_committed);
   EXPECT_TRUE(step.reset);
+  EXPECT_FALSE(step.cancelled);
   EXPECT_EQ(tr.ended_by(), ErrorCode::success);
   EXPECT_EQ(tr.get("k"), std::nullopt);
   EXPECT_EQ(tr.retry_step(ErrorCode::not_committed, GiveUp::restart).error,
@@ -120,6 +123,7 @@ TEST(RetryStep, AnEndedTransactionAnswersWhatEndedIt) {
   RetryStep step = cancelled.retry_step(ErrorCode::not_committed);
   EXPECT_EQ(step.error, ErrorCode::transaction_cancelled);
   EXPECT_FALSE(step.reset);
+  EXPECT_FALSE(step.cancelled) << "ended before the step: the step did not cancel it";
 
   Transaction expired = db.create_transaction();
   expired.set_timeout(milliseconds(1));

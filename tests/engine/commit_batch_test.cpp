@@ -163,6 +163,31 @@ TEST(CommitBatch, ABatchTakesTheNextVersionAndNumbersItsRequestsInOrder) {
   EXPECT_EQ(f.store.latest(stamped.stamped[0]), "v");
 }
 
+// A commit that writes nothing but a write conflict range still takes the next version and
+// its batch index, and it conflicts with a later reader of that range as a write would.
+// The log record is empty: it only makes the version durable.
+TEST(CommitBatch, ACommitOfOnlyAWriteConflictRangeTakesAVersionAndConflicts) {
+  Fixture f;
+  BlindWrite first("k", "v");
+  f.run({&first.request});
+  const Version before = f.store.committed();
+
+  WriteMap nothing;
+  CommitRequest conflict_only;
+  conflict_only.writes = &nothing;
+  conflict_only.write_ranges.push_back(KeyRange{"a", key_after("a")});
+  const BatchOutcome out = f.run({&conflict_only});
+  ASSERT_EQ(conflict_only.error, ErrorCode::success);
+  EXPECT_EQ(out.version, before + 1);
+  EXPECT_EQ(conflict_only.version, before + 1);
+  EXPECT_EQ(conflict_only.batch_index, 0);
+  EXPECT_EQ(f.store.latest("a"), std::nullopt) << "a conflict range writes nothing";
+
+  ReadOfA reader("r", "v", before);  // read "a" before the conflict-only commit
+  f.run({&reader.request});
+  EXPECT_EQ(reader.request.error, ErrorCode::not_committed);
+}
+
 // A request whose read version lies below the history the batch step has pruned fails
 // with transaction_too_old rather than be checked against what is left: the writes that
 // would conflict with it may be gone. (A transaction's version is held by its reader slot,

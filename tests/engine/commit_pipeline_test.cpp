@@ -1,11 +1,10 @@
 // The commit pipeline's queue, with threads: concurrent committers all finish with the
 // right results in both modes (each committer alone, or grouped behind a leader), waiters
 // asleep behind a sync are all woken, what queued behind one sync is split into batches
-// within the log and count limits, a batch is published only once logged (what was
-// acknowledged survives a power loss), and a failing log fails the batch it held
-// (commit_unknown_result) and every commit after it (database_failed), queued or new,
-// without publishing anything. What one batch does (resolution, versions, the log record)
-// is tests/engine/commit_batch_test.cpp's.
+// within the log and count limits, and commits acknowledged by several committers survive
+// a power loss inside a sync. What one batch does (resolution, versions, the log record)
+// is tests/engine/commit_batch_test.cpp's; the pipeline's log with one committer,
+// tests/engine/commit_log_test.cpp's.
 #include "engine/commit_pipeline.hpp"
 
 #include <algorithm>
@@ -38,7 +37,6 @@ namespace {
 
 using strata::testing::FaultFileSystem;
 using strata::testing::ThrowsCode;
-using strata::testing::ThrowsCodeWith;
 
 using base::key_after;
 
@@ -172,53 +170,6 @@ TEST_P(CommitPipelineModes, AReportingRequestNamesEveryConflictingReadAndNoOther
 
 using testing::SyncedPipeline;
 
-// A buffered log (Durability::buffered: no sync per batch, here 512 commits of values up to
-// 3 kB) after a power loss that kept its directory entries and any of its unsynced pages:
-// it opens, to the state after some prefix of the commits (they were never promised to
-// survive a power loss, but the database must open: damage followed only by unmarked valid
-// records is a torn tail, not corruption, docs/decisions/0023).
-TEST(CommitPipeline, ABufferedLogOpensAfterAPowerLossToAPrefixOfItsCommits) {
-  Options options;
-  options.path = "/db";
-  options.durability = Durability::buffered;
-  constexpr int kCommits = 512;
-  int shortest = kCommits;
-  int longest = 0;
-  for (std::uint64_t seed = 0; seed < 20; ++seed) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    FaultFileSystem fs;
-    auto value_of = [](int i) { return std::string(static_cast<std::size_t>(i * 37 % 3000), 'v'); };
-    {
-      kv::MvccStore store;
-      Persistence persistence(options, store, fs);
-      CommitPipeline pipeline(store);
-      pipeline.set_persistence(&persistence);
-      for (int i = 0; i < kCommits; ++i) {
-        BlindWrite w(thread_key(0, i), value_of(i));
-        pipeline.commit(w.request);
-        ASSERT_EQ(w.request.error, ErrorCode::success);
-      }
-      fs.drop_unsynced_pages(seed);
-      fs.set_capacity(0);  // the process is gone: no checkpoint at close
-    }
-    fs.set_capacity(~std::uint64_t{0});
-    kv::MvccStore store;
-    std::optional<Persistence> recovered;
-    ASSERT_NO_THROW(recovered.emplace(options, store, fs));
-    int prefix = 0;
-    while (prefix < kCommits && store.latest(thread_key(0, prefix)) == value_of(prefix)) ++prefix;
-    for (int i = prefix; i < kCommits; ++i) {
-      EXPECT_EQ(store.latest(thread_key(0, i)), std::nullopt)
-          << "commit " << i << " after a lost one";
-    }
-    shortest = std::min(shortest, prefix);
-    longest = std::max(longest, prefix);
-  }
-  // The seeds lose some commits, and keep some.
-  EXPECT_LT(shortest, kCommits);
-  EXPECT_GT(longest, 0);
-}
-
 // Under Durability::fsync, the power fails inside a sync (the n-th, by seed) and the disk
 // keeps any of the pages written since the sync before. Four committers write values up
 // to 3 kB until their commits fail; every commit acknowledged before the loss is there
@@ -267,65 +218,6 @@ TEST(CommitPipeline, APowerLossInsideASyncLosesNoAcknowledgedCommit) {
       EXPECT_EQ(recovered->store.latest(key), value) << key;
     }
   }
-}
-
-// Closing a buffered log syncs it, also when the final checkpoint fails (here its rename):
-// the commits made before a clean close survive a power loss after it.
-TEST(CommitPipeline, ABufferedLogIsSyncedAtCloseEvenWhenTheFinalCheckpointFails) {
-  Options options;
-  options.path = "/db";
-  options.durability = Durability::buffered;
-  FaultFileSystem fs;
-  constexpr int kCommits = 20;
-  {
-    kv::MvccStore store;
-    Persistence persistence(options, store, fs);
-    CommitPipeline pipeline(store);
-    pipeline.set_persistence(&persistence);
-    for (int i = 0; i < kCommits; ++i) {
-      BlindWrite w(thread_key(0, i), "v");
-      pipeline.commit(w.request);
-      ASSERT_EQ(w.request.error, ErrorCode::success);
-    }
-    fs.fail_nth(FaultFileSystem::Op::rename, 1);
-  }
-  fs.drop_unsynced();
-  kv::MvccStore store;
-  Persistence recovered(options, store, fs);
-  for (int i = 0; i < kCommits; ++i) EXPECT_EQ(store.latest(thread_key(0, i)), "v") << i;
-}
-
-// A commit with nothing to log (only a write conflict range) still takes a version, and
-// its versionstamp is made of it. Acknowledged under Durability::fsync, that version is
-// durable: after a power loss the database reopens at it or later, and never hands it,
-// or the versionstamp, to another commit.
-TEST(CommitPipeline, AnAcknowledgedCommitWithNothingToLogKeepsItsVersionAfterAPowerLoss) {
-  FaultFileSystem fs;
-  Version acknowledged = 0;
-  {
-    SyncedPipeline synced(fs);
-    BlindWrite w("k", "v");
-    synced.pipeline.commit(w.request);
-    ASSERT_EQ(w.request.error, ErrorCode::success);
-    WriteMap nothing;
-    CommitRequest conflict_only;
-    conflict_only.writes = &nothing;
-    conflict_only.write_ranges.push_back(KeyRange{"x", key_after("x")});
-    synced.pipeline.commit(conflict_only);
-    ASSERT_EQ(conflict_only.error, ErrorCode::success);
-    ASSERT_GT(conflict_only.version, w.request.version);
-    acknowledged = conflict_only.version;
-    fs.drop_unsynced();
-    fs.set_capacity(0);  // the process is gone: no checkpoint at close
-  }
-  fs.set_capacity(~std::uint64_t{0});
-  SyncedPipeline recovered(fs);
-  EXPECT_GE(recovered.store.committed(), acknowledged)
-      << "a version acknowledged before the power loss would be handed out again";
-  BlindWrite next("k2", "v");
-  recovered.pipeline.commit(next.request);
-  ASSERT_EQ(next.request.error, ErrorCode::success);
-  EXPECT_GT(next.request.version, acknowledged);
 }
 
 // Under Durability::fsync waiters sleep at once, all of a batch on one shared word, and
@@ -547,30 +439,6 @@ TEST(CommitPipeline, ABatchOfMoreRequestsThanABatchIndexNumbersIsSplitIntoSevera
 }
 
 #endif
-
-TEST(CommitPipeline, FailingLogFailsThatBatchAsUnknownAndEveryLaterCommit) {
-  FaultFileSystem fs;
-  SyncedPipeline synced(fs);
-  CommitPipeline& pipeline = synced.pipeline;
-  kv::MvccStore& store = synced.store;
-
-  BlindWrite ok("a", "1");
-  pipeline.commit(ok.request);
-  ASSERT_EQ(ok.request.error, ErrorCode::success);
-  const Version published = store.committed();
-
-  fs.fail_nth(FaultFileSystem::Op::sync, 1);
-  BlindWrite lost("b", "2");
-  pipeline.commit(lost.request);
-  EXPECT_EQ(lost.request.error, ErrorCode::commit_unknown_result);
-  EXPECT_EQ(store.committed(), published);  // never published
-
-  BlindWrite after("c", "3");
-  // The refusal names the log's own error, so that the first failure is not lost.
-  EXPECT_THAT([&] { pipeline.commit(after.request); },
-              ThrowsCodeWith(ErrorCode::database_failed, "sync (injected fault)"));
-  EXPECT_EQ(store.committed(), published);
-}
 
 }  // namespace
 }  // namespace strata::engine

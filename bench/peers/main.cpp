@@ -148,7 +148,7 @@ double timed(int threads, double seconds,
   stop.store(true);
   // The window is up to the stop signal. A client may finish its last operation well after
   // it (one of strata's retry backoffs sleeps up to 1 s, as FoundationDB's do); counting that
-  // idle tail as measured time made strata's 8-client cells read up to 45 % low in 1 s rounds.
+  // idle tail as measured time would make many-client cells read far low in short rounds.
   const double window = std::chrono::duration<double>(Clock::now() - start).count();
   for (auto& th : pool) th.join();
   for (auto& e : errors) {
@@ -502,7 +502,7 @@ static int program_main(int argc, char** argv) {
   bool failed = false;
   // Workload-major order, and within a workload the engines take turns round by round, so
   // every engine sees each workload at about the same time and a change in the machine's
-  // speed (this host's moves by up to 1.8x from second to second) falls on all of them.
+  // speed (a virtual machine's can move a lot from second to second) falls on all of them.
   // The two point-get cells share one loaded instance per engine.
   for (std::size_t wi = 0; wi < kNumWorkloads; ++wi) {
     const Workload& w = kWorkloads[wi];

@@ -5,8 +5,9 @@
 namespace strata::base {
 namespace {
 
-// Looks at the word before sleeping: 100 pauses, ~2.5 us here (a pause took 25 ns on this
-// machine's cores), a few commits' worth (glibc's adaptive mutex also tries up to 100 times).
+// Looks at the word before sleeping: 100 pauses, meant to last about as long as a few
+// commits hold the lock, so a waiter behind a short hold takes it without a futex sleep
+// (glibc's adaptive mutex also tries up to 100 times).
 constexpr int kSpins = 100;
 
 }  // namespace

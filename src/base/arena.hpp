@@ -81,9 +81,9 @@ class Arena final : public std::pmr::memory_resource {
     return this == &other;
   }
 
-  // Slow path, out of line (inlined, it made every allocate save and restore registers):
-  // a new heap block big enough for `bytes` at `alignment`. Throws std::bad_alloc when no
-  // block can be that big (as operator new would).
+  // Slow path, out of line (inlined, it would make every allocate save and restore
+  // registers): a new heap block big enough for `bytes` at `alignment`. Throws
+  // std::bad_alloc when no block can be that big (as operator new would).
   void* allocate_from_new_block(std::size_t bytes, std::size_t alignment);
 
   std::byte* const initial_;

@@ -1,8 +1,10 @@
 // base/coarse_clock.hpp: a monotonic clock that is cheap to read and a few milliseconds
-// coarse (CLOCK_MONOTONIC_COARSE: the kernel's tick, 4 ms here; ~6 ns a read against
-// ~26 ns for steady_clock under kvm-clock). For deadlines measured in seconds that every
-// transaction would otherwise pay for, such as the MVCC window, or as the start of a
-// transaction's timeout (engine/transaction_impl.hpp says how it stays exact).
+// coarse (CLOCK_MONOTONIC_COARSE: its resolution is the kernel's tick, and a read copies
+// the time the last tick stored in the vDSO page, much cheaper than steady_clock, which
+// reads the clock source, kvm-clock on a virtual machine). For deadlines measured in
+// seconds that every transaction would otherwise pay for, such as the MVCC window, or as
+// the start of a transaction's timeout (engine/transaction_impl.hpp says how it stays
+// exact).
 //
 // Thread safety: now() from any thread.
 #pragma once

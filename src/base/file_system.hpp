@@ -42,11 +42,11 @@ class WritableFile {
   virtual std::uint64_t size() const = 0;
   // From now on, let the file grow on disk ahead of what is appended, `step` bytes of
   // zeros at a time, so that most syncs find the file's size unchanged (on ext4 a sync
-  // after an append that grew the file also commits the journal: 170 against 113 µs per
-  // 130-byte append here). Until close() cuts the file back to size() (durably), it may be
-  // longer on disk than size(), by zeros; after a crash, or a destruction without close(),
-  // it keeps that zero tail: its reader must take a run of zeros as the end. A file opened
-  // in OpenMode::append ignores this. The default implementation does nothing.
+  // after an append that grew the file also commits the journal, which makes it markedly
+  // slower). Until close() cuts the file back to size() (durably), it may be longer on
+  // disk than size(), by zeros; after a crash, or a destruction without close(), it keeps
+  // that zero tail: its reader must take a run of zeros as the end. A file opened in
+  // OpenMode::append ignores this. The default implementation does nothing.
   virtual void grow_ahead(std::uint64_t step) { (void)step; }
 };
 

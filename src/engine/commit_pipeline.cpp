@@ -287,9 +287,9 @@ void CommitPipeline::lead(CommitRequest* own, int max_rounds) {
   // Where the wake happens depends on the mode. In memory and with a buffered log the
   // batch is woken under the lock: its waiters were spinning, and their re-arrivals racing
   // the wake for the lock cost more than the wake holds the lock. With a synced log a
-  // batch is tens of sleeping requests, and waking them under the lock kept every arrival
-  // blocked on it (docs/benchmarks.md, "Durable commits"). Submitted requests are settled
-  // outside the lock in both: their on_done may submit again.
+  // batch is tens of sleeping requests, and waking them under the lock would keep every
+  // arrival blocked on it (docs/benchmarks.md, "Durable commits"). Submitted requests are
+  // settled outside the lock in both: their on_done may submit again.
   bool own_synced_later = false;
   for (int round = 0;; ++round) {  // it ends at max_rounds at the latest
     batch_.swap(queue_);

@@ -121,8 +121,8 @@ class CommitPipeline {
   // sends it here: the syncer syncs everything written so far, publishes the batches in
   // order and settles their requests, while the leader goes on with the next batch (one
   // sync overlaps the next batch's work). Committers that wait in commit() do not start
-  // it: each needs a core to wake on, and with tens of them on two cores the overlap cost
-  // more than it saved (docs/benchmarks.md, "Durable commits"). A lone committer syncs on
+  // it: each needs a core to wake on, and with tens of them on two cores the overlap costs
+  // more than it saves (docs/benchmarks.md, "Durable commits"). A lone committer syncs on
   // its own thread. defer_sync() decides (starting the thread the first time; false if it
   // cannot), send_to_syncer() hands over a batch (version -1: nothing to publish),
   // run_syncer() is the thread.

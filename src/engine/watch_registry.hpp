@@ -171,8 +171,8 @@ class WatchRegistry {
   std::size_t limit_ = kMaxWatches;
   // A cancelled watch stays in watches_ until a write to its key or a purge: arm() purges
   // once the count has doubled since the last purge, so cancelled watches cost amortized
-  // O(1) each and never outnumber the armed ones by much (waiting for the limit let a
-  // database with no armed watch hold max_watches cancelled ones, and their values).
+  // O(1) each and never outnumber the armed ones by much (purging only at the limit would
+  // let a database with no armed watch hold max_watches cancelled ones, and their values).
   static constexpr std::size_t kMinPurge = 64;
   std::size_t purge_at_ GUARDED_BY(mu_) = kMinPurge;
 };

@@ -18,8 +18,8 @@
 //
 // Futures are recycled: the last release puts a future back in a small pool of the
 // releasing thread, keeping its buffers, and the next future that thread makes reuses it
-// (a C client makes two or three per transaction; allocating each, and its buffers, cost
-// more than the read it carried). A future that is ready when made is built in place
+// (a C client makes two or three per transaction; allocating each, and its buffers, costs
+// more than the read it carries). A future that is ready when made is built in place
 // (make, result, publish) and takes no lock.
 //
 // Thread safety: every method may be called from any thread.

@@ -324,7 +324,7 @@ void FDB_transaction::restart() {
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   fc::TransactionOptions kept = defaults_;
   // From API 610 TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY are persistent (fdb.options), and
-  // strata's retry step kept them; before, they return to the defaults too.
+  // strata's retry step has kept them; below 610 they return to the defaults too.
   const bool persistent = fc::api_version() >= 610;
   if (persistent) {
     kept.timeout_ms = options_.timeout_ms;

@@ -17,8 +17,8 @@
 // Growth is prepared ahead: from kPrepareLoad on, the next table (when it is big enough
 // for huge pages) is mapped, and advance() faults in one huge page of it per commit, as
 // far as the current table's fill from kPrepareLoad to kMaxLoad asks for.
-// Without that, the first commit after a growth took every page fault at once (a
-// 1,000-key commit at 2 M keys: 24-35 ms, against 8-10 ms with 4 KiB pages).
+// Without that, the first commit after a growth would take every page fault at once and
+// last several times as long as with 4 KiB pages.
 //
 // Thread safety: one writer (insert, erase) and lock-free readers (find), like the list.
 // A reader must hold a reclamation pin: a replaced table, once copied out, is returned by
@@ -267,7 +267,7 @@ class PointIndex {
 
   // Tables of 2 MiB and more are aligned to it and advised for transparent huge pages (up
   // to their last whole huge page, so that no huge page is mostly unused): with 4 KiB
-  // pages, a probe into a table of 1 M keys paid a TLB miss as well as the cache miss.
+  // pages, a probe into a table of 1 M keys pays a TLB miss as well as the cache miss.
   static Table* make_table(std::size_t capacity) {
     const std::size_t bytes = sizeof(Table) + capacity * sizeof(std::uint64_t);
     std::size_t mapped = 0;
@@ -289,7 +289,7 @@ class PointIndex {
 
   // `bytes` (a multiple of kHugePage) of zeroed memory aligned to kHugePage. Fresh pages
   // from the kernel: nothing is written up front, and the pages fault in as the table
-  // fills (zeroing a 20 MB table at once held the commit pipeline for 50 ms here).
+  // fills (zeroing a large table at once would hold the commit pipeline for a long pause).
   static void* map_aligned(std::size_t bytes) {
     const std::size_t span = bytes + kHugePage;
     void* p = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -361,8 +361,8 @@ class PointIndex {
 
   // Replaces the current table with an empty one sized for `live` entries; migrate()
   // then copies the old entries over, a few slots per writer call, so that no single
-  // insert pays for the whole table (a stop-the-world rebuild at 1.8 M keys held the
-  // commit pipeline for over 100 ms). REQUIRES: no migration running.
+  // insert pays for the whole table (a stop-the-world rebuild of millions of keys would
+  // hold the commit pipeline for a long pause). REQUIRES: no migration running.
   void start_migration(std::size_t live) {
     std::size_t capacity = live * 100 / kRebuildLoadPercent + 1;
     if (capacity < kMinCapacity) capacity = kMinCapacity;

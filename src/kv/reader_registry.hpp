@@ -109,7 +109,7 @@ class ReaderRegistry {
   // the read sees the revocation: the writer makes every thread pass a full barrier
   // between its revocations and its first look at `reading` (membarrier(2)), so the
   // reader's store and load here need no fence of their own (a locked instruction on
-  // every read cost a point read ~10 ns).
+  // every read would be a large share of a point read's cost).
   static bool begin_read(Slot* slot) {
     slot->reading.store(1, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);  // keeps the compiler's order

@@ -1,10 +1,10 @@
 // kv/record_head.hpp: a skiplist node's pointer to its newest VersionRecord, with a hint
 // that lets a range read step over a deleted key without loading its record.
 //
-// A reader walking a queue's head (keys deleted, but kept linked for readers that are
-// behind) paid two cache misses per dead key: the node, then its tombstone record. The hint
-// lives in the pointer's top bits, which user-space addresses on x86-64 and AArch64 Linux
-// leave zero: bit 63 marks "the newest record is a tombstone", bits 48-62 hold its version
+// Without it, a reader walking a queue's head (keys deleted, but kept linked for readers
+// that are behind) pays two cache misses per dead key: the node, then its tombstone record.
+// The hint lives in the pointer's top bits, which user-space addresses on x86-64 and AArch64
+// Linux leave zero: bit 63 marks "the newest record is a tombstone", bits 48-62 hold its version
 // modulo 2^15. A record at a higher address is stored untagged (no hint; readers load it).
 //
 // The truncated version answers "deleted at or before v" correctly only while the

@@ -22,9 +22,9 @@
 //   - Node memory comes from the SizeClassPool the list is built on, which must outlive it,
 //     except for nodes of height >= 2 (a quarter of them, the list's index), which come
 //     from a pool of the list's own. Kept apart from the bottom-only nodes, the index of a
-//     million keys packs into a few MB that stay cached: seeks over a 64 K-key hot set in
-//     1 M keys ran 1.5-2x faster than with one shared pool (uniformly random seeks, bound
-//     by the misses of the last levels, ran the same).
+//     million keys packs into a few MB that stay cached, which makes seeks over a hot set
+//     much faster than with one shared pool (uniformly random seeks, bound by the misses
+//     of the last levels, gain nothing).
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // kv/slab_source.hpp: huge slabs faulted in ahead of use, on another thread.
 //
 // A store that grows fast spends much of its time in the kernel zeroing the fresh pages
-// its slabs fault in: replaying a 1 GB log, a third of all samples were clear_page
+// its slabs fault in (clear_page): a large share of replaying a 1 GB log
 // (docs/benchmarks.md, "Recovering 1 GB"). On a machine with a spare core that work can be
 // done beside the writer: a SlabSource keeps a few slabs of SizeClassPool::kHugeSlab bytes
 // allocated, advised for huge pages and touched, and a pool given the source takes them

@@ -305,7 +305,8 @@ Subspace bookkeeping(const Subspace& items, const Tuple& name) {
 
 bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std::string& out) {
   // Visited, not copied into a vector of rows: the value is the one copy made, and the key
-  // goes to the calling thread's buffer for the clear (a row vector was three allocations).
+  // goes to the calling thread's buffer for the clear (a row vector would be three
+  // allocations).
   thread_local std::string key;
   bool found = false;
   tr.visit_range(items, {.limit = 1, .reverse = end == End::last},

@@ -47,7 +47,7 @@ struct StagedLayout {
 // oldest request and its own, so a pass wakes it at once; the bound only matters when the
 // oldest popper stalls, and then the waiter runs a pass itself. The first wait is twice the
 // popper's registration time (about one round trip to the store), at least kFirstBackoff;
-// each wait that runs out doubles it, up to kMaxBackoff. (The layer slept 10 ms doubling to
+// each wait that runs out doubles it, up to kMaxBackoff. (The layer sleeps 10 ms doubling to
 // 1 s between checks, sized for a networked cluster.)
 inline constexpr std::chrono::microseconds kFirstBackoff{500};
 inline constexpr std::chrono::microseconds kMaxBackoff{100000};

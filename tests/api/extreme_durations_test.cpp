@@ -34,8 +34,8 @@ Options window(milliseconds w) {
 }
 
 // A commit that read checks the read's age against the window: with the window taken
-// for no limit it commits (docs/decisions/0030); an overflowed window made every such
-// commit transaction_too_old, and Database::run retry it for ever.
+// for no limit it commits (docs/decisions/0030); a window left to overflow would make every
+// such commit transaction_too_old, and Database::run retry it for ever.
 TEST(ExtremeDurations, TheLongestMvccWindowsAreNoLimit) {
   for (milliseconds w : kLongWindows) {
     Database db = Database::open(window(w));

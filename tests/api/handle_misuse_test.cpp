@@ -92,8 +92,9 @@ TEST(MovedFrom, WatchThrowsClientInvalidOperation) {
   EXPECT_FALSE(b.wait_for(std::chrono::milliseconds(0)));
 }
 
-// milliseconds::max() is "no deadline" to many callers: now + max() overflowed the clock's
-// nanoseconds into the past, and every operation threw transaction_timed_out at once.
+// milliseconds::max() is "no deadline" to many callers: now + max() overflows the clock's
+// nanoseconds, and unchecked it would land in the past and every operation would throw
+// transaction_timed_out at once.
 TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();
@@ -110,8 +111,8 @@ TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
 }
 
 // A negative timeout waits not at all. now + milliseconds::min() (or any timeout below about
-// -292 years) overflowed the clock's nanoseconds: UBSan reports it, and a release build
-// wrapped -10^13 ms to a deadline some 267 years ahead.
+// -292 years) overflows the clock's nanoseconds: unchecked, UBSan would report it, and a
+// release build would wrap -10^13 ms to a deadline some 267 years ahead.
 TEST(Timeouts, WatchWaitForWithAHugeNegativeTimeoutReturnsAtOnce) {
   Database db = Database::open();
   Transaction tr = db.create_transaction();

@@ -164,7 +164,7 @@ TEST(Limits, NegativeLimitIsRangeLimitsInvalid) {
 
 // ---- 1007 transaction_too_old ------------------------------------------------------------
 
-// The window is measured with a coarse clock (4 ms ticks here, 10 ms at most on Linux), so
+// The window is measured with a coarse clock (the kernel's tick, 10 ms at most on Linux), so
 // it is kept well above a tick: a quick transaction never looks too old, and one that
 // waits kAged always does.
 constexpr std::chrono::milliseconds kShortWindow{40};
@@ -187,8 +187,8 @@ TEST(Limits, ReadAfterTheMvccWindowIsTransactionTooOld) {
   EXPECT_THAT([&] { (void)tr.get_range("a", "z"); }, ThrowsCode(ErrorCode::transaction_too_old));
 }
 
-// A transaction left open past its window no longer keeps the versions it read at: the
-// next commits collect them (before, memory grew without bound while it lived).
+// A transaction left open past its window does not keep the versions it read at: the next
+// commits collect them, so an idle transaction cannot make memory grow without bound.
 TEST(Limits, AnIdleTransactionPastTheWindowNoLongerHoldsItsVersion) {
   Database db = Database::open(short_window());
   apitest::put(db, "k", "v1");

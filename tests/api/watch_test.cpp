@@ -172,7 +172,7 @@ TEST(Watch, MaxWatchesSetsTheLimit) {
 }
 
 // A watch refused at the limit runs its callbacks as a fired one does: outside the
-// registry's lock, so a callback may arm another watch (before, it deadlocked).
+// registry's lock, so a callback may arm another watch without deadlocking.
 TEST(Watch, ARefusedWatchsCallbackMayArmAnother) {
   Database db = Database::open();
   std::vector<Watch> kept;

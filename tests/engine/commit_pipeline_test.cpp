@@ -326,9 +326,9 @@ TEST(CommitPipeline, CommittersAsleepBehindASyncAreAllWoken) {
 // (wal::kMaxPayloadBytes): 110 transactions of ~10 MB each (the transaction limit) queued
 // behind one sync would pass it. The leader splits what it takes into batches whose
 // records stay under CommitPipeline::kBatchLogBytes, each with a version of its own, so
-// every transaction commits and the database goes on. (Before, the writer refused the
-// record, the batch was reported commit_unknown_result and the database failed until
-// reopened.) Disabled: it needs ~3.5 GB of memory; the next test checks the same split with
+// every transaction commits and the database goes on, instead of the writer refusing one
+// oversized record, the batch ending in commit_unknown_result and the database failing until
+// reopened. Disabled: it needs ~3.5 GB of memory; the next test checks the same split with
 // a small limit on any machine.
 TEST(CommitPipeline, DISABLED_ABatchLargerThanALogRecordDoesNotFailTheDatabase) {
   FaultFileSystem fs;

@@ -322,7 +322,7 @@ TEST_F(Futures, TwoCallbacksOnAPendingFutureBothRunOnce) {
 
 // api-c.rst: once fdb_future_release_memory has been called as many times as the
 // fdb_future_get_* functions, they return future_released. Until then a reader on
-// another thread keeps what it got (strata freed the result at the first call).
+// another thread keeps what it got, so freeing the result at the first call would be wrong.
 TEST_F(Futures, ReleaseMemoryFreesTheResultAfterItsLastReader) {
   ASSERT_EQ(write(k("a"), "value"), 0);
   Tr tr = make_tr();

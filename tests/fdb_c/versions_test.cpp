@@ -245,7 +245,7 @@ TEST_F(Versions, VersionstampAfterADeferredErrorFails) {
 
 // As FoundationDB (getVersionstamp waits on the transaction's reset): a cancelled
 // transaction will not commit, so its versionstamp fails with transaction_cancelled at
-// once (it used to stay pending until a reset, and a program waiting on it hung).
+// once, rather than staying pending until a reset that a program waiting on it may never make.
 TEST_F(Versions, TheVersionstampOfACancelledTransactionFailsAtOnce) {
   Tr tr = make_tr();
   fdb_transaction_cancel(tr.get());

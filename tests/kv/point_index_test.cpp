@@ -296,7 +296,7 @@ TEST(PointIndex, ChurnOfOneKeySetStaysBounded) {
 
 // A queue's pattern: a new key in, the oldest out, a few live at a time. Erased slots go
 // back to empty instead of piling up as tombstones, so the minimum-size table is never
-// rebuilt (it was every ~50 keys).
+// rebuilt.
 TEST(PointIndex, ASmallChurningKeySetNeverRebuildsTheTable) {
   Owner owner;
   Index index;

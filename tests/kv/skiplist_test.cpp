@@ -438,10 +438,10 @@ TEST(SkipList, ConcurrentReadersNeverMissKeysInsertedBeforeTheirScan) {
   EXPECT_EQ(failures.load(), 0);
 }
 
-// Regression: find_greater_or_equal once reloaded before->next(0) after comparing it; a
-// node inserted between the two loads (a smaller key) was returned instead, so a lookup of
-// an existing key transiently failed. Readers look up existing keys while the writer
-// inserts keys just before them.
+// find_greater_or_equal returns the node it compared with the key, not a second load of
+// before->next(0), which could be a node inserted in between (a smaller key): a lookup of
+// an existing key never misses it. Readers look up existing keys while the writer inserts
+// keys just before them.
 TEST(SkipList, LookupOfAnExistingKeyNeverMissesDuringInserts) {
   constexpr int kKeys = 4000;
   SizeClassPool pool;

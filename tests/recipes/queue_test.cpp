@@ -113,9 +113,9 @@ TEST(QueueSignal, EnqueueBumpsTheSignalOnlyWhileAWaiterIsRegistered) {
 }
 
 // milliseconds::max() is "forever" to many callers: the waiter registers and waits for the
-// item. (now + max() overflowed the clock's nanoseconds into the past: dequeue_wait looked
-// once and returned nullopt.) The main thread waits for the waiter to register or return,
-// on a watch of the count.
+// item, although now + max() overflows the clock's nanoseconds (unchecked, it would land in
+// the past and dequeue_wait would look once and return nullopt). The main thread waits for
+// the waiter to register or return, on a watch of the count.
 TEST(QueueSignal, AnUnboundedTimeoutWaitsForTheItem) {
   Database db = Database::open();
   Queue q;
@@ -157,8 +157,9 @@ TEST(QueueSignal, AnUnboundedTimeoutWaitsForTheItem) {
   EXPECT_EQ(got, "x");
 }
 
-// A negative timeout is one look, however large (now + milliseconds::min() overflowed the
-// clock's nanoseconds; a release build wrapped -10^13 ms to a wait of some 267 years).
+// A negative timeout is one look, however large (now + milliseconds::min() overflows the
+// clock's nanoseconds; unchecked, a release build would wrap -10^13 ms to a wait of some 267
+// years).
 TEST(QueueSignal, ANegativeTimeoutLooksOnce) {
   Database db = Database::open();
   Queue q;

@@ -247,9 +247,9 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
 }
 
 // A high-contention pop keeps to its transaction's retry limit and timeout, as the simple
-// pop does through Database::run: its loops used to reset the transaction before each
-// attempt, which zeroed the retry count and restarted the timeout, so a pass that kept
-// failing was retried forever whatever the limits (only a limit of 0 was ever reached).
+// pop does through Database::run: its loops retry through on_error, which keeps the retry
+// count and the timeout. A loop that reset the transaction before each attempt would zero
+// the count and restart the timeout, and retry a failing pass forever whatever the limits.
 // Returns the pop's error, or nullopt when it is still retrying after 10 s.
 std::optional<ErrorCode> high_contention_pop_error(Options o) {
   o.mvcc_window = std::chrono::milliseconds(20);

@@ -1,0 +1,123 @@
+// A strata::Watch over a FoundationDB watch future.
+#include "cluster/cluster_watch.hpp"
+
+#include <utility>
+
+namespace strata::cluster {
+
+struct ClusterWatch::State {
+  enum class Status { pending, fired, cancelled, failed };
+
+  State(const FdbApi& a, FDBFuture* f) : api(a), future(f) {}
+  ~State() { api.future_destroy(future); }
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
+  // Moves a pending watch to `s`: runs the listeners (on this thread, outside the lock),
+  // then makes the status final and wakes the waiters, so a waiter that returns finds
+  // every callback set before the firing run. No-op once final or finishing.
+  void finish(Status s, fdb_error_t e = 0) {
+    std::unique_lock lock(mu);
+    if (status != Status::pending || finishing) return;
+    finishing = true;
+    while (!listeners.empty()) {  // on_ready meanwhile adds to them
+      std::vector<std::function<void()>> run;
+      run.swap(listeners);
+      lock.unlock();
+      for (auto& listener : run) listener();
+      lock.lock();
+    }
+    status = s;
+    error = e;
+    lock.unlock();
+    cv.notify_all();
+  }
+
+  const FdbApi& api;
+  FDBFuture* const future;
+  std::mutex mu;
+  std::condition_variable cv;
+  Status status = Status::pending;               // guarded by mu
+  fdb_error_t error = 0;                         // guarded by mu
+  bool finishing = false;                        // guarded by mu: finish() is running the listeners
+  std::vector<std::function<void()>> listeners;  // guarded by mu
+};
+
+namespace {
+
+constexpr fdb_error_t kOperationCancelled = 1101;
+
+// The future's callback: `parameter` is a heap copy of the state's shared_ptr, the
+// callback's reference, released here.
+void on_watch_ready(FDBFuture* f, void* parameter) {
+  std::unique_ptr<std::shared_ptr<ClusterWatch::State>> held(
+      static_cast<std::shared_ptr<ClusterWatch::State>*>(parameter));
+  ClusterWatch::State& state = **held;
+  const fdb_error_t e = state.api.future_get_error(f);
+  using Status = ClusterWatch::State::Status;
+  if (e == 0) {
+    state.finish(Status::fired);
+  } else if (e == kOperationCancelled) {
+    state.finish(Status::cancelled);
+  } else {
+    state.finish(Status::failed, e);
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<ClusterWatch> ClusterWatch::make(const FdbApi& api, FDBFuture* future) {
+  auto state = std::make_shared<State>(api, future);
+  auto held = std::make_unique<std::shared_ptr<State>>(state);
+  if (const fdb_error_t e = api.future_set_callback(future, &on_watch_ready, held.get())) {
+    state->finish(State::Status::failed, e);
+  } else {
+    (void)held.release();  // the callback's now
+  }
+  return std::shared_ptr<ClusterWatch>(new ClusterWatch(std::move(state)));
+}
+
+ClusterWatch::~ClusterWatch() { cancel(); }
+
+void ClusterWatch::fail(fdb_error_t code) { state_->finish(State::Status::failed, code); }
+
+bool ClusterWatch::wait_until(std::optional<std::chrono::steady_clock::time_point> deadline) {
+  State& s = *state_;
+  std::unique_lock lock(s.mu);
+  auto done = [&] { return s.status != State::Status::pending; };
+  if (!deadline) {
+    check_may_block("Watch::wait");
+    s.cv.wait(lock, done);
+  } else if (!s.cv.wait_until(lock, *deadline, done)) {
+    return false;
+  }
+  switch (s.status) {
+    case State::Status::fired:
+      return true;
+    case State::Status::failed:
+      throw fdb_error(s.api, s.error, "watch");
+    default:
+      return false;
+  }
+}
+
+void ClusterWatch::cancel() {
+  // Waiters return at once; FoundationDB's future is cancelled too, which frees its watch
+  // on the cluster (its callback then finds the state final).
+  state_->finish(State::Status::cancelled);
+  state_->api.future_cancel(state_->future);
+}
+
+void ClusterWatch::on_ready(std::function<void()> callback) {
+  State& s = *state_;
+  {
+    std::lock_guard lock(s.mu);
+    if (s.status == State::Status::pending) {
+      s.listeners.push_back(std::move(callback));
+      return;
+    }
+  }
+  callback();
+}
+
+}  // namespace strata::cluster

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -32,40 +34,73 @@ FdbApi resolve(void* handle, const std::string& name) {
   return api;
 }
 
-// The loaded client and its network thread. Never destroyed before exit; at exit the
-// network is stopped and its thread joined (stop() below, from a static's destructor).
+// The loaded client and its network thread.
 struct Loaded {
   FdbApi api;
+  void* handle = nullptr;  // dlopen's, to tell whether another name is the same library
   std::thread network;
 };
 
+// Never destroyed (process() leaks it): handles, and callbacks on the network thread, may
+// use the function table until the process is gone. The network is stopped at exit by
+// NetworkStop below.
 struct Process {
   std::mutex mu;
   std::unique_ptr<Loaded> loaded;  // guarded by mu
+  std::optional<Error> broken;     // guarded by mu: why the network could not start
   std::atomic<std::thread::id> network_thread{};
+};
 
-  ~Process() {
-    // Exit: stop FoundationDB's network and wait for its thread, so no callback runs while
-    // the process's statics go away.
-    if (loaded == nullptr) return;
-    if (loaded->api.stop_network() == 0 && loaded->network.joinable()) {
-      loaded->network.join();
-    } else if (loaded->network.joinable()) {
-      loaded->network.detach();
+Process& process() {
+  static Process& p = *new Process;  // NOLINT: leaked on purpose (above)
+  return p;
+}
+
+// A static made once the network runs: at exit, its destructor stops FoundationDB's network
+// and joins the thread, so no callback runs while the statics made before it go away.
+// FoundationDB requires that: "You must call this function and wait for fdb_run_network()
+// to return before allowing your program to exit" (fdb_stop_network,
+// https://apple.github.io/foundationdb/api-c.html). An exit on the network thread itself (a
+// callback calling exit) cannot wait for itself: the network is stopped, not joined.
+struct NetworkStop {
+  NetworkStop() = default;
+  NetworkStop(const NetworkStop&) = delete;
+  NetworkStop& operator=(const NetworkStop&) = delete;
+  ~NetworkStop() {
+    Loaded& loaded = *process().loaded;
+    const bool stopped = loaded.api.stop_network() == 0;
+    if (stopped && loaded.network.get_id() != std::this_thread::get_id()) {
+      loaded.network.join();
+    } else {
+      loaded.network.detach();
     }
   }
 };
 
-Process& process() {
-  static Process p;
-  return p;
+// Runs FoundationDB's network until it is stopped; an error that ends it early is reported
+// on stderr, since no caller is left to be told and every later operation would hang.
+void run_network(const FdbApi& api) {
+  if (const fdb_error_t e = api.run_network()) {
+    const char* text = api.get_error(e);
+    std::fprintf(stderr, "strata: FoundationDB's network thread stopped with error %d (%s)\n",
+                 static_cast<int>(e), text != nullptr ? text : "no description");
+  }
+}
+
+// dlopen's handle for `name` when it is already loaded, else null; loads nothing.
+void* already_loaded(const std::string& name) {
+  return dlopen(name.c_str(), RTLD_NOW | RTLD_NOLOAD);
+}
+
+std::string library_name(const std::string& library) {
+  return library.empty() ? std::string(kDefaultLibrary) : library;
 }
 
 // Loads and checks `library` and selects the API version; nothing of the process's
 // changes when it throws (a library that failed stays loaded, unused).
-FdbApi load(const std::string& library) {
-  const std::string name = library.empty() ? std::string(kDefaultLibrary) : library;
-  void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+FdbApi load(const std::string& library, void*& handle) {
+  const std::string name = library_name(library);
+  handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
     unavailable("cannot load FoundationDB's client library " + name + ": " +
@@ -86,28 +121,49 @@ FdbApi load(const std::string& library) {
   return api;
 }
 
+// With a client loaded: the same library under another name (the same dlopen handle, as
+// "" and "libfdb_c.so", or a symlink, give) is the running client; another is refused
+// without being loaded.
+const FdbApi& same_library(const Loaded& loaded, const std::string& library) {
+  if (void* h = already_loaded(library_name(library))) {
+    const bool same = h == loaded.handle;
+    dlclose(h);  // RTLD_NOLOAD counted a reference
+    if (same) return loaded.api;
+  }
+  throw Error(ErrorCode::client_invalid_operation,
+              "this process already runs FoundationDB's client from '" + loaded.api.library +
+                  "'; a process runs one client library (asked for '" + library + "')");
+}
+
 }  // namespace
 
 const FdbApi& client(const std::string& library) {
   Process& p = process();
   std::lock_guard lock(p.mu);
-  if (p.loaded != nullptr && p.loaded->api.library == library) return p.loaded->api;
-  FdbApi api = load(library);
   if (p.loaded != nullptr) {
-    throw Error(ErrorCode::client_invalid_operation,
-                "this process already runs FoundationDB's client from '" + p.loaded->api.library +
-                    "'; a process runs one client library (asked for '" + library + "')");
+    if (p.loaded->api.library == library) return p.loaded->api;
+    return same_library(*p.loaded, library);
   }
+  // The API version is selected once per process (a second selection is 2201): once the
+  // network failed to start after it, every open gets that first error.
+  if (p.broken) throw *p.broken;
+  void* handle = nullptr;
+  FdbApi api = load(library, handle);
   if (const fdb_error_t e = api.select_api_version_impl(api.api_version, api.api_version)) {
     throw_fdb(api, e, "selecting FoundationDB API version " + std::to_string(api.api_version));
   }
-  if (const fdb_error_t e = api.setup_network()) throw_fdb(api, e, "setting up the network");
+  if (const fdb_error_t e = api.setup_network()) {
+    p.broken = fdb_error(api, e, "setting up the network");
+    throw *p.broken;
+  }
   auto loaded = std::make_unique<Loaded>();
   loaded->api = std::move(api);
-  auto run = loaded->api.run_network;
-  loaded->network = std::thread([run] { (void)run(); });
+  loaded->handle = handle;
+  const FdbApi& table = loaded->api;  // lives as long as the process (never freed)
+  loaded->network = std::thread([&table] { run_network(table); });
   p.network_thread.store(loaded->network.get_id(), std::memory_order_release);
   p.loaded = std::move(loaded);
+  static NetworkStop stop;  // made once, after the network runs
   return p.loaded->api;
 }
 

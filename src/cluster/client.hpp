@@ -3,13 +3,17 @@
 // strata never links libfdb_c: the first Database opened on a cluster loads the library
 // named by Options::client_library with dlopen, resolves every function it calls with
 // dlsym (the declarations of src/fdb_c/fdb_c.h give their types), selects the API version
-// and starts FoundationDB's network thread. That happens once per process; the network is
-// stopped, and its thread joined, at exit. A process runs one client library: asking for
-// another once one is running throws client_invalid_operation (2000).
+// and starts FoundationDB's network thread. That happens once per process; the function
+// table is never freed, and the network is stopped, and its thread joined, at exit. A
+// process runs one client library: asking for another once one is running throws
+// client_invalid_operation (2000) without loading it. Another name for the running library
+// is that library: a name is the same library when dlopen with RTLD_NOLOAD gives the
+// running library's handle ("" and "libfdb_c.so" when both find one file, a symlink).
 //
 // Errors: client_library_unavailable (9014) when the library cannot be loaded or lacks a
 // function strata calls; api_version_not_supported (2203) when it supports no API version
-// from kMinApiVersion on; the code FoundationDB returns when its network fails to start.
+// from kMinApiVersion on; the code FoundationDB returns when its network fails to start
+// (every later call throws that same error: the API version is selected once per process).
 //
 // Thread safety: client() may be called from any thread; the table it returns is
 // immutable.

@@ -62,7 +62,13 @@ std::shared_ptr<ClusterDatabase> ClusterDatabase::open(const Options& options) {
   if (const fdb_error_t e = api.create_database(file.c_str(), &raw)) {
     throw_fdb(api, e, "opening the cluster of " + file);
   }
-  auto db = std::make_shared<ClusterDatabase>(api, raw, options.transaction_timeout);
+  std::shared_ptr<ClusterDatabase> db;
+  try {
+    db = std::make_shared<ClusterDatabase>(api, raw, options.transaction_timeout);
+  } catch (...) {
+    api.database_destroy(raw);  // not yet the handle's
+    throw;
+  }
   set_option(api, raw, FDB_DB_OPTION_TRANSACTION_TIMEOUT, clamp_ms(options.transaction_timeout));
   set_option(api, raw, FDB_DB_OPTION_TRANSACTION_RETRY_LIMIT, options.transaction_retry_limit);
   set_option(api, raw, FDB_DB_OPTION_TRANSACTION_MAX_RETRY_DELAY,

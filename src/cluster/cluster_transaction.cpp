@@ -562,42 +562,51 @@ void ClusterTransaction::commit_async(CommitCallback done) {
   Pending* raw = pending.release();
   if (const fdb_error_t e = api_.future_set_callback(f, &on_commit_ready, raw)) {
     // Not expected from a valid future: finish here, as the callback would.
+    const InFlightDone settle{async_};
     api_.future_destroy(f);
     std::unique_ptr<Pending> own(raw);
     record_commit(e);
     const Error error = fdb_error(api_, e, "commit");
     own->done(&error);
-    std::lock_guard lock(async_->mu);
-    --async_->in_flight;
-    async_->cv.notify_all();
   }
 }
 
-void ClusterTransaction::on_commit_ready(FDBFuture* f, void* parameter) {
+ClusterTransaction::InFlightDone::~InFlightDone() {
+  std::lock_guard lock(async->mu);
+  --async->in_flight;
+  async->cv.notify_all();
+}
+
+void ClusterTransaction::on_commit_ready(FDBFuture* f, void* parameter) noexcept {
   std::unique_ptr<Pending> pending(static_cast<Pending*>(parameter));
+  const std::shared_ptr<Async> async = std::move(pending->async);  // outlives the transaction
+  const InFlightDone settle{async};  // on every path, or the destructor would wait forever
   ClusterTransaction& t = *pending->tr;
   const FdbApi& api = t.api_;
   const fdb_error_t code = api.future_get_error(f);
   api.future_destroy(f);
-  t.record_commit(code);
-  const std::shared_ptr<Async> async = std::move(pending->async);  // outlives `t`
   std::thread::id before;
   {
     std::lock_guard lock(async->mu);
     before = std::exchange(async->running_on, std::this_thread::get_id());
   }
+  struct RestoreRunningOn {
+    Async& a;
+    std::thread::id before;
+    ~RestoreRunningOn() {
+      std::lock_guard lock(a.mu);
+      a.running_on = before;
+    }
+  } restore{*async, before};
   // `done` may destroy the transaction: nothing of `t` is used after it.
   const CommitCallback done = std::move(pending->done);
+  t.record_commit(code);
   if (code == 0) {
     done(nullptr);
   } else {
     const Error error = t.commit_error(code);
     done(&error);
   }
-  std::lock_guard lock(async->mu);
-  async->running_on = before;
-  --async->in_flight;
-  async->cv.notify_all();
 }
 
 Version ClusterTransaction::committed_version() const {

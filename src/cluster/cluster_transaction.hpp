@@ -99,8 +99,15 @@ class ClusterTransaction {
     int in_flight = 0;           // guarded by mu
     std::thread::id running_on;  // guarded by mu: the thread inside `done`
   };
+  // Ends one commit_async in flight (and wakes the destructor) when it goes.
+  struct InFlightDone {
+    std::shared_ptr<Async> async;
+    ~InFlightDone();
+  };
   struct Pending;  // one commit_async: the transaction, the callback, the future
-  static void on_commit_ready(FDBFuture* f, void* parameter);
+  // The commit future's callback, called by FoundationDB's C code: noexcept, as no
+  // exception may unwind through it.
+  static void on_commit_ready(FDBFuture* f, void* parameter) noexcept;
 
   using Clock = std::chrono::steady_clock;
   void check_usable() const;

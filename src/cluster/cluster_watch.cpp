@@ -13,24 +13,22 @@ struct ClusterWatch::State {
   State(const State&) = delete;
   State& operator=(const State&) = delete;
 
-  // Moves a pending watch to `s`: runs the listeners (on this thread, outside the lock),
-  // then makes the status final and wakes the waiters, so a waiter that returns finds
-  // every callback set before the firing run. No-op once final or finishing.
+  // Moves a pending watch to `s` (no-op once final): under the lock, the status and error
+  // are set and the listeners taken; then the waiters wake and the listeners run, on this
+  // thread, outside the lock. A listener thus finds the outcome already visible (wait_for(0)
+  // tells it), may wait() itself, and one added meanwhile runs at once in on_ready. A
+  // listener that throws skips those after it; the watch is final all the same.
   void finish(Status s, fdb_error_t e = 0) {
-    std::unique_lock lock(mu);
-    if (status != Status::pending || finishing) return;
-    finishing = true;
-    while (!listeners.empty()) {  // on_ready meanwhile adds to them
-      std::vector<std::function<void()>> run;
+    std::vector<std::function<void()>> run;
+    {
+      std::lock_guard lock(mu);
+      if (status != Status::pending) return;
+      status = s;
+      error = e;
       run.swap(listeners);
-      lock.unlock();
-      for (auto& listener : run) listener();
-      lock.lock();
     }
-    status = s;
-    error = e;
-    lock.unlock();
     cv.notify_all();
+    for (auto& listener : run) listener();
   }
 
   const FdbApi& api;
@@ -39,7 +37,6 @@ struct ClusterWatch::State {
   std::condition_variable cv;
   Status status = Status::pending;               // guarded by mu
   fdb_error_t error = 0;                         // guarded by mu
-  bool finishing = false;                        // guarded by mu: finish() is running the listeners
   std::vector<std::function<void()>> listeners;  // guarded by mu
 };
 
@@ -48,8 +45,10 @@ namespace {
 constexpr fdb_error_t kOperationCancelled = 1101;
 
 // The future's callback: `parameter` is a heap copy of the state's shared_ptr, the
-// callback's reference, released here.
-void on_watch_ready(FDBFuture* f, void* parameter) {
+// callback's reference, released here. FoundationDB calls it from its C code, which an
+// exception may not unwind through: noexcept, so a throwing on_ready listener (which the
+// public contract forbids) ends in std::terminate here.
+void on_watch_ready(FDBFuture* f, void* parameter) noexcept {
   std::unique_ptr<std::shared_ptr<ClusterWatch::State>> held(
       static_cast<std::shared_ptr<ClusterWatch::State>*>(parameter));
   ClusterWatch::State& state = **held;
@@ -67,7 +66,13 @@ void on_watch_ready(FDBFuture* f, void* parameter) {
 }  // namespace
 
 std::shared_ptr<ClusterWatch> ClusterWatch::make(const FdbApi& api, FDBFuture* future) {
-  auto state = std::make_shared<State>(api, future);
+  std::shared_ptr<State> state;
+  try {
+    state = std::make_shared<State>(api, future);
+  } catch (...) {
+    api.future_destroy(future);  // taken even when this throws
+    throw;
+  }
   auto held = std::make_unique<std::shared_ptr<State>>(state);
   if (const fdb_error_t e = api.future_set_callback(future, &on_watch_ready, held.get())) {
     state->finish(State::Status::failed, e);
@@ -86,7 +91,7 @@ bool ClusterWatch::wait_until(std::optional<std::chrono::steady_clock::time_poin
   std::unique_lock lock(s.mu);
   auto done = [&] { return s.status != State::Status::pending; };
   if (!deadline) {
-    check_may_block("Watch::wait");
+    if (!done()) check_may_block("Watch::wait");  // a final watch answers anywhere
     s.cv.wait(lock, done);
   } else if (!s.cv.wait_until(lock, *deadline, done)) {
     return false;
@@ -103,8 +108,14 @@ bool ClusterWatch::wait_until(std::optional<std::chrono::steady_clock::time_poin
 
 void ClusterWatch::cancel() {
   // Waiters return at once; FoundationDB's future is cancelled too, which frees its watch
-  // on the cluster (its callback then finds the state final).
-  state_->finish(State::Status::cancelled);
+  // on the cluster (its callback then finds the state final), even when a listener run
+  // here throws.
+  try {
+    state_->finish(State::Status::cancelled);
+  } catch (...) {
+    state_->api.future_cancel(state_->future);
+    throw;
+  }
   state_->api.future_cancel(state_->future);
 }
 

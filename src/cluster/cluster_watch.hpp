@@ -31,7 +31,7 @@ namespace strata::cluster {
 
 class ClusterWatch {
  public:
-  // Takes `future`, a watch future just made.
+  // Takes `future`, a watch future just made (destroying it if this throws).
   static std::shared_ptr<ClusterWatch> make(const FdbApi& api, FDBFuture* future);
   ~ClusterWatch();  // cancels
   ClusterWatch(const ClusterWatch&) = delete;

@@ -6,6 +6,7 @@
 // FoundationDB's client refuses API versions it does not support with
 // api_version_not_supported (2203): fdb_c.h's fdb_select_api_version and
 // flow/error_definitions.h in apple/foundationdb.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "support/error_matchers.hpp"
 #include "support/test_database.hpp"
+#include <dlfcn.h>
 #include <unistd.h>
 
 namespace strata {
@@ -52,6 +54,27 @@ TEST(ClientLibrary, ALibraryOlderThanApi710IsAClearError) {
                              "supports FoundationDB API versions up to 700; strata needs 710"));
 }
 
+// The API version is selected once per process, so a network that failed to set up
+// cannot be set up again: every open gets the first error. In a child process (a fresh
+// one: the gtest "threadsafe" style runs this test alone), since a failed start is final.
+TEST(ClientLibrary, ANetworkThatFailedToStartKeepsItsError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        int failures = 0;
+        for (int i = 0; i < 2; ++i) {
+          try {
+            (void)Database::open(cluster_with(STRATA_TEST_UNSTARTABLE_FDB_C));
+            ++failures;
+          } catch (const Error& e) {
+            if (e.code() != 4100) ++failures;  // internal_error, not 2201
+          }
+        }
+        std::exit(failures);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST(ClientLibrary, APathAndAClusterFileTogetherAreInvalid) {
   Options o = cluster_with(STRATA_TEST_FDB_C);
   o.path = "/tmp/strata-not-opened";
@@ -86,15 +109,33 @@ TEST(ClientLibrary, ErrorsKeepFoundationDBsNumbers) {
   EXPECT_GE(db.stats().conflicts, 1u);
 }
 
-TEST(ClientLibrary, ASecondLibraryInOneProcessIsRefused) {
+TEST(ClientLibrary, AnotherNameForTheRunningLibraryOpensIt) {
   (void)Database::open(cluster_with(STRATA_TEST_FDB_C));  // the process's client
-  // Another name for the same file (the loader maps it once).
+  // A symlink to the same file: the loader gives the same handle (RTLD_NOLOAD), so it is
+  // the running client, as "" and "libfdb_c.so" are when both find the same file.
   const std::filesystem::path other = std::filesystem::temp_directory_path() /
                                       ("strata-other-" + std::to_string(::getpid()) + ".so");
   std::filesystem::create_symlink(std::filesystem::absolute(STRATA_TEST_FDB_C), other);
-  EXPECT_THAT([&] { (void)Database::open(cluster_with(other.string())); },
-              ThrowsCodeWith(ErrorCode::client_invalid_operation, "one client library"));
+  Database db = Database::open(cluster_with(other.string()));
+  db.run([](Transaction& tr) { tr.set("another-name", "v"); });
+  EXPECT_EQ(db.create_transaction().get("another-name"), "v");
   std::filesystem::remove(other);
+}
+
+TEST(ClientLibrary, ASecondLibraryIsRefusedWithoutBeingLoaded) {
+  (void)Database::open(cluster_with(STRATA_TEST_FDB_C));  // the process's client
+  // A copy is another file, so another library: FoundationDB's network is one per process.
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                     ("strata-copy-" + std::to_string(::getpid()) + ".so");
+  std::filesystem::copy_file(STRATA_TEST_FDB_C, copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  EXPECT_THAT([&] { (void)Database::open(cluster_with(copy.string())); },
+              ThrowsCodeWith(ErrorCode::client_invalid_operation, "one client library"));
+  EXPECT_EQ(dlopen(copy.c_str(), RTLD_NOW | RTLD_NOLOAD), nullptr);  // never loaded
+  // A library that does not exist is refused the same way: the check comes first.
+  EXPECT_THAT([] { (void)Database::open(cluster_with("/nonexistent/libfdb_c.so")); },
+              ThrowsCodeWith(ErrorCode::client_invalid_operation, "one client library"));
+  std::filesystem::remove(copy);
 }
 
 }  // namespace

@@ -100,7 +100,9 @@ class Watch {
   // commit, by the last copy's destructor or by the database's close, an exception from it
   // calls std::terminate; from cancel(), it skips the callbacks after it). An empty
   // `callback` throws invalid_argument (9003) and is not registered.
-  // On a cluster, callbacks run on FoundationDB's network thread, or in cancel().
+  // On a cluster, callbacks run on FoundationDB's network thread, or in cancel(), and a
+  // waiter on another thread returns once those registered before the watch finished have
+  // run.
   void on_ready(std::function<void()> callback);
 
  private:

@@ -1,7 +1,11 @@
 // A strata::Watch over a FoundationDB watch future.
 #include "cluster/cluster_watch.hpp"
 
+#include <thread>
 #include <utility>
+
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 
 namespace strata::cluster {
 
@@ -14,30 +18,54 @@ struct ClusterWatch::State {
   State& operator=(const State&) = delete;
 
   // Moves a pending watch to `s` (no-op once final): under the lock, the status and error
-  // are set and the listeners taken; then the waiters wake and the listeners run, on this
-  // thread, outside the lock. A listener thus finds the outcome already visible (wait_for(0)
-  // tells it), may wait() itself, and one added meanwhile runs at once in on_ready. A
-  // listener that throws skips those after it; the watch is final all the same.
+  // are set and the listeners taken; then the listeners run, on this thread, outside the
+  // lock, and only then is the watch settled and its waiters woken, so a waiter returns
+  // once every listener registered before the watch finished has run (as in process,
+  // where they run inside the commit or cancel() that finishes it). A listener finds the
+  // outcome already visible to its own thread (wait_for(0) tells it, and wait() returns),
+  // and one added meanwhile runs at once in on_ready. A listener that throws skips those
+  // after it; the watch settles all the same.
   void finish(Status s, fdb_error_t e = 0) {
     std::vector<std::function<void()>> run;
     {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       if (status != Status::pending) return;
       status = s;
       error = e;
+      finisher = std::this_thread::get_id();
       run.swap(listeners);
     }
-    cv.notify_all();
+    struct Settle {
+      explicit Settle(State& s) : state(s) {}
+      Settle(const Settle&) = delete;
+      Settle& operator=(const Settle&) = delete;
+      ~Settle() {
+        {
+          base::MutexLock lock(state.mu);
+          state.settled = true;
+        }
+        state.cv.notify_all();
+      }
+      State& state;
+    } settle(*this);
     for (auto& listener : run) listener();
+  }
+
+  // Whether the calling thread may read the outcome: once settled, or, on the thread
+  // running the listeners, once final.
+  bool readable() const REQUIRES(mu) {
+    return settled || (status != Status::pending && finisher == std::this_thread::get_id());
   }
 
   const FdbApi& api;
   FDBFuture* const future;
-  std::mutex mu;
-  std::condition_variable cv;
-  Status status = Status::pending;               // guarded by mu
-  fdb_error_t error = 0;                         // guarded by mu
-  std::vector<std::function<void()>> listeners;  // guarded by mu
+  base::Mutex mu;
+  base::CondVar cv;
+  Status status GUARDED_BY(mu) = Status::pending;
+  fdb_error_t error GUARDED_BY(mu) = 0;
+  bool settled GUARDED_BY(mu) = false;      // final, and the listeners have run
+  std::thread::id finisher GUARDED_BY(mu);  // the thread that ran the listeners
+  std::vector<std::function<void()>> listeners GUARDED_BY(mu);
 };
 
 namespace {
@@ -88,13 +116,17 @@ void ClusterWatch::fail(fdb_error_t code) { state_->finish(State::Status::failed
 
 bool ClusterWatch::wait_until(std::optional<std::chrono::steady_clock::time_point> deadline) {
   State& s = *state_;
-  std::unique_lock lock(s.mu);
-  auto done = [&] { return s.status != State::Status::pending; };
-  if (!deadline) {
-    if (!done()) check_may_block("Watch::wait");  // a final watch answers anywhere
-    s.cv.wait(lock, done);
-  } else if (!s.cv.wait_until(lock, *deadline, done)) {
-    return false;
+  base::MutexLock lock(s.mu);
+  while (!s.readable()) {
+    if (!deadline) {
+      // A final watch answers anywhere; a pending one would need the network to finish.
+      if (s.status == State::Status::pending) check_may_block("Watch::wait");
+      s.cv.wait(lock);
+    } else if (!s.cv.wait_until(lock, *deadline)) {
+      // Timed out: pending is a timeout; final (its listeners still running) is the outcome.
+      if (s.status == State::Status::pending) return false;
+      break;
+    }
   }
   switch (s.status) {
     case State::Status::fired:
@@ -122,7 +154,7 @@ void ClusterWatch::cancel() {
 void ClusterWatch::on_ready(std::function<void()> callback) {
   State& s = *state_;
   {
-    std::lock_guard lock(s.mu);
+    base::MutexLock lock(s.mu);
     if (s.status == State::Status::pending) {
       s.listeners.push_back(std::move(callback));
       return;

@@ -5,7 +5,9 @@
 // any other error (1025 for a transaction reset or destroyed uncommitted, 1032 past
 // MAX_WATCHES, the commit's error). Waiters wait on the state, not on the future, so any
 // number of threads may wait, with or without a deadline, and on_ready listeners run
-// where the state finishes: on FoundationDB's network thread, or in cancel().
+// where the state finishes: on FoundationDB's network thread, or in cancel(). A waiter
+// returns once the listeners registered before the watch finished have run (on their own
+// thread, a listener sees the outcome at once).
 //
 // Lifetime: the state owns the future and is shared by the handle and by the pending
 // callback, so the future is destroyed only once the callback has run (FoundationDB calls
@@ -16,10 +18,8 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 

@@ -25,9 +25,11 @@ fdb_error_t Network::run() {
   if (state_ != State::set_up) return kNetworkCannotBeRestarted;
   state_ = State::running;
   thread_ = std::this_thread::get_id();
-  while (!stop_requested_) {
+  for (;;) {
+    // Once stopping, every timer is due: its future completes now, and the callbacks that
+    // brings are queued behind the others.
     auto now = Clock::now();
-    while (!timers_.empty() && timers_.begin()->first <= now) {
+    while (!timers_.empty() && (stop_requested_ || timers_.begin()->first <= now)) {
       tasks_.push_back(std::move(timers_.begin()->second));
       timers_.erase(timers_.begin());
     }
@@ -39,6 +41,7 @@ fdb_error_t Network::run() {
       lock.lock();
       continue;
     }
+    if (stop_requested_) break;  // nothing queued is left behind
     if (timers_.empty()) {
       cv_.wait(lock);
     } else {
@@ -46,9 +49,6 @@ fdb_error_t Network::run() {
     }
   }
   state_ = State::stopped;
-  // Queued work never runs now; drop it outside the lock (a task may own resources).
-  auto tasks = std::move(tasks_);
-  auto timers = std::move(timers_);
   auto hooks = hooks_;
   lock.unlock();
   for (auto& [hook, parameter] : hooks) hook(parameter);
@@ -75,7 +75,7 @@ fdb_error_t Network::add_completion_hook(void (*hook)(void*), void* parameter) {
 void Network::post(std::function<void()> task) {
   {
     std::lock_guard lock(mu_);
-    if (state_ == State::stopped || stop_requested_) return;
+    if (state_ == State::stopped) return;
     tasks_.push_back(std::move(task));
   }
   cv_.notify_all();
@@ -84,7 +84,7 @@ void Network::post(std::function<void()> task) {
 void Network::post_at(Clock::time_point when, std::function<void()> task) {
   {
     std::lock_guard lock(mu_);
-    if (state_ == State::stopped || stop_requested_) return;
+    if (state_ == State::stopped) return;
     timers_.emplace(when, std::move(task));
   }
   cv_.notify_all();

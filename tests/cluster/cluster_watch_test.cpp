@@ -11,6 +11,7 @@
 #include <future>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -46,6 +47,41 @@ TEST(ClusterWatch, AFiredWatchsCallbackSeesItFired) {
   w.on_ready([&] { seen.set_value(w.wait_for(0ms)); });
   db.run([](Transaction& tr) { tr.set("cluster-watch/fired", "1"); });
   EXPECT_TRUE(seen.get_future().get());  // fired, and already final inside the callback
+}
+
+TEST(ClusterWatch, ACallbackOnTheNetworkThreadMayWaitForItsOwnWatch) {
+  Database db = open_cluster();
+  db.run([](Transaction& tr) { tr.set("cluster-watch/own-wait", "0"); });
+  Watch w = watch_committed(db, "cluster-watch/own-wait");
+  std::promise<bool> seen;
+  w.on_ready([&] {
+    w.wait();  // final on this thread, which is running its callbacks: no deadlock
+    seen.set_value(w.wait_for(0ms));
+  });
+  db.run([](Transaction& tr) { tr.set("cluster-watch/own-wait", "1"); });
+  EXPECT_TRUE(seen.get_future().get());
+}
+
+// As in process, where the callbacks run inside the commit or cancel() that finishes the
+// watch: a waiter returns once those registered before it finished have run.
+TEST(ClusterWatch, AWaiterReturnsOnlyOnceTheCallbacksHaveRun) {
+  Database db = open_cluster();
+  db.run([](Transaction& tr) { tr.set("cluster-watch/settled", "0"); });
+  Watch w = watch_committed(db, "cluster-watch/settled");
+  std::promise<void> entered;
+  std::promise<void> release;
+  std::atomic<bool> done{false};
+  w.on_ready([&] {
+    entered.set_value();
+    release.get_future().wait();
+    done = true;
+  });
+  db.run([](Transaction& tr) { tr.set("cluster-watch/settled", "1"); });
+  entered.get_future().wait();  // fired, its callback held on the network thread
+  std::thread releaser([&] { release.set_value(); });
+  w.wait();
+  EXPECT_TRUE(done.load());
+  releaser.join();
 }
 
 TEST(ClusterWatch, ACallbackMayWaitInsideCancel) {

@@ -5,11 +5,12 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
 
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 #include <dlfcn.h>
 
 namespace strata::cluster {
@@ -45,9 +46,9 @@ struct Loaded {
 // use the function table until the process is gone. The network is stopped at exit by
 // NetworkStop below.
 struct Process {
-  std::mutex mu;
-  std::unique_ptr<Loaded> loaded;  // guarded by mu
-  std::optional<Error> broken;     // guarded by mu: why the network could not start
+  base::Mutex mu;
+  std::unique_ptr<Loaded> loaded GUARDED_BY(mu);
+  std::optional<Error> broken GUARDED_BY(mu);  // why the network could not start
   std::atomic<std::thread::id> network_thread{};
 };
 
@@ -67,7 +68,13 @@ struct NetworkStop {
   NetworkStop(const NetworkStop&) = delete;
   NetworkStop& operator=(const NetworkStop&) = delete;
   ~NetworkStop() {
-    Loaded& loaded = *process().loaded;
+    Loaded* running = nullptr;
+    {
+      Process& p = process();
+      base::MutexLock lock(p.mu);
+      running = p.loaded.get();  // set before this was made, and never reset
+    }
+    Loaded& loaded = *running;
     const bool stopped = loaded.api.stop_network() == 0;
     if (stopped && loaded.network.get_id() != std::this_thread::get_id()) {
       loaded.network.join();
@@ -139,7 +146,7 @@ const FdbApi& same_library(const Loaded& loaded, const std::string& library) {
 
 const FdbApi& client(const std::string& library) {
   Process& p = process();
-  std::lock_guard lock(p.mu);
+  base::MutexLock lock(p.mu);
   if (p.loaded != nullptr) {
     if (p.loaded->api.library == library) return p.loaded->api;
     return same_library(*p.loaded, library);

@@ -12,6 +12,20 @@
 namespace strata::cluster {
 namespace {
 
+// An FDBTransaction, destroyed with its owner (on every path, throws included).
+class TransactionHandle {
+ public:
+  TransactionHandle(const FdbApi& api, FDBTransaction* tr) : api_(api), tr_(tr) {}
+  ~TransactionHandle() { api_.transaction_destroy(tr_); }
+  TransactionHandle(const TransactionHandle&) = delete;
+  TransactionHandle& operator=(const TransactionHandle&) = delete;
+  FDBTransaction* get() const { return tr_; }
+
+ private:
+  const FdbApi& api_;
+  FDBTransaction* tr_;
+};
+
 [[noreturn]] void refuse(const std::string& what) {
   throw Error(ErrorCode::invalid_argument, what);
 }
@@ -81,15 +95,16 @@ ClusterDatabase::~ClusterDatabase() { api_.database_destroy(db_); }
 
 Version ClusterDatabase::read_version() const {
   check_may_block("committed_version");
-  FDBTransaction* tr = nullptr;
-  if (const fdb_error_t e = api_.database_create_transaction(db_, &tr)) throw_fdb(api_, e);
-  Future f(api_, api_.transaction_get_read_version(tr));
-  const fdb_error_t e = f.wait_code();
+  FDBTransaction* raw = nullptr;
+  if (const fdb_error_t e = api_.database_create_transaction(db_, &raw)) throw_fdb(api_, e);
+  const TransactionHandle tr(api_, raw);
   std::int64_t version = 0;
-  const fdb_error_t g = e != 0 ? e : api_.future_get_int64(f.get(), &version);
-  f.reset();
-  api_.transaction_destroy(tr);
-  if (g != 0) throw_fdb(api_, g, "reading the cluster's version");
+  {
+    const Future f(api_, api_.transaction_get_read_version(tr.get()));  // before tr goes
+    const fdb_error_t e = f.wait_code();
+    const fdb_error_t g = e != 0 ? e : api_.future_get_int64(f.get(), &version);
+    if (g != 0) throw_fdb(api_, g, "reading the cluster's version");
+  }
   return version;
 }
 

@@ -2,6 +2,7 @@
 #include "cluster/cluster_transaction.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "base/deadline.hpp"
@@ -97,10 +98,9 @@ ClusterTransaction::ClusterTransaction(std::shared_ptr<ClusterDatabase> db)
 
 ClusterTransaction::~ClusterTransaction() {
   {
-    std::unique_lock lock(async_->mu);
-    async_->cv.wait(lock, [&] {
-      return async_->in_flight == 0 || async_->running_on == std::this_thread::get_id();
-    });
+    Async& a = *async_;
+    base::MutexLock lock(a.mu);
+    while (a.in_flight != 0 && a.running_on != std::this_thread::get_id()) a.cv.wait(lock);
   }
   versionstamp_future_.reset();
   fail_watches(static_cast<int>(ErrorCode::transaction_cancelled));
@@ -554,8 +554,9 @@ void ClusterTransaction::commit_async(CommitCallback done) {
   versionstamp_future_ = Future(api_, api_.transaction_get_versionstamp(tr_));
   auto pending = std::make_unique<Pending>(Pending{this, std::move(done), async_});
   {
-    std::lock_guard lock(async_->mu);
-    ++async_->in_flight;
+    Async& a = *async_;
+    base::MutexLock lock(a.mu);
+    ++a.in_flight;
   }
   ended_ = ErrorCode::used_during_commit;
   FDBFuture* f = api_.transaction_commit(tr_);
@@ -572,9 +573,10 @@ void ClusterTransaction::commit_async(CommitCallback done) {
 }
 
 ClusterTransaction::InFlightDone::~InFlightDone() {
-  std::lock_guard lock(async->mu);
-  --async->in_flight;
-  async->cv.notify_all();
+  Async& a = *async;
+  base::MutexLock lock(a.mu);
+  --a.in_flight;
+  a.cv.notify_all();
 }
 
 void ClusterTransaction::on_commit_ready(FDBFuture* f, void* parameter) noexcept {
@@ -587,26 +589,36 @@ void ClusterTransaction::on_commit_ready(FDBFuture* f, void* parameter) noexcept
   api.future_destroy(f);
   std::thread::id before;
   {
-    std::lock_guard lock(async->mu);
-    before = std::exchange(async->running_on, std::this_thread::get_id());
+    Async& a = *async;
+    base::MutexLock lock(a.mu);
+    before = std::exchange(a.running_on, std::this_thread::get_id());
   }
   struct RestoreRunningOn {
-    Async& a;
-    std::thread::id before;
+    RestoreRunningOn(Async& async, std::thread::id id) : a(async), before(id) {}
+    RestoreRunningOn(const RestoreRunningOn&) = delete;
+    RestoreRunningOn& operator=(const RestoreRunningOn&) = delete;
     ~RestoreRunningOn() {
-      std::lock_guard lock(a.mu);
+      base::MutexLock lock(a.mu);
       a.running_on = before;
     }
-  } restore{*async, before};
-  // `done` may destroy the transaction: nothing of `t` is used after it.
+    Async& a;
+    std::thread::id before;
+  } restore(*async, before);
+  // `done` may destroy the transaction: nothing of `t` is used after it. Recording the
+  // outcome and building its error may throw (out of memory): that reaches `done` as the
+  // commit's error rather than unwinding into FoundationDB's C code.
   const CommitCallback done = std::move(pending->done);
-  t.record_commit(code);
-  if (code == 0) {
-    done(nullptr);
-  } else {
-    const Error error = t.commit_error(code);
-    done(&error);
+  std::optional<Error> error;
+  try {
+    t.record_commit(code);
+    if (code != 0) error.emplace(t.commit_error(code));
+  } catch (const Error& e) {
+    error.emplace(e);
+  } catch (...) {
+    error.emplace(code != 0 ? static_cast<ErrorCode>(code) : ErrorCode::internal_error,
+                  std::string());
   }
+  done(error ? &*error : nullptr);
 }
 
 Version ClusterTransaction::committed_version() const {

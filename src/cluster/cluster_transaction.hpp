@@ -18,10 +18,8 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +28,8 @@
 
 #include "strata/transaction.hpp"
 
+#include "base/mutex.hpp"
+#include "base/thread_annotations.hpp"
 #include "cluster/client.hpp"
 #include "cluster/future.hpp"
 
@@ -94,10 +94,10 @@ class ClusterTransaction {
   // What a commit_async in flight shares with its callback; outlives the transaction when
   // the callback destroys it.
   struct Async {
-    std::mutex mu;
-    std::condition_variable cv;
-    int in_flight = 0;           // guarded by mu
-    std::thread::id running_on;  // guarded by mu: the thread inside `done`
+    base::Mutex mu;
+    base::CondVar cv;
+    int in_flight GUARDED_BY(mu) = 0;
+    std::thread::id running_on GUARDED_BY(mu);  // the thread inside `done`
   };
   // Ends one commit_async in flight (and wakes the destructor) when it goes.
   struct InFlightDone {
@@ -106,7 +106,7 @@ class ClusterTransaction {
   };
   struct Pending;  // one commit_async: the transaction, the callback, the future
   // The commit future's callback, called by FoundationDB's C code: noexcept, as no
-  // exception may unwind through it.
+  // exception may unwind through it; what fails in it reaches `done` as the commit's error.
   static void on_commit_ready(FDBFuture* f, void* parameter) noexcept;
 
   using Clock = std::chrono::steady_clock;

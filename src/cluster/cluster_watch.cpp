@@ -20,8 +20,7 @@ struct ClusterWatch::State {
   // Moves a pending watch to `s` (no-op once final): under the lock, the status and error
   // are set and the listeners taken; then the listeners run, on this thread, outside the
   // lock, and only then is the watch settled and its waiters woken, so a waiter returns
-  // once every listener registered before the watch finished has run (as in process,
-  // where they run inside the commit or cancel() that finishes it). A listener finds the
+  // once every listener registered before the watch finished has run. A listener finds the
   // outcome already visible to its own thread (wait_for(0) tells it, and wait() returns),
   // and one added meanwhile runs at once in on_ready. A listener that throws skips those
   // after it; the watch settles all the same.

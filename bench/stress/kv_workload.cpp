@@ -94,8 +94,5 @@ RunResult run_kv_cycle(RunContext<Api>& ctx) {
 }
 
 template RunResult run_kv_cycle(RunContext<CppApi>&);
-#if STRATA_STRESS_FDB_C
-template RunResult run_kv_cycle(RunContext<CApi>&);
-#endif
 
 }  // namespace stress

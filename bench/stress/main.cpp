@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "round_trip_probe.hpp"
 #include "runner.hpp"
 #include "workloads.hpp"
+#include <unistd.h>
 
 namespace stress {
 namespace {
@@ -44,13 +46,31 @@ std::vector<RunResult> run_cpp(const StressOptions& o) {
   return run_workloads<CppApi>(db, o);
 }
 
-#if STRATA_STRESS_FDB_C
-std::vector<RunResult> run_c(const StressOptions& o) {
-  fdbc::Network network;  // before the database, stopped and joined after it
-  fdbc::Database db(o.path);
-  return run_workloads<CApi>(db, o);
+// The client library --api c loads by default: the build tree's libfdb_c.so.
+std::string client_library(const StressOptions& o) {
+  return o.client_library.empty() ? std::string(STRATA_STRESS_FDB_C_LIBRARY) : o.client_library;
 }
-#endif
+
+// --api c without --cluster-file: a cluster file for the client library's own database,
+// "strata:DIR" with --path, else one of FoundationDB's form (its in-memory database).
+std::string own_cluster_file(const StressOptions& o) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string file = std::string(tmp != nullptr ? tmp : "/tmp") + "/strata-stress-" +
+                     std::to_string(::getpid()) + ".cluster";
+  std::ofstream(file) << (o.path.empty() ? std::string("strata_stress:stress@127.0.0.1:4500")
+                                         : "strata:" + o.path)
+                      << "\n";
+  return file;
+}
+
+std::vector<RunResult> run_c(const StressOptions& o) {
+  strata::Options db_options;
+  db_options.cluster_file = o.cluster_file.empty() ? own_cluster_file(o) : o.cluster_file;
+  db_options.client_library = client_library(o);
+  strata::Database db = strata::Database::open(db_options);
+  if (o.cluster_file.empty()) std::filesystem::remove(db_options.cluster_file);
+  return run_workloads<CppApi>(db, o);
+}
 
 }  // namespace
 }  // namespace stress
@@ -63,11 +83,7 @@ int main(int argc, char** argv) {
   open_or_exit(csv, o.csv);
   const std::string started = now_utc();
   bool split = false;  // producer/consumer workloads need two clients
-  bool queues = false;
-  for (const auto& w : o.workloads) {
-    split |= w == "queue" || w == "pqueue";
-    queues |= w != "kv";
-  }
+  for (const auto& w : o.workloads) split |= w == "queue" || w == "pqueue";
   if (split && o.clients < 2) {
     std::fprintf(stderr, "strata-stress: queue and pqueue need --clients 2 or more\n");
     return 2;
@@ -75,21 +91,19 @@ int main(int argc, char** argv) {
   const bool c_api = o.api == ClientApi::c;
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g s", o.seconds);  // "4 s", not "4.000000 s"
+  const std::string where = !o.cluster_file.empty() ? "cluster (" + o.cluster_file + ")"
+                            : o.path.empty()        ? std::string("in-memory")
+                                                    : "durable (" + o.path + ")";
   std::printf(
       "strata-stress: %d clients, %s per run, %zu-byte values, %s database, API %s\n", o.clients,
-      o.ops ? (std::to_string(o.ops) + " ops").c_str() : seconds, o.value_size,
-      o.path.empty() ? "in-memory" : ("durable (" + o.path + ")").c_str(),
-      c_api ? "c (FoundationDB C API, libfdb_c.so, API version 720)" : "cpp (strata C++ API)");
+      o.ops ? (std::to_string(o.ops) + " ops").c_str() : seconds, o.value_size, where.c_str(),
+      c_api ? ("c (strata's C++ API over FoundationDB's C API, " + client_library(o) + ")").c_str()
+            : "cpp (strata C++ API)");
   if (split && o.max_in_flight > 0) {
     std::printf("strata-stress: queue producers wait while %lld items are in flight\n",
                 static_cast<long long>(o.max_in_flight));
   } else if (split) {
     std::printf("strata-stress: queue producers run unbounded; consumers drain after them\n");
-  }
-  if (c_api && queues && o.contention == Contention::both) {
-    std::printf(
-        "strata-stress: --api c runs the queues' simple mode only (the C recipes have no "
-        "high-contention mode)\n");
   }
 
   // Installed for the whole run and never removed: it outlives every pop.
@@ -102,11 +116,7 @@ int main(int argc, char** argv) {
 
   std::vector<RunResult> results;
   try {
-#if STRATA_STRESS_FDB_C
     results = c_api ? run_c(o) : run_cpp(o);
-#else
-    results = run_cpp(o);
-#endif
   } catch (const std::exception& e) {  // the database did not open, or a setup step failed
     std::fflush(stdout);
     std::fprintf(stderr, "strata-stress: %s\n", e.what());

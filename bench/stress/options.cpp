@@ -21,11 +21,11 @@ checker's record of every delivered queue item (24 bytes an item) and the latenc
 histograms (58 KiB per client, whatever the run's length).)";
 
 constexpr const char* kApiHelp =
-    "cpp (default): strata's C++ API and recipes; c: FoundationDB's C API in libfdb_c.so "
-    "(API version 720), with the recipes rewritten over it (bench/stress/fdb_c_recipes.hpp; "
-    "same keys). The database then lives inside libfdb_c.so (in memory, or \"strata:DIR\" "
-    "with --path). The C recipes have the simple mode only: --high-contention both runs "
-    "just the simple mode (and says so), --high-contention on is refused";
+    "cpp (default): strata's C++ API and recipes on an in-process database; c: the same C++ "
+    "API and recipes on a cluster database, through FoundationDB's C API loaded at run time "
+    "(docs/cluster.md): the build tree's libfdb_c.so unless --client-library says otherwise, "
+    "whose own database (in memory, or \"strata:DIR\" with --path) stands in for the "
+    "cluster unless --cluster-file names one";
 
 std::vector<std::string> split_workloads(const std::string& list) {
   std::vector<std::string> out;
@@ -95,6 +95,15 @@ StressOptions parse_options(int argc, char** argv) {
   app.add_option("--csv", o.csv, "also write the results as CSV, one row per run")
       ->type_name("FILE");
   app.add_option("--api", api, kApiHelp)->type_name("API")->check(bench::one_of({"cpp", "c"}));
+  app.add_option("--cluster-file", o.cluster_file,
+                 "run on the FoundationDB cluster this cluster file names (implies --api c; "
+                 "not with --path); the keys of earlier runs there, under (\"stress\", ...), "
+                 "are cleared")
+      ->type_name("FILE");
+  app.add_option("--client-library", o.client_library,
+                 "--api c: the libfdb_c.so to load (default: the build tree's, or libfdb_c.so "
+                 "from the loader's search path in a build without it)")
+      ->type_name("FILE");
   app.add_option("--round-trip-us", o.round_trip_us,
                  "simulate a networked client: every pop transaction of the C++ recipes (both "
                  "modes) waits N microseconds between its reads and its commit, so consumers' "
@@ -107,19 +116,12 @@ StressOptions parse_options(int argc, char** argv) {
     o.contention = contention == "on"    ? Contention::high
                    : contention == "off" ? Contention::simple
                                          : Contention::both;
-    o.api = api == "c" ? ClientApi::c : ClientApi::cpp;
-    if (o.api == ClientApi::c && o.round_trip_us > 0) {
-      throw CLI::ValidationError("--round-trip-us applies to the C++ recipes only (--api cpp)");
+    o.api = api == "c" || !o.cluster_file.empty() ? ClientApi::c : ClientApi::cpp;
+    if (!o.cluster_file.empty() && !o.path.empty()) {
+      throw CLI::ValidationError("--cluster-file and --path name two databases; give one");
     }
-    if (o.api == ClientApi::c) {
-#if !STRATA_STRESS_FDB_C
-      throw CLI::ValidationError(
-          "--api c needs libfdb_c, which this build leaves out (STRATA_BUILD_FDB_C=OFF)");
-#endif
-      if (o.contention == Contention::high) {
-        throw CLI::ValidationError(
-            "--api c runs the simple recipes only; --high-contention on needs --api cpp");
-      }
+    if (!o.client_library.empty() && o.api != ClientApi::c) {
+      throw CLI::ValidationError("--client-library applies to --api c only");
     }
   });
   return o;

@@ -8,7 +8,8 @@
 namespace stress {
 
 enum class Contention { simple, high, both };
-// Which client API the workloads go through.
+// Where the workloads' database is: in process (cpp), or on a cluster through FoundationDB's
+// C API (c).
 enum class ClientApi { cpp, c };
 
 struct StressOptions {
@@ -23,7 +24,9 @@ struct StressOptions {
   std::string json;  // write the results here too, as JSON
   std::string csv;   // and here as CSV
   ClientApi api = ClientApi::cpp;
-  int round_trip_us = 0;                // simulated client round trip inside each C++ recipe pop
+  std::string cluster_file;    // --api c: the cluster; empty: the client library's own database
+  std::string client_library;  // --api c: the libfdb_c.so; empty: the build tree's
+  int round_trip_us = 0;       // simulated client round trip inside each C++ recipe pop
   std::int64_t max_in_flight = 10'000;  // queue runs: producers wait beyond; 0: no bound
 };
 

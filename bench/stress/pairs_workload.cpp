@@ -86,8 +86,5 @@ RunResult run_pairs(RunContext<Api>& ctx, bool priority) {
 }
 
 template RunResult run_pairs(RunContext<CppApi>&, bool);
-#if STRATA_STRESS_FDB_C
-template RunResult run_pairs(RunContext<CApi>&, bool);
-#endif
 
 }  // namespace stress

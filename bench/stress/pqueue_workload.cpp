@@ -184,8 +184,5 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
 }
 
 template RunResult run_priority_queue(RunContext<CppApi>&);
-#if STRATA_STRESS_FDB_C
-template RunResult run_priority_queue(RunContext<CApi>&);
-#endif
 
 }  // namespace stress

@@ -172,8 +172,5 @@ RunResult run_queue(RunContext<Api>& ctx) {
 }
 
 template RunResult run_queue(RunContext<CppApi>&);
-#if STRATA_STRESS_FDB_C
-template RunResult run_queue(RunContext<CApi>&);
-#endif
 
 }  // namespace stress

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <fstream>
 #include <string>
-#include <type_traits>
 
 #include "progress.hpp"
 #include "workloads.hpp"
@@ -33,10 +32,9 @@ bool reset_peak_rss() {
 
 template <class Api>
 std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOptions& o) {
-  constexpr bool kSimpleOnly = !std::is_same_v<Api, CppApi>;
   std::vector<bool> modes;
   if (o.contention != Contention::high) modes.push_back(false);
-  if (o.contention != Contention::simple && !kSimpleOnly) modes.push_back(true);
+  if (o.contention != Contention::simple) modes.push_back(true);
   std::vector<RunResult> results;
   // A durable database may hold an earlier process's runs (one interrupted, or with the
   // same seed and so the same run ids): every run starts from an empty subspace, or its
@@ -65,7 +63,7 @@ std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOpt
           r = run_pairs(ctx, w == "pqueue-pairs");
       }
       r.name = name;
-      r.api = Api::kName;
+      r.api = o.api == ClientApi::c ? "c" : Api::kName;
       r.conflicts = conflicts(db) - conflicts_before;
       r.peak_rss_kib = rss_kib("VmHWM:");  // the run's peak, its verification included
       std::printf("%-20s done: %llu ops, %s\n", name.c_str(),
@@ -78,8 +76,5 @@ std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOpt
 }
 
 template std::vector<RunResult> run_workloads<CppApi>(strata::Database&, const StressOptions&);
-#if STRATA_STRESS_FDB_C
-template std::vector<RunResult> run_workloads<CApi>(fdbc::Database&, const StressOptions&);
-#endif
 
 }  // namespace stress

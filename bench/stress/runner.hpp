@@ -9,8 +9,7 @@
 
 namespace stress {
 
-// Instantiated for CppApi and (with libfdb_c) CApi, see apis.hpp. With CApi only the
-// simple mode runs, whatever o.contention says.
+// Instantiated for CppApi (apis.hpp), whichever database `db` is.
 template <class Api>
 std::vector<RunResult> run_workloads(typename Api::Database& db, const StressOptions& o);
 

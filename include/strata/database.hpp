@@ -23,6 +23,9 @@ namespace strata {
 namespace engine {
 class DatabaseImpl;
 }  // namespace engine
+namespace cluster {
+class ClusterDatabase;
+}  // namespace cluster
 
 enum class Durability {
   none,      // no log: the directory holds checkpoints only, written on close and by
@@ -60,6 +63,20 @@ struct Options {
   // too_many_watches (1032). 0 .. 1,000,000 (FoundationDB's ceiling), else open() throws
   // invalid_argument (9003).
   std::size_t max_watches = 10'000;
+  // A FoundationDB cluster instead of a strata store (docs/cluster.md): its cluster file.
+  // Non-empty: open() loads FoundationDB's client library at run time (client_library;
+  // empty: libfdb_c.so from the loader's search path), starts its network thread once
+  // per process (stopped at exit), and opens the cluster; every call then goes through
+  // FoundationDB's C API (API version 730, or the library's newest from 710 on), and its
+  // errors keep FoundationDB's numbers. With path also set: invalid_argument (9003). A
+  // library that cannot be loaded, or lacks a function: client_library_unavailable
+  // (9014); one older than API 710: api_version_not_supported (2203); a second library
+  // in one process: client_invalid_operation (2000). On a cluster, durability,
+  // mvcc_window, keep_mvcc_window and checkpoint_log_bytes are the cluster's (checked as
+  // in process, then unused); the transaction defaults and max_watches become
+  // FoundationDB's database options.
+  std::filesystem::path cluster_file{};
+  std::filesystem::path client_library{};
 };
 
 // Counters since open (monotonic; read with relaxed ordering, so a snapshot of several
@@ -119,13 +136,17 @@ class Database {
     }
   }
 
-  // The newest committed (and visible) version.
+  // The newest committed (and visible) version. On a cluster: a read version fresh from
+  // it, which is at least every version committed before the call.
   [[nodiscard]] Version committed_version() const;
   // The newest version recovered when this database was opened: 0 for an in-memory or a
   // new database. Every commit made through this opening is newer. Work recorded at or
   // below it was left by an earlier opening, whose threads are gone (the high-contention
-  // recipes withdraw such pop requests rather than serve them).
+  // recipes withdraw such pop requests rather than serve them). On a cluster: 0, as the
+  // cluster outlives every client and no client knows which others are gone.
   [[nodiscard]] Version opened_version() const;
+  // On a cluster: what this handle (and its copies) saw, commits and conflicts; batches
+  // and checkpoint_failures are the cluster's and read 0.
   [[nodiscard]] DatabaseStats stats() const;
   // On disk: writes a checkpoint of every commit published so far (nothing if the last
   // checkpoint has them all), on the database's checkpoint thread, and returns when it is
@@ -134,12 +155,13 @@ class Database {
   // Durability::none this is how a program makes its commits durable, and learns whether
   // they are, before it closes: a checkpoint that fails when the last handle goes cannot be
   // reported, and loses the commits made since the last one that succeeded. In memory:
-  // nothing to do.
+  // nothing to do. On a cluster: nothing to do (FoundationDB makes every commit durable
+  // before acknowledging it).
   void checkpoint();
 
   // Whether the database lives in a directory (Options::path given): its commits reach its
   // files, and commit_async may call back on the thread that leads a batch. False in
-  // memory.
+  // memory. On a cluster: true (FoundationDB makes each commit durable before it answers).
   [[nodiscard]] bool durable() const;
   // Blocks until a commit has published `version` (true), or until `deadline` passes or
   // `stop()` returns true (false, unless the version arrived meanwhile). For a reader at a
@@ -147,7 +169,9 @@ class Database {
   // version they have not yet seen (libfdb_c.so waits so, for at most 1 s). `stop` is
   // called with a lock of the database's held, and must not use the database; a thread
   // that makes it true then calls wake_version_waiters(). No thread polls: waiters sleep
-  // until a commit, their deadline or a wake.
+  // until a commit, their deadline or a wake. On a cluster both throw
+  // client_invalid_operation (2000): there a reader sets its read version and reads, and
+  // the storage servers wait for the version (docs/cluster.md).
   bool wait_for_version(Version version, std::chrono::steady_clock::time_point deadline,
                         const std::function<bool()>& stop) const;
   // Wakes every wait_for_version of this database to call its `stop` again.
@@ -155,8 +179,11 @@ class Database {
 
  private:
   explicit Database(std::shared_ptr<engine::DatabaseImpl> impl) : impl_(std::move(impl)) {}
+  explicit Database(std::shared_ptr<cluster::ClusterDatabase> cluster);
   Transaction borrowing_transaction();  // run()'s: see there
+  // One of the two is set: impl_ in process, cluster_ on a cluster (neither: moved from).
   std::shared_ptr<engine::DatabaseImpl> impl_;
+  std::shared_ptr<cluster::ClusterDatabase> cluster_;
 };
 
 }  // namespace strata

@@ -42,6 +42,7 @@ namespace strata {
   X(transaction_too_large, 2101, false, "Transaction exceeds byte limit")                          \
   X(key_too_large, 2102, false, "Key length exceeds limit")                                        \
   X(value_too_large, 2103, false, "Value length exceeds limit")                                    \
+  X(api_version_not_supported, 2203, false, "API version is not supported")                        \
   X(internal_error, 4100, false, "An internal error occurred")                                     \
   X(invalid_tuple, 9001, false, "Malformed packed tuple")                                          \
   X(key_not_in_subspace, 9002, false, "Key is not in the subspace")                                \
@@ -49,7 +50,8 @@ namespace strata {
   X(io_error, 9010, false, "I/O operation on a database file failed")                              \
   X(corrupt_data, 9011, false, "A database file is corrupt")                                       \
   X(database_locked, 9012, false, "The database directory is in use by another handle")            \
-  X(database_failed, 9013, false, "The database stopped after a failed write; reopen it")
+  X(database_failed, 9013, false, "The database stopped after a failed write; reopen it")          \
+  X(client_library_unavailable, 9014, false, "FoundationDB's client library could not be loaded")
 
 enum class ErrorCode : int {
 #define STRATA_ERROR_ENUM(name, number, retry, text) name = number,

@@ -32,6 +32,10 @@ namespace engine {
 class TransactionImpl;
 class WatchState;
 }  // namespace engine
+namespace cluster {
+class ClusterTransaction;
+class ClusterWatch;
+}  // namespace cluster
 
 struct RangeOptions {
   int limit = 0;         // the most rows to return; 0: no limit; negative: range_limits_invalid
@@ -96,12 +100,18 @@ class Watch {
   // commit, by the last copy's destructor or by the database's close, an exception from it
   // calls std::terminate; from cancel(), it skips the callbacks after it). An empty
   // `callback` throws invalid_argument (9003) and is not registered.
+  // On a cluster, callbacks run on FoundationDB's network thread, or in cancel(), and a
+  // waiter on another thread returns once those registered before the watch finished have
+  // run.
   void on_ready(std::function<void()> callback);
 
  private:
   friend class Transaction;  // makes watches
   explicit Watch(std::shared_ptr<engine::WatchState> state);
+  explicit Watch(std::shared_ptr<cluster::ClusterWatch> cluster);
+  // One of the two is set: state_ in process, cluster_ on a cluster (neither: moved from).
   std::shared_ptr<engine::WatchState> state_;
+  std::shared_ptr<cluster::ClusterWatch> cluster_;
 };
 
 // Reads through a transaction that add no read conflict ranges. They still see the
@@ -118,8 +128,10 @@ class ReadView {
 
  private:
   friend class Transaction;
-  explicit ReadView(engine::TransactionImpl* impl) : impl_(impl) {}
+  ReadView(engine::TransactionImpl* impl, cluster::ClusterTransaction* cluster)
+      : impl_(impl), cluster_(cluster) {}
   engine::TransactionImpl* impl_;
+  cluster::ClusterTransaction* cluster_;
 };
 
 // What on_error does about an error, decided without waiting (Transaction::retry_step).
@@ -170,7 +182,7 @@ class Transaction {
   bool get(std::string_view key, std::string& out);
   // Rows of [begin, end) in key order (or reverse). begin >= end returns nothing.
   // A read that stops at its limit conflicts only up to the last row returned, and says
-  // so in RangeResult::more.
+  // so in RangeResult::more (on a cluster: the C API's out_more for the last batch read).
   RangeResult get_range(std::string_view begin, std::string_view end, RangeOptions options = {});
   [[nodiscard]] RangeResult get_range(const KeyRange& range, RangeOptions options = {});
   // The rows get_range would return, with the same conflict range, passed to `visit` one
@@ -183,7 +195,7 @@ class Transaction {
   std::size_t visit_range(std::string_view begin, std::string_view end, RangeOptions options,
                           RowVisitorRef visit);
   std::size_t visit_range(const KeyRange& range, RangeOptions options, RowVisitorRef visit);
-  [[nodiscard]] ReadView snapshot() { return ReadView(impl_.get()); }
+  [[nodiscard]] ReadView snapshot() { return ReadView(impl_.get(), cluster_.get()); }
 
   // Writes, buffered until commit. Keys over 10,000 bytes throw key_too_large (2102),
   // values over 100,000 bytes value_too_large (2103), keys at or above "\xff" 2004,
@@ -315,6 +327,9 @@ class Transaction {
   // the retry count and the backoff. The size limit, read-your-writes, snapshot
   // read-your-writes and conflict reporting return to a new transaction's.
   // Throws client_invalid_operation (2000) only when called from a visit_range visitor.
+  // On a cluster it is FoundationDB's fdb_transaction_on_error, which sleeps the backoff
+  // before it answers: the call blocks for it and `delay` is 0; GiveUp::restart (the rule
+  // before API version 610) throws client_invalid_operation there (docs/cluster.md).
   [[nodiscard]] RetryStep retry_step(ErrorCode error, GiveUp give_up = GiveUp::cancel);
   // What has ended this transaction early: transaction_timed_out (1031) once its timeout
   // has passed, transaction_cancelled (1025) after cancel() or an on_error that gave up,
@@ -357,7 +372,10 @@ class Transaction {
   friend class ReadView;
   friend class Database;  // makes transactions
   explicit Transaction(std::unique_ptr<engine::TransactionImpl> impl);
+  explicit Transaction(std::unique_ptr<cluster::ClusterTransaction> cluster);
+  // One of the two is set: impl_ in process, cluster_ on a cluster (neither: moved from).
   std::unique_ptr<engine::TransactionImpl> impl_;
+  std::unique_ptr<cluster::ClusterTransaction> cluster_;
 };
 
 }  // namespace strata

@@ -1,6 +1,8 @@
 // The network thread and the fdb_*_network entry points.
 #include "fdb_c/network.hpp"
 
+#include <optional>
+
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/options.hpp"
@@ -25,9 +27,16 @@ fdb_error_t Network::run() {
   if (state_ != State::set_up) return kNetworkCannotBeRestarted;
   state_ = State::running;
   thread_ = std::this_thread::get_id();
-  while (!stop_requested_) {
+  std::optional<Clock::time_point> drain_until;  // set once a stop is asked for
+  for (;;) {
+    // Once stopping, every timer is due: its future completes now, and the callbacks that
+    // brings are queued behind the others. The queue runs until it is empty, for
+    // kStopDrain at most: callbacks that keep queueing more are dropped after that, so
+    // that a stop always ends.
     auto now = Clock::now();
-    while (!timers_.empty() && timers_.begin()->first <= now) {
+    if (stop_requested_ && !drain_until) drain_until = now + kStopDrain;
+    if (drain_until && now >= *drain_until) break;
+    while (!timers_.empty() && (stop_requested_ || timers_.begin()->first <= now)) {
       tasks_.push_back(std::move(timers_.begin()->second));
       timers_.erase(timers_.begin());
     }
@@ -39,6 +48,7 @@ fdb_error_t Network::run() {
       lock.lock();
       continue;
     }
+    if (stop_requested_) break;  // nothing queued is left behind
     if (timers_.empty()) {
       cv_.wait(lock);
     } else {
@@ -46,7 +56,7 @@ fdb_error_t Network::run() {
     }
   }
   state_ = State::stopped;
-  // Queued work never runs now; drop it outside the lock (a task may own resources).
+  // What was left queued never runs: dropped outside the lock (a task may own resources).
   auto tasks = std::move(tasks_);
   auto timers = std::move(timers_);
   auto hooks = hooks_;
@@ -75,7 +85,7 @@ fdb_error_t Network::add_completion_hook(void (*hook)(void*), void* parameter) {
 void Network::post(std::function<void()> task) {
   {
     base::MutexLock lock(mu_);
-    if (state_ == State::stopped || stop_requested_) return;
+    if (state_ == State::stopped) return;
     tasks_.push_back(std::move(task));
   }
   cv_.notify_all();
@@ -84,7 +94,7 @@ void Network::post(std::function<void()> task) {
 void Network::post_at(Clock::time_point when, std::function<void()> task) {
   {
     base::MutexLock lock(mu_);
-    if (state_ == State::stopped || stop_requested_) return;
+    if (state_ == State::stopped) return;
     timers_.emplace(when, std::move(task));
   }
   cv_.notify_all();

@@ -6,7 +6,12 @@
 // the order they were queued, and fire timers (on_error backoff).
 //
 // Lifecycle: setup once, run once (blocking until stop), stop once. Tasks queued before
-// run wait for it; tasks queued after stop never run.
+// run wait for it. Stopping runs what is queued first, and fires the pending timers at
+// once, so that every callback of a future that became ready before run returns is called
+// (a callback's parameter is often the only owner of what it frees): run returns once
+// the queue is empty, including tasks those tasks queued, or after kStopDrain of them
+// (callbacks that keep queueing more are then dropped, unrun). Tasks queued after run
+// returned never run.
 //
 // Thread safety: every method may be called from any thread. The instance is never
 // destroyed (a binding's network thread may outlive static destructors at exit).
@@ -47,6 +52,8 @@ class Network {
 
  private:
   enum class State { idle, set_up, running, stopped };
+  // How long a stopping network runs what is still queued (see run()).
+  static constexpr std::chrono::seconds kStopDrain{1};
   Network() = default;
 
   mutable base::Mutex mu_;

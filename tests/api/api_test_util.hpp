@@ -15,6 +15,7 @@
 #include "strata/transaction.hpp"
 
 #include "support/sanitizers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata::apitest {
 
@@ -40,7 +41,7 @@ inline void put_all(Database& db, const Store& rows) {
 // Everything readable, in a fresh transaction.
 // A database holding a1 a2 a3 b1 b2 (values "v" + key).
 inline Database five_rows() {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"a1", "va1"}, {"a2", "va2"}, {"a3", "va3"}, {"b1", "vb1"}, {"b2", "vb2"}});
   return db;
 }

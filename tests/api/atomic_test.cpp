@@ -15,6 +15,7 @@
 #include "strata/strata.hpp"
 
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -55,7 +56,7 @@ TEST(Int64Operand, ShorterValuesAreZeroExtendedAndLongerOnesRefused) {
 }
 
 TEST(AtomicOps, AtomicAddKeepsACounter) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.atomic_add("n", 5); });
   db.run([](Transaction& tr) { tr.atomic_add("n", -7); });
   EXPECT_EQ(db.run([](Transaction& tr) { return int64_value(*tr.get("n")); }), -2);
@@ -66,7 +67,7 @@ TEST(AtomicOps, AtomicAddKeepsACounter) {
 }
 
 TEST(AtomicOps, ReadAfterAtomicOpAppliesItToTheStoredValue) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.set("n", le64(5)); });
   db.run([](Transaction& tr) {
     tr.atomic_op(MutationType::add, "n", le64(2));
@@ -77,7 +78,7 @@ TEST(AtomicOps, ReadAfterAtomicOpAppliesItToTheStoredValue) {
 }
 
 TEST(AtomicOps, ReadOfAPendingAtomicOpAddsAReadConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::add, "n", le64(1));
   (void)tr.get("n");  // depends on the stored value
@@ -86,7 +87,7 @@ TEST(AtomicOps, ReadOfAPendingAtomicOpAddsAReadConflict) {
 }
 
 TEST(AtomicOps, BlindAtomicOpsNeverConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction a = db.create_transaction();
   Transaction b = db.create_transaction();
   (void)a.read_version();
@@ -99,7 +100,7 @@ TEST(AtomicOps, BlindAtomicOpsNeverConflict) {
 }
 
 TEST(AtomicOps, AtomicOpAfterSetFoldsIntoTheKnownValue) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) {
     tr.set("k", "ab");
     tr.atomic_op(MutationType::append_if_fits, "k", "cd");
@@ -109,14 +110,14 @@ TEST(AtomicOps, AtomicOpAfterSetFoldsIntoTheKnownValue) {
 }
 
 TEST(AtomicOps, CompareAndClearRemovesTheKeyOnMatch) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.set("c", le64(0)); });
   db.run([](Transaction& tr) { tr.atomic_op(MutationType::compare_and_clear, "c", le64(0)); });
   EXPECT_EQ(db.run([](Transaction& tr) { return tr.get("c"); }), std::nullopt);
 }
 
 TEST(AtomicOps, OversizeOperandIsRejected) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.atomic_op(MutationType::add, "k", std::string(100'001, 'x')); },
               ThrowsCode(ErrorCode::value_too_large));
@@ -125,7 +126,7 @@ TEST(AtomicOps, OversizeOperandIsRejected) {
 // FoundationDB's Increment workload: two blind adds per transaction, one in each half of
 // the key space. The halves' sums stay equal, and no transaction ever conflicts.
 TEST(AtomicOps, IncrementWorkloadBalancesAndNeverConflicts) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   constexpr int kThreads = 8, kTxns = 1000, kKeys = 20;
   std::atomic<int> conflicts{0};
   std::vector<std::thread> threads;
@@ -175,7 +176,7 @@ std::string stamped_key(std::string_view prefix) {
 }
 
 TEST(Versionstamp, KeyGetsTheCommitsStamp) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("log/"), "v");
   tr.commit();
@@ -188,7 +189,7 @@ TEST(Versionstamp, KeyGetsTheCommitsStamp) {
 }
 
 TEST(Versionstamp, ValueGetsTheCommitsStamp) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   std::string param = "id:" + std::string(10, '\0') + std::string("\x03\x00\x00\x00", 4);
   tr.atomic_op(MutationType::set_versionstamped_value, "k", param);
@@ -197,7 +198,7 @@ TEST(Versionstamp, ValueGetsTheCommitsStamp) {
 }
 
 TEST(Versionstamp, StampedKeysFromConcurrentCommitsSortInCommitOrder) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   constexpr int kThreads = 8, kEach = 300;
   std::vector<std::vector<std::pair<std::string, std::string>>> stamps(kThreads);
   std::vector<std::thread> threads;
@@ -229,7 +230,7 @@ TEST(Versionstamp, StampedKeysFromConcurrentCommitsSortInCommitOrder) {
 }
 
 TEST(Versionstamp, OffsetThatLeavesNoRoomIsRejected) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   std::string bad = "abc" + std::string("\x00\x00\x00\x00", 4);  // 10 bytes at 0 don't fit
   EXPECT_THAT([&] { tr.atomic_op(MutationType::set_versionstamped_key, bad, "v"); },
@@ -239,7 +240,7 @@ TEST(Versionstamp, OffsetThatLeavesNoRoomIsRejected) {
 }
 
 TEST(Versionstamp, PendingStampedKeysAndValuesAreUnreadable) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "v");
   EXPECT_THAT([&] { (void)tr.get_range("s/", "s0"); }, ThrowsCode(ErrorCode::accessed_unreadable));
@@ -253,7 +254,7 @@ TEST(Versionstamp, PendingStampedKeysAndValuesAreUnreadable) {
 // operation after set_versionstamped_value works on the stamped value, and the key stays
 // unreadable (FoundationDB: fdbclient/WriteMap.h, "mutate"): the stamped value is not dropped.
 TEST(Versionstamp, AtomicOpAfterAStampedValueWorksOnTheStampedValue) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.set("k", "old"); });
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_value, "k",
@@ -269,7 +270,7 @@ TEST(Versionstamp, AtomicOpAfterAStampedValueWorksOnTheStampedValue) {
 // inside the cleared range (FoundationDB applies a transaction's mutations in order), and
 // makes the cleared range readable again (FoundationDB: fdbclient/WriteMap.h, "clear").
 TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.set("s/old", "x"); });
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_key, stamped_key("s/"), "v");
@@ -312,7 +313,7 @@ TEST(Versionstamp, ClearRangeAfterAStampedKeyClearsIt) {
 // transaction, even after a set of it; a clear makes it readable again (FoundationDB:
 // fdbclient/WriteMap.h, "Unreadable keys"; WriteMap "mutate" and "clear").
 TEST(Versionstamp, AKeyAStampMayWriteStaysUnreadableAfterASetButNotAfterAClear) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.atomic_op(MutationType::set_versionstamped_value, "k",
                std::string(10, '\0') + std::string("\x00\x00\x00\x00", 4));
@@ -331,7 +332,7 @@ TEST(Versionstamp, AKeyAStampMayWriteStaysUnreadableAfterASetButNotAfterAClear) 
 }
 
 TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
   (void)tr.get("x");
@@ -342,7 +343,7 @@ TEST(Versionstamp, BeforeCommitAndForReadOnlyTransactionsIsAnError) {
 // FoundationDB counts a versionstamped key's offset bytes against the key limit: the key
 // as passed, not the template, must fit in 10,000 bytes.
 TEST(Versionstamp, AStampedKeysOffsetCountsAgainstTheKeyLimit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   const std::string key = stamped_key(std::string(9'990, 'k'));  // template of 10,000 bytes
   ASSERT_EQ(key.size(), 10'004u);
@@ -353,7 +354,7 @@ TEST(Versionstamp, AStampedKeysOffsetCountsAgainstTheKeyLimit) {
 // FoundationDB's order of checks: the key's place (2004), the type, the key's size (2102),
 // the operand's size (2103), then a stamp's offset (2000).
 TEST(AtomicOps, ErrorsComeInFoundationDBsOrder) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT(
       [&] { tr.atomic_op(MutationType::add, std::string(10'001, 'k'), std::string(100'001, 'x')); },
@@ -374,7 +375,7 @@ TEST(AtomicOps, ErrorsComeInFoundationDBsOrder) {
 // Before the transaction has a read version, a stamped key makes unreadable every key its
 // stamp could make from the zero stamp up, as FoundationDB's (getVersionstampKeyRange).
 TEST(Versionstamp, AStampedKeyBeforeAnyReadIsUnreadableFromTheZeroStamp) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   const std::string low = "q/" + std::string(10, '\0');
   db.run([&](Transaction& tr) { tr.set(low, "stored"); });
   Transaction tr = db.create_transaction();
@@ -389,7 +390,7 @@ TEST(Versionstamp, AStampedKeyBeforeAnyReadIsUnreadableFromTheZeroStamp) {
 // key, not when it covers the key the stamp makes. Without read-your-writes the operations
 // go in order, so a later clear removes the key it covers.
 TEST(Versionstamp, ALaterClearRemovesAStampedKeyAsFoundationDBsWriteMapDoes) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.set("x", "1"); });  // a read version of at least 1
   // Above the lowest key "q/" 00x10 <offset>, below every stamp a commit can make.
   const std::string above_lowest = "q/" + std::string(7, '\0') + "\x01";

@@ -14,6 +14,7 @@
 #include "strata/transaction.hpp"
 
 #include "api/api_test_util.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -56,7 +57,7 @@ class ConflictReport : public ::testing::Test {
     return Error(ErrorCode::success, "");
   }
 
-  Database db_ = Database::open();
+  Database db_ = testing::open_database();
 };
 
 TEST_F(ConflictReport, NothingIsReportedUnlessAsked) {
@@ -170,7 +171,7 @@ TEST_F(ConflictReport, ManyReadsOneConflictIsNamedAmongTheRest) {
 // ---- The conflict sets ------------------------------------------------------------------
 
 TEST(ConflictSets, ReadConflictRangesAreMergedAndSortedAsFoundationDBsExample) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.add_read_conflict_key("foo");
   tr.add_read_conflict_range("bar/", "bar0");
@@ -179,7 +180,7 @@ TEST(ConflictSets, ReadConflictRangesAreMergedAndSortedAsFoundationDBsExample) {
 }
 
 TEST(ConflictSets, ReadsAddWhatTheyConflictOnAndSnapshotReadsNothing) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"a", "1"}, {"b", "2"}, {"c", "3"}});
   Transaction tr = db.create_transaction();
   (void)tr.snapshot().get("q");
@@ -191,7 +192,7 @@ TEST(ConflictSets, ReadsAddWhatTheyConflictOnAndSnapshotReadsNothing) {
 }
 
 TEST(ConflictSets, WriteConflictRangesCoverEveryKindOfWrite) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("s", "v");
   tr.clear("c");
@@ -210,7 +211,7 @@ TEST(ConflictSets, WriteConflictRangesCoverEveryKindOfWrite) {
 }
 
 TEST(ConflictSets, AVersionstampedKeyCoversEveryStampUntilCommitThenItsOwnKey) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   const std::string offset("\x01\x00\x00\x00", 4);  // the stamp at byte 1
   tr.atomic_op(MutationType::set_versionstamped_key, "p" + std::string(10, '\0') + "s" + offset,

@@ -13,6 +13,7 @@
 #include "strata/transaction.hpp"
 
 #include "api/api_test_util.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -23,7 +24,7 @@ using apitest::reader_conflicts_with;
 // k1..k5 exist. Every probe runs on a fresh copy of that data, so a probe's committed
 // write never changes what the next probe reads.
 Database five_keys() {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"k1", "1"}, {"k2", "2"}, {"k3", "3"}, {"k4", "4"}, {"k5", "5"}});
   return db;
 }

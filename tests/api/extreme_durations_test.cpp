@@ -14,6 +14,7 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -38,7 +39,7 @@ Options window(milliseconds w) {
 // such commit transaction_too_old, and Database::run retry it for ever.
 TEST(ExtremeDurations, TheLongestMvccWindowsAreNoLimit) {
   for (milliseconds w : kLongWindows) {
-    Database db = Database::open(window(w));
+    Database db = testing::open_database(window(w));
     Transaction first = db.create_transaction();
     EXPECT_EQ(first.get("k"), std::nullopt);
     first.set("k", "v");
@@ -60,7 +61,7 @@ TEST(ExtremeDurations, TheLongestKeptMvccWindowsKeepEveryVersion) {
   for (milliseconds w : kLongWindows) {
     Options o = window(w);
     o.keep_mvcc_window = true;
-    Database db = Database::open(o);
+    Database db = testing::open_database(o);
     db.run([](Transaction& tr) { tr.set("k", "old"); });
     const Version old = db.committed_version();
     for (int i = 0; i < 100; ++i) db.run([](Transaction& tr) { tr.set("k", "new"); });
@@ -72,7 +73,8 @@ TEST(ExtremeDurations, TheLongestKeptMvccWindowsKeepEveryVersion) {
 
 TEST(ExtremeDurations, MvccWindowsOfZeroAndBelowAreRefused) {
   for (milliseconds w : {milliseconds(0), milliseconds(-1), milliseconds::min()}) {
-    EXPECT_THAT([&] { (void)Database::open(window(w)); }, ThrowsCode(ErrorCode::invalid_argument))
+    EXPECT_THAT([&] { (void)testing::open_database(window(w)); },
+                ThrowsCode(ErrorCode::invalid_argument))
         << w.count();
   }
 }
@@ -80,7 +82,7 @@ TEST(ExtremeDurations, MvccWindowsOfZeroAndBelowAreRefused) {
 TEST(ExtremeDurations, TheLongestTransactionTimeoutsAreNoLimit) {
   Options o;
   o.transaction_timeout = milliseconds::max();
-  Database db = Database::open(o);
+  Database db = testing::open_database(o);
   db.run([](Transaction& tr) { tr.set("k", "v"); });
   Transaction tr = db.create_transaction();
   tr.set_timeout(milliseconds::max());
@@ -88,7 +90,7 @@ TEST(ExtremeDurations, TheLongestTransactionTimeoutsAreNoLimit) {
   tr.set("k", "w");
   EXPECT_NO_THROW(tr.commit());
   o.transaction_timeout = milliseconds::min();
-  EXPECT_THAT([&] { (void)Database::open(o); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([&] { (void)testing::open_database(o); }, ThrowsCode(ErrorCode::invalid_argument));
   Transaction t2 = db.create_transaction();
   EXPECT_THAT([&] { t2.set_timeout(milliseconds::min()); },
               ThrowsCode(ErrorCode::invalid_argument));
@@ -99,19 +101,19 @@ TEST(ExtremeDurations, TheLongestTransactionTimeoutsAreNoLimit) {
 TEST(ExtremeDurations, TheLongestMaximumRetryDelayStillRetries) {
   Options o;
   o.transaction_max_retry_delay = milliseconds::max();
-  Database db = Database::open(o);
+  Database db = testing::open_database(o);
   Transaction tr = db.create_transaction();
   tr.set_max_retry_delay(milliseconds::max());
   EXPECT_NO_THROW(tr.on_error(Error(ErrorCode::not_committed)));
   EXPECT_THAT([&] { tr.set_max_retry_delay(milliseconds::min()); },
               ThrowsCode(ErrorCode::invalid_argument));
   o.transaction_max_retry_delay = milliseconds::min();
-  EXPECT_THAT([&] { (void)Database::open(o); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([&] { (void)testing::open_database(o); }, ThrowsCode(ErrorCode::invalid_argument));
 }
 
 // A wait of no time, or less, reports the watch's state at once.
 TEST(ExtremeDurations, WatchWaitsOfTheMostNegativeDurationReturnAtOnce) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");
   tr.commit();

@@ -14,6 +14,7 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -22,7 +23,7 @@ using apitest::read_key;
 using testing::ThrowsCode;
 
 TEST(MovedFrom, TransactionThrowsClientInvalidOperation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction a = db.create_transaction();
   Transaction b = std::move(a);
   EXPECT_THAT([&] { (void)a.get("k"); }, ThrowsCode(ErrorCode::client_invalid_operation));
@@ -43,7 +44,7 @@ TEST(MovedFrom, TransactionThrowsClientInvalidOperation) {
 
 // run() commits its transaction after f returns: one f moved away must not be dereferenced.
 TEST(MovedFrom, RunWhoseBodyMovesItsTransactionOutThrows) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::optional<Transaction> escaped;
   EXPECT_THAT(
       [&] {
@@ -59,7 +60,7 @@ TEST(MovedFrom, RunWhoseBodyMovesItsTransactionOutThrows) {
 }
 
 TEST(MovedFrom, DatabaseThrowsClientInvalidOperation) {
-  Database a = Database::open();
+  Database a = testing::open_database();
   Database b = std::move(a);
   EXPECT_THAT([&] { (void)a.create_transaction(); },
               ThrowsCode(ErrorCode::client_invalid_operation));
@@ -76,7 +77,7 @@ TEST(MovedFrom, DatabaseThrowsClientInvalidOperation) {
 }
 
 TEST(MovedFrom, WatchThrowsClientInvalidOperation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Watch a = tr.watch("k");
   tr.commit();
@@ -96,7 +97,7 @@ TEST(MovedFrom, WatchThrowsClientInvalidOperation) {
 // nanoseconds, and unchecked it would land in the past and every operation would throw
 // transaction_timed_out at once.
 TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds::max());
   tr.set("k", "v");
@@ -105,7 +106,7 @@ TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
 
   Options options;
   options.transaction_timeout = std::chrono::milliseconds::max();
-  Database with_default = Database::open(options);
+  Database with_default = testing::open_database(options);
   EXPECT_NO_THROW(with_default.run([](Transaction& t) { t.set("k", "v"); }));
   EXPECT_EQ(read_key(with_default, "k"), "v");
 }
@@ -114,7 +115,7 @@ TEST(Timeouts, TransactionTimeoutOfMillisecondsMaxNeverExpires) {
 // -292 years) overflows the clock's nanoseconds: unchecked, UBSan would report it, and a
 // release build would wrap -10^13 ms to a deadline some 267 years ahead.
 TEST(Timeouts, WatchWaitForWithAHugeNegativeTimeoutReturnsAtOnce) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");
   tr.commit();

@@ -11,6 +11,7 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -26,7 +27,7 @@ int as_int(const std::optional<std::string>& v) { return v ? std::stoi(*v) : 0; 
 // Two increments read the same counter; the second to commit must fail, or one
 // increment is lost.
 TEST(Isolation, LostUpdate) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "counter", "0");
   Transaction tr1 = db.create_transaction();
   Transaction tr2 = db.create_transaction();
@@ -42,7 +43,7 @@ TEST(Isolation, LostUpdate) {
 // Invariant "at least one doctor on call": each transaction checks both and takes
 // itself off call. Disjoint write sets, overlapping read sets: the second must fail.
 TEST(Isolation, WriteSkew) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"oncall/alice", "1"}, {"oncall/bob", "1"}});
   Transaction tr1 = db.create_transaction();
   Transaction tr2 = db.create_transaction();
@@ -58,7 +59,7 @@ TEST(Isolation, WriteSkew) {
 // A range read followed by a concurrent insert into the range: the reader's decision
 // (here: a count) would be based on a set of rows that no longer exists.
 TEST(Isolation, Phantom) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"order/1", "a"}, {"order/3", "b"}, {"other", "c"}});
   Transaction tr1 = db.create_transaction();
   std::size_t count = tr1.get_range("order/", "order0").size();
@@ -73,7 +74,7 @@ TEST(Isolation, Phantom) {
 
 // The reverse-direction phantom: a delete of a row the range read saw.
 TEST(Isolation, PhantomDelete) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"order/1", "a"}, {"order/3", "b"}});
   Transaction tr1 = db.create_transaction();
   ASSERT_EQ(tr1.get_range("order/", "order0", {.reverse = true}).size(), 2u);
@@ -87,7 +88,7 @@ TEST(Isolation, PhantomDelete) {
 // A transfer between x and y commits between tr1's two reads: tr1 must still see one
 // consistent state (sum 100), and cannot commit a write based on it.
 TEST(Isolation, ReadSkew) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"x", "50"}, {"y", "50"}});
   Transaction tr1 = db.create_transaction();
   int x = as_int(tr1.get("x"));
@@ -106,7 +107,7 @@ TEST(Isolation, ReadSkew) {
 // Uncommitted writes are invisible to other transactions, before and after a failed
 // commit, and become visible only to transactions that start after the commit.
 TEST(Isolation, DirtyRead) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "k", "clean");
   Transaction writer = db.create_transaction();
   writer.set("k", "dirty");
@@ -122,7 +123,7 @@ TEST(Isolation, DirtyRead) {
 
 // A transaction that fails with 1020 applies none of its writes (atomicity).
 TEST(Isolation, FailedCommitAppliesNothing) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "guard", "0");
   Transaction tr1 = db.create_transaction();
   (void)tr1.get("guard");
@@ -139,7 +140,7 @@ TEST(Isolation, FailedCommitAppliesNothing) {
 // Writes without reads never conflict, whatever commits in between; the last commit
 // wins.
 TEST(Isolation, BlindWritesNeverConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "k", "0");
   Transaction tr1 = db.create_transaction();
   Transaction tr2 = db.create_transaction();
@@ -154,7 +155,7 @@ TEST(Isolation, BlindWritesNeverConflict) {
 
 // A transaction's own writes never make it fail, even writes over what it read.
 TEST(Isolation, OwnWritesNeverCauseOwnConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "k", "0");
   Transaction tr = db.create_transaction();
   tr.get_range("", "\xff");
@@ -164,7 +165,7 @@ TEST(Isolation, OwnWritesNeverCauseOwnConflict) {
 }
 
 TEST(Isolation, SnapshotReadsAddNoConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"k1", "a"}, {"k2", "b"}});
   Transaction tr1 = db.create_transaction();
   ReadView snap = tr1.snapshot();
@@ -181,7 +182,7 @@ TEST(Isolation, SnapshotReadsAddNoConflict) {
 }
 
 TEST(Isolation, ReadOnlyTransactionsNeverConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "k", "0");
   Transaction tr1 = db.create_transaction();
   (void)tr1.get("k");
@@ -194,7 +195,7 @@ TEST(Isolation, ReadOnlyTransactionsNeverConflict) {
 
 // A read-only transaction does not make others conflict either: it has no write set.
 TEST(Isolation, ReadOnlyTransactionsCauseNoConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "k", "0");
   Transaction writer = db.create_transaction();
   (void)writer.get("k");
@@ -207,7 +208,7 @@ TEST(Isolation, ReadOnlyTransactionsCauseNoConflict) {
 
 // A commit at exactly the reader's read version is visible to it, so it is no conflict.
 TEST(Isolation, WriteAtExactlyReadVersionDoesNotConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction w = db.create_transaction();
   w.set("k", "v");
   w.commit();
@@ -220,7 +221,7 @@ TEST(Isolation, WriteAtExactlyReadVersionDoesNotConflict) {
 
 // The converse boundary: a commit one version after the read version does conflict.
 TEST(Isolation, WriteJustAfterReadVersionConflicts) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Version rv = tr.read_version();
   (void)tr.get("k");
@@ -235,7 +236,7 @@ TEST(Isolation, WriteJustAfterReadVersionConflicts) {
 // Conflicts come only from commits after the read version, however many commits
 // happened before it.
 TEST(Isolation, CommitsBeforeReadVersionNeverConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   for (int i = 0; i < 10; ++i) put(db, "k", std::to_string(i));
   Transaction tr = db.create_transaction();
   (void)tr.get("k");
@@ -248,7 +249,7 @@ TEST(Isolation, CommitsBeforeReadVersionNeverConflict) {
 // Atomic operations add write conflicts only: increments by many transactions never
 // conflict with each other, and none is lost.
 TEST(Isolation, AtomicAddsNeverConflictAndNoneIsLost) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr1 = db.create_transaction();
   Transaction tr2 = db.create_transaction();
   (void)tr1.read_version();
@@ -262,7 +263,7 @@ TEST(Isolation, AtomicAddsNeverConflictAndNoneIsLost) {
 
 // ...but a reader of the key conflicts with an atomic operation on it.
 TEST(Isolation, AtomicOpMakesReadersOfTheKeyConflict) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction reader = db.create_transaction();
   (void)reader.get("n");
   Transaction adder = db.create_transaction();

@@ -11,6 +11,7 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -26,7 +27,7 @@ constexpr std::size_t kValueLimit = 100'000;
 // ---- 2102 key_too_large, 2103 value_too_large --------------------------------------------
 
 TEST(Limits, KeyOverTenThousandBytesIsKeyTooLarge) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.set(std::string(kKeyLimit + 1, 'k'), "v"); },
               ThrowsCodeWith(ErrorCode::key_too_large, "10001 bytes"));
@@ -35,28 +36,28 @@ TEST(Limits, KeyOverTenThousandBytesIsKeyTooLarge) {
 }
 
 TEST(Limits, KeyOfExactlyTenThousandBytesIsAllowed) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::string key(kKeyLimit, 'k');
   apitest::put(db, key, "v");
   EXPECT_EQ(read_key(db, key), "v");
 }
 
 TEST(Limits, ValueOverOneHundredThousandBytesIsValueTooLarge) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.set("k", std::string(kValueLimit + 1, 'v')); },
               ThrowsCodeWith(ErrorCode::value_too_large, "100001 bytes"));
 }
 
 TEST(Limits, ValueOfExactlyOneHundredThousandBytesIsAllowed) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   apitest::put(db, "k", std::string(kValueLimit, 'v'));
   EXPECT_EQ(read_key(db, "k")->size(), kValueLimit);
 }
 
 // Reading a key no write could have made is not an error: it is absent.
 TEST(Limits, GetOfOversizedKeyIsAbsentNotAnError) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_EQ(tr.get(std::string(kKeyLimit + 1, 'k')), std::nullopt);
   EXPECT_EQ(tr.snapshot().get(std::string(kKeyLimit * 3, 'k')), std::nullopt);
@@ -66,7 +67,7 @@ TEST(Limits, GetOfOversizedKeyIsAbsentNotAnError) {
 // ---- 2101 transaction_too_large ----------------------------------------------------------
 
 TEST(Limits, TransactionOverTenMillionBytesFailsAtCommit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   std::string value(kValueLimit, 'v');
   for (int i = 0; i < 101; ++i) tr.set("big/" + std::to_string(i), value);  // no error yet
@@ -75,7 +76,7 @@ TEST(Limits, TransactionOverTenMillionBytesFailsAtCommit) {
 }
 
 TEST(Limits, TransactionJustUnderTheLimitCommits) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   std::string value(kValueLimit, 'v');
   for (int i = 0; i < 99; ++i) tr.set("big/" + std::to_string(i), value);
@@ -86,7 +87,7 @@ TEST(Limits, TransactionJustUnderTheLimitCommits) {
 // Read conflict ranges count toward the size, values read do not (FoundationDB:
 // fdbclient/NativeAPI.actor.cpp, Transaction::getSize).
 TEST(Limits, ReadConflictRangesCountTowardTransactionSize) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   std::string long_prefix(kKeyLimit - 10, 'r');
   for (int i = 0; i < 600; ++i) {
@@ -100,7 +101,7 @@ TEST(Limits, ReadConflictRangesCountTowardTransactionSize) {
 // ---- 2004 key_outside_legal_range ---------------------------------------------------------
 
 TEST(Limits, KeysStartingWithFFAreOutsideLegalRange) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.set("\xff/conf", "v"); },
               ThrowsCodeWith(ErrorCode::key_outside_legal_range, "\\xff/conf"));
@@ -118,7 +119,7 @@ TEST(Limits, KeysStartingWithFFAreOutsideLegalRange) {
 }
 
 TEST(Limits, RangeEndBeyondFFIsOutsideLegalRangeButFFItselfIsAllowed) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   apitest::put(db, "\xfe", "last legal");
   Transaction tr = db.create_transaction();
   std::string beyond("\xff\x00", 2);
@@ -138,7 +139,7 @@ TEST(Limits, RangeEndBeyondFFIsOutsideLegalRangeButFFItselfIsAllowed) {
 // ---- 2005 inverted_range -----------------------------------------------------------------
 
 TEST(Limits, BeginAfterEndIsInvertedRangeForClearAndConflictRanges) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.clear_range("zz", "aa"); },
               ThrowsCodeWith(ErrorCode::inverted_range, "'zz'"));
@@ -154,7 +155,7 @@ TEST(Limits, BeginAfterEndIsInvertedRangeForClearAndConflictRanges) {
 // ---- 2012 range_limits_invalid -----------------------------------------------------------
 
 TEST(Limits, NegativeLimitIsRangeLimitsInvalid) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { (void)tr.get_range("a", "b", {.limit = -1}); },
               ThrowsCodeWith(ErrorCode::range_limits_invalid, "-1"));
@@ -177,7 +178,8 @@ Options short_window() {
 }
 
 TEST(Limits, ReadAfterTheMvccWindowIsTransactionTooOld) {
-  Database db = Database::open(short_window());
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
+  Database db = testing::open_database(short_window());
   apitest::put(db, "k", "v");
   Transaction tr = db.create_transaction();
   EXPECT_EQ(tr.get("k"), "v");
@@ -190,7 +192,8 @@ TEST(Limits, ReadAfterTheMvccWindowIsTransactionTooOld) {
 // A transaction left open past its window does not keep the versions it read at: the next
 // commits collect them, so an idle transaction cannot make memory grow without bound.
 TEST(Limits, AnIdleTransactionPastTheWindowNoLongerHoldsItsVersion) {
-  Database db = Database::open(short_window());
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
+  Database db = testing::open_database(short_window());
   apitest::put(db, "k", "v1");
   Transaction idle = db.create_transaction();
   EXPECT_EQ(idle.get("k"), "v1");
@@ -213,7 +216,8 @@ TEST(Limits, AnIdleTransactionPastTheWindowNoLongerHoldsItsVersion) {
 // visitor sees stay valid and consistent while other transactions overwrite them (under
 // AddressSanitizer a freed record would be reported).
 TEST(Limits, AReadUnderWayKeepsItsVersionPastTheWindow) {
-  Database db = Database::open(short_window());
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
+  Database db = testing::open_database(short_window());
   db.run([](Transaction& tr) {
     for (int i = 0; i < 50; ++i) tr.set("k" + std::to_string(100 + i), "old");
   });
@@ -236,7 +240,8 @@ TEST(Limits, AReadUnderWayKeepsItsVersionPastTheWindow) {
 }
 
 TEST(Limits, CommitOfAnAgedReaderIsTransactionTooOld) {
-  Database db = Database::open(short_window());
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
+  Database db = testing::open_database(short_window());
   Transaction tr = db.create_transaction();
   (void)tr.get("k");
   tr.set("k", "v");
@@ -246,7 +251,7 @@ TEST(Limits, CommitOfAnAgedReaderIsTransactionTooOld) {
 }
 
 TEST(Limits, AgedWriteOnlyTransactionIsNeverTooOld) {
-  Database db = Database::open(short_window());
+  Database db = testing::open_database(short_window());
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   spin_for(kAged);
@@ -258,7 +263,7 @@ TEST(Limits, AgedWriteOnlyTransactionIsNeverTooOld) {
 // Transaction::getSize): snapshot reads add none, so an aged snapshot reader that writes still
 // commits.
 TEST(Limits, AgedSnapshotReaderWithWritesIsNotTooOld) {
-  Database db = Database::open(short_window());
+  Database db = testing::open_database(short_window());
   Transaction tr = db.create_transaction();
   (void)tr.snapshot().get("k");
   tr.set("k", "v");
@@ -269,7 +274,7 @@ TEST(Limits, AgedSnapshotReaderWithWritesIsNotTooOld) {
 
 // A read answered entirely from the transaction's own writes needs no store version.
 TEST(Limits, AgedReadOfOwnWriteIsNotTooOld) {
-  Database db = Database::open(short_window());
+  Database db = testing::open_database(short_window());
   Transaction tr = db.create_transaction();
   (void)tr.get("other");
   tr.set("k", "v");
@@ -278,7 +283,8 @@ TEST(Limits, AgedReadOfOwnWriteIsNotTooOld) {
 }
 
 TEST(Limits, TooOldIsRetriedByRun) {
-  Database db = Database::open(short_window());
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
+  Database db = testing::open_database(short_window());
   int attempts = 0;
   db.run([&](Transaction& tr) {
     ++attempts;
@@ -293,7 +299,7 @@ TEST(Limits, TooOldIsRetriedByRun) {
 // ---- 1025, 2017, 1031 --------------------------------------------------------------------
 
 TEST(Limits, CancelledTransactionNamesTheCancellation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.cancel();
   EXPECT_THAT([&] { (void)tr.get("k"); },
@@ -302,7 +308,7 @@ TEST(Limits, CancelledTransactionNamesTheCancellation) {
 }
 
 TEST(Limits, UseAfterCommitIsUsedDuringCommit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   tr.commit();
@@ -312,7 +318,7 @@ TEST(Limits, UseAfterCommitIsUsedDuringCommit) {
 }
 
 TEST(Limits, TimedOutNamesTheTimeout) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds(1));
   spin_for(std::chrono::milliseconds(2));
@@ -320,7 +326,7 @@ TEST(Limits, TimedOutNamesTheTimeout) {
 }
 
 TEST(Limits, VersionstampErrorsNameTheirCause) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { (void)tr.versionstamp(); },
               ThrowsCodeWith(ErrorCode::client_invalid_operation, "versionstamp"));
@@ -353,7 +359,7 @@ TEST(Limits, OnlyTooOldNotCommittedAndUnknownResultAreRetryable) {
 // left a transaction refused by these checks usable (its writes could be trimmed and
 // committed) and its watches pending.
 TEST(Limits, ACommitTooLargeEndsTheTransactionAndFailsItsWatches) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("w");
   std::string value(kValueLimit, 'v');
@@ -374,7 +380,7 @@ TEST(Limits, ACommitTooLargeEndsTheTransactionAndFailsItsWatches) {
 // (fdbclient/vexillographer/fdb.options): on_error's retry, like reset, restores the
 // default.
 TEST(Limits, ASizeLimitOfItsOwnRefusesTheCommitAsTheDefaultDoes) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.set_size_limit(31); }, ThrowsCode(ErrorCode::invalid_argument));
   EXPECT_THAT([&] { tr.set_size_limit(10'000'001); }, ThrowsCode(ErrorCode::invalid_argument));
@@ -401,7 +407,8 @@ TEST(Limits, ASizeLimitOfItsOwnRefusesTheCommitAsTheDefaultDoes) {
 }
 
 TEST(Limits, ACommitTooOldEndsTheTransactionAndFailsItsWatches) {
-  Database db = Database::open(short_window());
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
+  Database db = testing::open_database(short_window());
   Transaction tr = db.create_transaction();
   (void)tr.get("k");
   Watch w = tr.watch("w");
@@ -420,7 +427,7 @@ TEST(Limits, ACommitTooOldEndsTheTransactionAndFailsItsWatches) {
 // FoundationDB's size check counts the read conflicts its commit sends, merged: a key read
 // 6,000 times counts once (counted per read, it would be 12 MB here, over the limit).
 TEST(Limits, ReadingOneKeyAgainCountsItsConflictOnceTowardTheSize) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   const std::string key(1000, 'k');
   for (int i = 0; i < 6000; ++i) (void)tr.get(key);
@@ -435,7 +442,7 @@ TEST(Limits, ReadingOneKeyAgainCountsItsConflictOnceTowardTheSize) {
 // could get, and took a read version for it: later reads then missed commits made in between, and
 // set_read_version failed (2010).
 TEST(Limits, AVersionstampedKeyDoesNotFixTheReadVersion) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   const std::string stamped_key =
       std::string("s") + std::string(10, '\0') + std::string("\x01\x00\x00\x00", 4);
   Transaction tr = db.create_transaction();

@@ -17,6 +17,7 @@
 #include "strata/transaction.hpp"
 
 #include "api/api_test_util.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -93,7 +94,7 @@ std::string describe(const std::vector<KeyValue>& rows) {
 // Runs `iterations` transactions of random operations, each checked against the model.
 void run_ryw_model(std::uint32_t seed, int iterations, const KeySpace& space) {
   RywModel gen(seed, space);
-  Database db = Database::open();
+  Database db = testing::open_database();
   Store store;
   while (store.size() < 200) store[gen.key()] = gen.value();
   apitest::put_all(db, store);

@@ -16,6 +16,7 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -37,13 +38,13 @@ TEST(DatabaseRun, ReturnsTheValueOfF) {
 }
 
 TEST(DatabaseRun, CommitsTheWritesOfF) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.set("k", "v"); });
   EXPECT_EQ(read_key(db, "k"), "v");
 }
 
 TEST(DatabaseRun, RetriesNotCommittedUntilCommitSucceeds) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "counter", "0");
   int attempts = 0;
   int result = db.run([&](Transaction& tr) {
@@ -59,7 +60,7 @@ TEST(DatabaseRun, RetriesNotCommittedUntilCommitSucceeds) {
 }
 
 TEST(DatabaseRun, NonRetryableErrorPropagatesAfterOneAttempt) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   int attempts = 0;
   EXPECT_THAT(
       [&] {
@@ -73,7 +74,7 @@ TEST(DatabaseRun, NonRetryableErrorPropagatesAfterOneAttempt) {
 }
 
 TEST(DatabaseRun, ForeignExceptionPropagatesAndNothingCommits) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   EXPECT_THROW(db.run([](Transaction& tr) {
     tr.set("k", "v");
     throw std::runtime_error("application failure");
@@ -85,7 +86,7 @@ TEST(DatabaseRun, ForeignExceptionPropagatesAndNothingCommits) {
 // ---- on_error, reset, cancel, timeout -----------------------------------------------
 
 TEST(OnError, RethrowsNonRetryableErrors) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   for (ErrorCode c : {ErrorCode::key_too_large, ErrorCode::transaction_cancelled,
                       ErrorCode::transaction_timed_out, ErrorCode::used_during_commit,
                       ErrorCode::inverted_range}) {
@@ -98,7 +99,7 @@ TEST(OnError, RethrowsNonRetryableErrors) {
 // (fdbclient/NativeAPI.actor.cpp, Transaction::onError) and strata's C API answer; it is
 // not "rethrown" as an error.
 TEST(OnError, SuccessIsClientInvalidOperation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::success)); },
               ThrowsCode(ErrorCode::client_invalid_operation));
@@ -109,7 +110,7 @@ TEST(OnError, SuccessIsClientInvalidOperation) {
 // transaction stays cancelled until reset(), so its writes cannot be committed by mistake. The C
 // API does the same (tests/fdb_c, OnError.GivingTheErrorBackCancelsTheTransactionUntilReset).
 TEST(OnError, RethrowingLeavesTheTransactionCancelledUntilReset) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("k", "half done");
   EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::value_too_large)); },
@@ -123,7 +124,7 @@ TEST(OnError, RethrowingLeavesTheTransactionCancelledUntilReset) {
 }
 
 TEST(OnError, RetryableErrorResetsTheTransaction) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "k", "old");
   for (ErrorCode c : {ErrorCode::not_committed, ErrorCode::transaction_too_old,
                       ErrorCode::commit_unknown_result}) {
@@ -144,7 +145,7 @@ TEST(OnError, RetryableErrorResetsTheTransaction) {
 // A transaction keeps its writes and point reads in an arena with a small inline buffer;
 // these outgrow it many times over, across retries and a reset.
 TEST(OnError, WritesBeyondTheTransactionArenaSurviveRetriesAndReset) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   auto key = [](int i) { return "key" + std::to_string(i); };
   for (int round = 0; round < 3; ++round) {
@@ -166,7 +167,7 @@ TEST(OnError, WritesBeyondTheTransactionArenaSurviveRetriesAndReset) {
 }
 
 TEST(OnError, RetryAfterConflictCanCommit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   (void)tr.get("k");
   put(db, "k", "concurrent");
@@ -185,7 +186,7 @@ TEST(OnError, RetryAfterConflictCanCommit) {
 }
 
 TEST(OnError, RetryLimitRethrowsTheErrorGivenOnceTheRetriesAreUsed) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_retry_limit(2);
   tr.set_max_retry_delay(std::chrono::milliseconds(1));
@@ -196,7 +197,7 @@ TEST(OnError, RetryLimitRethrowsTheErrorGivenOnceTheRetriesAreUsed) {
 }
 
 TEST(OnError, RetryLimitZeroRetriesNothingAndResetRestoresNoLimit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_retry_limit(0);
   EXPECT_THAT([&] { tr.on_error(Error(ErrorCode::not_committed)); },
@@ -207,7 +208,7 @@ TEST(OnError, RetryLimitZeroRetriesNothingAndResetRestoresNoLimit) {
 }
 
 TEST(OnError, RetryLimitAndDelayRejectBadValues) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { tr.set_retry_limit(-2); }, ThrowsCode(ErrorCode::invalid_argument));
   EXPECT_THAT([&] { tr.set_max_retry_delay(std::chrono::milliseconds(-1)); },
@@ -218,7 +219,7 @@ TEST(OnError, RetryLimitAndDelayRejectBadValues) {
 // With a maximum of 0, only the first retry waits (a random part of 10 ms, as
 // FoundationDB's): forty retries take nowhere near the ~20 s the default 1 s maximum gives.
 TEST(OnError, MaxRetryDelayCapsTheBackoffFromTheSecondRetry) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_max_retry_delay(std::chrono::milliseconds(0));
   const auto start = std::chrono::steady_clock::now();
@@ -229,7 +230,7 @@ TEST(OnError, MaxRetryDelayCapsTheBackoffFromTheSecondRetry) {
 // The first retry's backoff is not capped: twenty first retries under a maximum of 0 wait
 // ~100 ms in all (under 20 ms has probability ~4e-13); capped, they would not wait.
 TEST(OnError, FirstRetryWaitsPartOfTenMillisecondsWhateverTheMaximum) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 20; ++i) {
     Transaction tr = db.create_transaction();
@@ -242,7 +243,7 @@ TEST(OnError, FirstRetryWaitsPartOfTenMillisecondsWhateverTheMaximum) {
 // Delays of up to a minute were allowed; the 200 ms timeout ends the retrying at its
 // deadline, not after the backoff that spans it.
 TEST(OnError, TimeoutCutsADelayShort) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds(200));
   tr.set_max_retry_delay(std::chrono::minutes(1));
@@ -256,7 +257,7 @@ TEST(OnError, TimeoutCutsADelayShort) {
 }
 
 TEST(DatabaseRun, StopsAtTheRetryLimitItsBodySets) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   int attempts = 0;
   EXPECT_THAT(
       [&] {
@@ -288,7 +289,7 @@ Options timeout_default(std::chrono::milliseconds timeout) {
 }
 
 TEST(DatabaseDefaults, RetryLimitBoundsEveryRunAndEveryTransaction) {
-  Database db = Database::open(retry_defaults(2));
+  Database db = testing::open_database(retry_defaults(2));
   int attempts = 0;
   EXPECT_THAT(
       [&] {
@@ -307,7 +308,7 @@ TEST(DatabaseDefaults, RetryLimitBoundsEveryRunAndEveryTransaction) {
 }
 
 TEST(DatabaseDefaults, TheTransactionsOwnSettingWinsUntilReset) {
-  Database db = Database::open(retry_defaults(1));
+  Database db = testing::open_database(retry_defaults(1));
   Transaction tr = db.create_transaction();
   tr.set_retry_limit(-1);
   for (int i = 0; i < 5; ++i) EXPECT_NO_THROW(tr.on_error(Error(ErrorCode::not_committed))) << i;
@@ -320,8 +321,8 @@ TEST(DatabaseDefaults, TheTransactionsOwnSettingWinsUntilReset) {
 // A destroyed transaction is kept as the thread's spare and reused by the next one, on
 // whichever database: each takes its own database's defaults.
 TEST(DatabaseDefaults, AReusedTransactionTakesTheNewDatabasesDefaults) {
-  Database limited = Database::open(retry_defaults(0));
-  Database free = Database::open(retry_defaults(-1, std::chrono::milliseconds(0)));
+  Database limited = testing::open_database(retry_defaults(0));
+  Database free = testing::open_database(retry_defaults(-1, std::chrono::milliseconds(0)));
   for (int round = 0; round < 3; ++round) {
     {
       Transaction tr = limited.create_transaction();
@@ -334,7 +335,7 @@ TEST(DatabaseDefaults, AReusedTransactionTakesTheNewDatabasesDefaults) {
 }
 
 TEST(DatabaseDefaults, TimeoutAppliesFromCreationAndCanBeLifted) {
-  Database db = Database::open(timeout_default(std::chrono::milliseconds(300)));
+  Database db = testing::open_database(timeout_default(std::chrono::milliseconds(300)));
   Transaction timed = db.create_transaction();
   Transaction lifted = db.create_transaction();
   lifted.set_timeout(std::chrono::milliseconds(0));
@@ -346,17 +347,18 @@ TEST(DatabaseDefaults, TimeoutAppliesFromCreationAndCanBeLifted) {
 }
 
 TEST(DatabaseDefaults, BadValuesAreRefusedAtOpen) {
-  EXPECT_THAT([] { (void)Database::open(timeout_default(std::chrono::milliseconds(-1))); },
+  EXPECT_THAT([] { (void)testing::open_database(timeout_default(std::chrono::milliseconds(-1))); },
               ThrowsCode(ErrorCode::invalid_argument));
-  EXPECT_THAT([] { (void)Database::open(retry_defaults(-2)); },
+  EXPECT_THAT([] { (void)testing::open_database(retry_defaults(-2)); },
               ThrowsCode(ErrorCode::invalid_argument));
-  EXPECT_THAT([] { (void)Database::open(retry_defaults(-1, std::chrono::milliseconds(-1))); },
-              ThrowsCode(ErrorCode::invalid_argument));
-  EXPECT_NO_THROW((void)Database::open(retry_defaults(-1, std::chrono::milliseconds(0))));
+  EXPECT_THAT(
+      [] { (void)testing::open_database(retry_defaults(-1, std::chrono::milliseconds(-1))); },
+      ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_NO_THROW((void)testing::open_database(retry_defaults(-1, std::chrono::milliseconds(0))));
 }
 
 TEST(Reset, DiscardsWritesAndReadVersion) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   Version rv = tr.read_version();
@@ -369,7 +371,7 @@ TEST(Reset, DiscardsWritesAndReadVersion) {
 }
 
 TEST(Reset, MakesACommittedTransactionReusable) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("a", "1");
   tr.commit();
@@ -401,7 +403,7 @@ TEST(Cancel, EveryLaterOperationThrowsTransactionCancelled) {
 // fails with transaction_cancelled once the transaction was cancelled): a retry loop must
 // not bring a cancelled transaction back to life.
 TEST(Cancel, OnErrorDoesNotClearTheCancellation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_max_retry_delay(std::chrono::milliseconds(0));
   tr.cancel();
@@ -412,7 +414,7 @@ TEST(Cancel, OnErrorDoesNotClearTheCancellation) {
 }
 
 TEST(Cancel, ResetClearsTheCancellation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("k", "before-cancel");
   tr.cancel();
@@ -426,8 +428,9 @@ TEST(Cancel, ResetClearsTheCancellation) {
 // A destroyed transaction becomes its thread's spare for the next create_transaction():
 // the next one must start as new, whichever database it is on.
 TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
+  STRATA_SKIP_ON_CLUSTER("two databases opened at once are one cluster");
   Database first = five_rows();
-  Database second = Database::open();
+  Database second = testing::open_database();
   put(second, "only", "second");
   {
     Transaction tr = first.create_transaction();
@@ -453,9 +456,10 @@ TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
 // of it, must leave every read and write where it belongs (ASan: no slot of a closed
 // database is touched).
 TEST(Reset, AlternatingDatabasesOnOneThread) {
-  Database kept = Database::open();
+  STRATA_SKIP_ON_CLUSTER("two databases opened at once are one cluster");
+  Database kept = testing::open_database();
   for (int round = 0; round < 3; ++round) {
-    Database closed_later = Database::open();
+    Database closed_later = testing::open_database();
     for (int i = 0; i < 100; ++i) {
       put(kept, "k", std::to_string(i));
       put(closed_later, "k", "other " + std::to_string(i));
@@ -472,7 +476,7 @@ TEST(Reset, AlternatingDatabasesOnOneThread) {
 // Threads that finish transactions and exit: each thread's spare is freed at its exit
 // (LeakSanitizer), and the database outlives none of it.
 TEST(Reset, ThreadsThatExitFreeTheirSpareTransactions) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::vector<std::thread> threads;
   threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
@@ -487,7 +491,7 @@ TEST(Reset, ThreadsThatExitFreeTheirSpareTransactions) {
 // A transaction made on one thread and destroyed on another becomes the second thread's
 // spare; both threads go on making transactions (ASan, TSan).
 TEST(Reset, ATransactionMayEndOnAnotherThread) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction made_here = db.create_transaction();
   made_here.set("k", "v");
   std::thread other([moved = std::move(made_here), &db]() mutable {
@@ -501,7 +505,7 @@ TEST(Reset, ATransactionMayEndOnAnotherThread) {
 }
 
 TEST(Timeout, OperationsAfterTheTimeoutThrowTimedOut) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds(1));
   tr.set("k", "v");  // may or may not be inside the timeout; nothing is asserted about it
@@ -513,7 +517,7 @@ TEST(Timeout, OperationsAfterTheTimeoutThrowTimedOut) {
 }
 
 TEST(Timeout, TimedOutIsNotRetriedByOnError) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds(1));
   spin_for(std::chrono::milliseconds(2));
@@ -525,7 +529,7 @@ TEST(Timeout, TimedOutIsNotRetriedByOnError) {
 }
 
 TEST(Timeout, IsKeptAcrossOnError) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds(50));
   tr.set_max_retry_delay(std::chrono::milliseconds(0));  // too_old's 10 ms wait becomes 0
@@ -535,7 +539,7 @@ TEST(Timeout, IsKeptAcrossOnError) {
 }
 
 TEST(Timeout, ResetClearsTheTimeout) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds(1));
   spin_for(std::chrono::milliseconds(2));
@@ -546,7 +550,7 @@ TEST(Timeout, ResetClearsTheTimeout) {
 }
 
 TEST(Timeout, ZeroDisablesTheTimeout) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set_timeout(std::chrono::milliseconds(1));
   tr.set_timeout(std::chrono::milliseconds(0));
@@ -557,7 +561,7 @@ TEST(Timeout, ZeroDisablesTheTimeout) {
 }
 
 TEST(UsedDuringCommit, OperationsAfterCommitThrowUntilReset) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   tr.commit();
@@ -572,7 +576,7 @@ TEST(UsedDuringCommit, OperationsAfterCommitThrowUntilReset) {
 }
 
 TEST(UsedDuringCommit, AlsoAfterAReadOnlyCommitAndAFailedCommit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction ro = db.create_transaction();
   (void)ro.get("k");
   ro.commit();
@@ -589,14 +593,14 @@ TEST(UsedDuringCommit, AlsoAfterAReadOnlyCommitAndAFailedCommit) {
 // ---- Versionstamps ------------------------------------------------------------------
 
 TEST(Versionstamp, BeforeCommitIsAnInvalidOperation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   EXPECT_THAT([&] { (void)tr.versionstamp(); }, ThrowsCode(ErrorCode::client_invalid_operation));
 }
 
 TEST(Versionstamp, ReadOnlyTransactionHasNone) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   (void)tr.get("k");
   tr.commit();
@@ -604,7 +608,7 @@ TEST(Versionstamp, ReadOnlyTransactionHasNone) {
 }
 
 TEST(Versionstamp, IsTenBytesStartingWithTheBigEndianCommitVersion) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   for (int i = 0; i < 3; ++i) {
     Transaction tr = db.create_transaction();
     tr.set("k", std::to_string(i));
@@ -618,7 +622,7 @@ TEST(Versionstamp, IsTenBytesStartingWithTheBigEndianCommitVersion) {
 }
 
 TEST(Versionstamp, ForgottenByReset) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   tr.commit();
@@ -681,8 +685,9 @@ TEST(MvccSnapshot, ConflictSurvivesLaterUnrelatedHistory) {
 // ---- Database and transaction handles ---------------------------------------------------
 
 TEST(Handles, SeparateDatabasesAreIndependent) {
-  Database one = Database::open();
-  Database two = Database::open();
+  STRATA_SKIP_ON_CLUSTER("two databases opened at once are one cluster");
+  Database one = testing::open_database();
+  Database two = testing::open_database();
   put(one, "k", "one");
   EXPECT_EQ(read_key(two, "k"), std::nullopt);
   Transaction t1 = one.create_transaction();
@@ -695,7 +700,7 @@ TEST(Handles, SeparateDatabasesAreIndependent) {
 }
 
 TEST(Handles, CopiesOfADatabaseShareOneStore) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Database copy = db;
   put(copy, "k", "v");
   EXPECT_EQ(read_key(db, "k"), "v");
@@ -705,7 +710,7 @@ TEST(Handles, CopiesOfADatabaseShareOneStore) {
 TEST(Handles, TransactionKeepsTheStoreAliveAfterTheLastDatabaseHandle) {
   std::optional<Transaction> tr;
   {
-    Database db = Database::open();
+    Database db = testing::open_database();
     put(db, "k", "v");
     tr.emplace(db.create_transaction());
   }
@@ -720,7 +725,7 @@ TEST(Handles, TransactionMovedOutOfRunKeepsTheStoreAlive) {
   struct Escape {};
   std::optional<Transaction> escaped;
   {
-    Database db = Database::open();
+    Database db = testing::open_database();
     put(db, "k", "v");
     EXPECT_THROW(db.run([&](Transaction& tr) {
       tr.set("k2", "v2");
@@ -737,11 +742,11 @@ TEST(Handles, TransactionMovedOutOfRunKeepsTheStoreAlive) {
 
 TEST(Handles, MoveAssignedTransactionKeepsTheStoreAliveAndEndsTheOldOne) {
   struct Escape {};
-  Database other = Database::open();
+  Database other = testing::open_database();
   Transaction target = other.create_transaction();
   target.set("left", "behind");
   {
-    Database db = Database::open();
+    Database db = testing::open_database();
     put(db, "k", "v");
     EXPECT_THROW(db.run([&](Transaction& tr) {
       target = std::move(tr);
@@ -754,7 +759,7 @@ TEST(Handles, MoveAssignedTransactionKeepsTheStoreAliveAndEndsTheOldOne) {
 }
 
 TEST(Handles, MovedTransactionKeepsItsReadVersionAndWrites) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction a = db.create_transaction();
   Version rv = a.read_version();
   a.set("k", "mine");
@@ -769,7 +774,7 @@ TEST(Handles, MovedTransactionKeepsItsReadVersionAndWrites) {
 
 TEST(Handles, ManyDatabasesOpenedAndClosedInOneThread) {
   for (int i = 0; i < 200; ++i) {
-    Database db = Database::open();
+    Database db = testing::open_database();
     Transaction reader = db.create_transaction();
     (void)reader.get("k");
     put(db, "k", std::to_string(i));

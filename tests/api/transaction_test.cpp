@@ -15,6 +15,7 @@
 
 #include "api/api_test_util.hpp"
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -34,7 +35,7 @@ using testing::ThrowsCode;
 // first), each with clears, a range clear and atomic adds mixed in. Every key lands in order
 // and every read, point or range, agrees with a model.
 TEST(TransactionBasics, LargeTransactionsLandInKeyOrderAmongTheStoredKeys) {
-  Database db = Database::open({});
+  Database db = testing::open_database({});
   std::map<std::string, std::string> model;
   auto key = [](int i) {
     std::string k = std::to_string(i);
@@ -84,13 +85,13 @@ TEST(TransactionBasics, LargeTransactionsLandInKeyOrderAmongTheStoredKeys) {
 }
 
 TEST(TransactionBasics, GetOfMissingKeyIsAbsent) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   EXPECT_EQ(tr.get("nothing"), std::nullopt);
 }
 
 TEST(TransactionBasics, CommittedSetIsVisibleToLaterTransactions) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "k", "v");
   EXPECT_EQ(read_key(db, "k"), "v");
   put(db, "k", "w");
@@ -98,13 +99,13 @@ TEST(TransactionBasics, CommittedSetIsVisibleToLaterTransactions) {
 }
 
 TEST(TransactionBasics, EmptyValueIsDistinctFromAbsent) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "k", "");
   EXPECT_EQ(read_key(db, "k"), std::string());
 }
 
 TEST(TransactionBasics, BinaryKeysAndValuesRoundTrip) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::string key("k\0\x01\xfe", 4), value("\0\xff\0", 3);
   put(db, key, value);
   EXPECT_EQ(read_key(db, key), value);
@@ -211,7 +212,7 @@ TEST(TransactionBasics, FullKeySpaceRangeEndsAtFF) {
 // Deleted keys an old reader still holds (so collection keeps them) are skipped in bulk;
 // the walk over them must still stop at `end` and never return a key past it.
 TEST(TransactionBasics, GetRangeOverManyDeletedKeysStopsAtEnd) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   for (int i = 0; i < 100; ++i) put(db, "a" + std::to_string(1000 + i), "v");
   put(db, "b", "after");
   Transaction holder = db.create_transaction();
@@ -362,7 +363,7 @@ TEST(GetInto, FillsTheStringOrEmptiesItAndSaysWhichAcrossStoreAndOwnWrites) {
 }
 
 TEST(GetInto, ReusesTheStringsRoomForValuesThatFit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put(db, "long", std::string(300, 'L'));
   put(db, "short", std::string(100, 's'));
   Transaction tr = db.create_transaction();
@@ -375,7 +376,7 @@ TEST(GetInto, ReusesTheStringsRoomForValuesThatFit) {
 }
 
 TEST(GetInto, SeesAPendingAtomicAddOverTheStoredValue) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   const std::string one("\x01\0\0\0\0\0\0\0", 8);
   put(db, "n", one);
   Transaction tr = db.create_transaction();
@@ -417,7 +418,7 @@ TEST(GetInto, ConflictsLikeGetAndNotThroughTheSnapshotView) {
 // ---- Read version -------------------------------------------------------------------
 
 TEST(ReadVersion, IsTakenAtFirstReadNotAtCreation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   put(db, "k", "committed-after-creation");
   EXPECT_EQ(tr.get("k"), "committed-after-creation");
@@ -444,7 +445,7 @@ TEST(ReadVersion, CommitAfterFirstReadIsInvisible) {
 }
 
 TEST(ReadVersion, SeesExactlyCommitsAtOrBelowIt) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction w1 = db.create_transaction();
   w1.set("k", "1");
   w1.commit();
@@ -457,7 +458,7 @@ TEST(ReadVersion, SeesExactlyCommitsAtOrBelowIt) {
 }
 
 TEST(ReadVersion, ExplicitReadVersionFixesVersionBeforeAnyRead) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Version rv = tr.read_version();
   put(db, "k", "later");
@@ -479,7 +480,7 @@ TEST(CommittedVersion, ReadOnlyCommitReportsMinusOne) {
 }
 
 TEST(CommittedVersion, WritingCommitsReportIncreasingVersions) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Version last = db.committed_version();
   for (int i = 0; i < 5; ++i) {
     Transaction tr = db.create_transaction();
@@ -493,7 +494,7 @@ TEST(CommittedVersion, WritingCommitsReportIncreasingVersions) {
 }
 
 TEST(CommittedVersion, BeforeCommitIsAnInvalidOperation) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.set("k", "v");
   EXPECT_THAT([&] { (void)tr.committed_version(); },
@@ -501,7 +502,7 @@ TEST(CommittedVersion, BeforeCommitIsAnInvalidOperation) {
 }
 
 TEST(CommittedVersion, ClearOfAbsentKeyIsStillAWritingCommit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   tr.clear("absent");
   tr.commit();

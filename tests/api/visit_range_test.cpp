@@ -13,6 +13,7 @@
 #include "strata/transaction.hpp"
 
 #include "api/api_test_util.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -34,7 +35,7 @@ std::vector<KeyValue> visited(Transaction& tr, std::string_view begin, std::stri
 }
 
 Database five_keys() {
-  Database db = Database::open();
+  Database db = testing::open_database();
   put_all(db, {{"k1", "1"}, {"k2", "2"}, {"k3", "3"}, {"k4", "4"}, {"k5", "5"}});
   return db;
 }

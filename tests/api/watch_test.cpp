@@ -10,6 +10,7 @@
 #include "strata/strata.hpp"
 
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -25,7 +26,7 @@ Watch watch_committed(Database& db, std::string_view key) {
 }
 
 TEST(Watch, FiresWhenAnotherThreadChangesTheKey) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.set("k", "1"); });
   Watch w = watch_committed(db, "k");
   std::thread writer([&] { db.run([](Transaction& tr) { tr.set("k", "2"); }); });
@@ -35,7 +36,7 @@ TEST(Watch, FiresWhenAnotherThreadChangesTheKey) {
 }
 
 TEST(Watch, FiresOnClearAndOnClearRangeAndOnAtomicOp) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) {
     tr.set("a", "1");
     tr.set("b", "1");
@@ -53,14 +54,14 @@ TEST(Watch, FiresOnClearAndOnClearRangeAndOnAtomicOp) {
 }
 
 TEST(Watch, FiresWhenTheKeyAppears) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Watch w = watch_committed(db, "new");
   db.run([](Transaction& tr) { tr.set("new", ""); });
   EXPECT_TRUE(w.wait_for(10s));
 }
 
 TEST(Watch, DoesNotFireWhenTheValueIsRewrittenUnchanged) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   db.run([](Transaction& tr) { tr.set("k", "same"); });
   Watch w = watch_committed(db, "k");
   db.run([](Transaction& tr) { tr.set("k", "same"); });
@@ -71,7 +72,7 @@ TEST(Watch, DoesNotFireWhenTheValueIsRewrittenUnchanged) {
 }
 
 TEST(Watch, FiresAtOnceWhenTheKeyChangedBeforeArming) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");  // sees absent
   db.run([](Transaction& other) { other.set("k", "v"); });
@@ -80,7 +81,7 @@ TEST(Watch, FiresAtOnceWhenTheKeyChangedBeforeArming) {
 }
 
 TEST(Watch, WaitForTimesOutWithoutAChange) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Watch w = watch_committed(db, "k");
   auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(w.wait_for(20ms));
@@ -88,7 +89,7 @@ TEST(Watch, WaitForTimesOutWithoutAChange) {
 }
 
 TEST(Watch, CancelWakesWaitersWithoutAChange) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Watch w = watch_committed(db, "k");
   std::atomic<bool> returned{false};
   std::thread waiter([&] {
@@ -102,7 +103,7 @@ TEST(Watch, CancelWakesWaitersWithoutAChange) {
 }
 
 TEST(Watch, ManyWatchesOnOneKeyAllFire) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::vector<Watch> watches;
   for (int i = 0; i < 200; ++i) watches.push_back(watch_committed(db, "hot"));
   db.run([](Transaction& tr) { tr.set("hot", "x"); });
@@ -110,7 +111,7 @@ TEST(Watch, ManyWatchesOnOneKeyAllFire) {
 }
 
 TEST(Watch, ResetBeforeCommitCancelsTheWatch) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");
   tr.reset();
@@ -118,7 +119,7 @@ TEST(Watch, ResetBeforeCommitCancelsTheWatch) {
 }
 
 TEST(Watch, DestroyingTheTransactionBeforeCommitCancelsTheWatch) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::optional<Watch> w;
   {
     Transaction tr = db.create_transaction();
@@ -128,7 +129,7 @@ TEST(Watch, DestroyingTheTransactionBeforeCommitCancelsTheWatch) {
 }
 
 TEST(Watch, FailedCommitFailsTheWatchWithItsError) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   Watch w = tr.watch("k");
   tr.set("other", "x");
@@ -138,7 +139,7 @@ TEST(Watch, FailedCommitFailsTheWatchWithItsError) {
 }
 
 TEST(Watch, AddsAReadConflictOnItsKey) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction tr = db.create_transaction();
   (void)tr.watch("k");
   tr.set("x", "1");
@@ -148,7 +149,7 @@ TEST(Watch, AddsAReadConflictOnItsKey) {
 
 // Past 10,000 armed watches a database refuses more (1032), as FoundationDB does.
 TEST(Watch, MoreThanTenThousandArmedWatchesAreRefused) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::vector<Watch> kept;
   for (int i = 0; i < 10'000; ++i) kept.push_back(watch_committed(db, "k" + std::to_string(i % 7)));
   Watch over = watch_committed(db, "k");
@@ -160,7 +161,7 @@ TEST(Watch, MoreThanTenThousandArmedWatchesAreRefused) {
 TEST(Watch, MaxWatchesSetsTheLimit) {
   Options small;
   small.max_watches = 2;
-  Database db = Database::open(small);
+  Database db = testing::open_database(small);
   Watch a = watch_committed(db, "a");
   Watch b = watch_committed(db, "b");
   Watch over = watch_committed(db, "c");
@@ -168,13 +169,14 @@ TEST(Watch, MaxWatchesSetsTheLimit) {
   EXPECT_FALSE(a.wait_for(0ms));
   Options large;
   large.max_watches = 1'000'001;
-  EXPECT_THAT([&] { (void)Database::open(large); }, ThrowsCode(ErrorCode::invalid_argument));
+  EXPECT_THAT([&] { (void)testing::open_database(large); },
+              ThrowsCode(ErrorCode::invalid_argument));
 }
 
 // A watch refused at the limit runs its callbacks as a fired one does: outside the
 // registry's lock, so a callback may arm another watch without deadlocking.
 TEST(Watch, ARefusedWatchsCallbackMayArmAnother) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::vector<Watch> kept;
   for (int i = 0; i < 10'000; ++i) kept.push_back(watch_committed(db, "k" + std::to_string(i % 7)));
   Transaction tr = db.create_transaction();
@@ -192,7 +194,7 @@ TEST(Watch, ARefusedWatchsCallbackMayArmAnother) {
 // A watch whose every handle is gone is cancelled (as destroying a FoundationDB watch
 // future is), so it neither stays armed nor counts against the 10,000.
 TEST(Watch, DroppingTheLastHandleCancelsIt) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   for (int i = 0; i < 12'000; ++i) watch_committed(db, "k" + std::to_string(i % 7));
   Watch w = watch_committed(db, "k1");
   bool ran = false;
@@ -210,30 +212,36 @@ TEST(Watch, DroppingTheLastHandleCancelsIt) {
 TEST(Watch, OutlivesItsDatabaseAndEndsCancelled) {
   std::optional<Watch> w;
   {
-    Database db = Database::open();
+    Database db = testing::open_database();
     w = watch_committed(db, "k");
   }
   EXPECT_FALSE(w->wait_for(10s));
 }
 
 TEST(Watch, OwnChangeFiresAtOnceBeforeCommit) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Transaction setup = db.create_transaction();
   setup.set("k", "1");
   setup.commit();
   Transaction tr = db.create_transaction();
+  // In process the write fires the watch on this thread; on a cluster FoundationDB's
+  // network thread does, after the write returns.
+  auto fired = [](Watch& w) {
+    if (testing::on_cluster()) w.wait();
+    return w.wait_for(0ms);
+  };
   Watch unchanged = tr.watch("k");
   Watch changed = tr.watch("k");
   tr.set("k", "1");  // same value: nothing to report
   EXPECT_FALSE(unchanged.wait_for(0ms));
   tr.set("k", "2");
-  EXPECT_TRUE(changed.wait_for(0ms));
+  EXPECT_TRUE(fired(changed));
   Watch cleared = tr.watch("k");
   tr.clear_range("a", "z");
-  EXPECT_TRUE(cleared.wait_for(0ms));
+  EXPECT_TRUE(fired(cleared));
   Watch added = tr.watch("k");
   tr.atomic_op(MutationType::add, "k", std::string("\x01", 1));
-  EXPECT_TRUE(added.wait_for(0ms));
+  EXPECT_TRUE(fired(added));
   Watch other = tr.watch("other");
   tr.set("k", "3");
   EXPECT_FALSE(other.wait_for(0ms));

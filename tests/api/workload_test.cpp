@@ -24,6 +24,7 @@
 #include "strata/transaction.hpp"
 
 #include "api/api_test_util.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -72,7 +73,7 @@ std::string check_ring(const std::vector<KeyValue>& rows) {
 }
 
 TEST(Workload, CycleStaysOneRingUnderConcurrentSwaps) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   {
     Store ring;
     for (int i = 0; i < kCycleKeys; ++i) ring[cycle_key(i)] = std::to_string((i + 1) % kCycleKeys);
@@ -137,7 +138,7 @@ std::string slot_key(int i) {
 
 class ConflictRangeWorkload {
  public:
-  explicit ConflictRangeWorkload(std::uint32_t seed) : rng_(seed), db_(Database::open()) {}
+  explicit ConflictRangeWorkload(std::uint32_t seed) : rng_(seed), db_(testing::open_database()) {}
 
   int below(int n) { return static_cast<int>(rng_() % static_cast<unsigned>(n)); }
 
@@ -318,7 +319,7 @@ constexpr int kInitialBalance = 100;
 std::string account_key(int i) { return "bank/" + std::to_string(i); }
 
 TEST(Workload, BankTransfersPreserveTheTotal) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   {
     Store accounts;
     for (int i = 0; i < kAccounts; ++i) accounts[account_key(i)] = std::to_string(kInitialBalance);
@@ -375,7 +376,7 @@ TEST(Workload, BankTransfersPreserveTheTotal) {
 // Read-modify-write increments from several threads on a few counters: none is lost
 // (LostUpdate under real concurrency, including conflicts inside one commit batch).
 TEST(Workload, ConcurrentIncrementsLoseNoUpdate) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   const int threads = 4;
   const int per_thread = apitest::scaled(500, 100);
   const int counters = 4;
@@ -404,7 +405,7 @@ TEST(Workload, ConcurrentIncrementsLoseNoUpdate) {
 // A transaction that starts after another committed (as told through an out-of-band
 // channel, here an atomic) must see that commit.
 TEST(Workload, NewTransactionSeesEveryCommitThatFinishedBeforeIt) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   const int messages = apitest::scaled(3000, 500);
   std::atomic<int> published{-1};
   std::thread writer([&] {
@@ -464,7 +465,7 @@ std::string check_queue_snapshot(Transaction& tr) {
 }
 
 TEST(Workload, QueueChurnKeepsEverySnapshotConsistent) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   const int writers = 2;
   const int per_writer = apitest::scaled(4000, 600);
   std::atomic<int> writers_left{writers};
@@ -522,7 +523,7 @@ TEST(Workload, QueueChurnKeepsEverySnapshotConsistent) {
 // ---- Versionstamps from concurrent commits ----------------------------------------------
 
 TEST(Workload, ConcurrentCommitsGetDistinctVersionstampsMatchingTheirVersions) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   const int threads = 4;
   const int per_thread = apitest::scaled(1000, 200);
   std::vector<std::vector<std::pair<std::string, Version>>> stamps(threads);

@@ -3,8 +3,10 @@
 // calls before the API version, setup, run, completion hooks, stop, and no restart.
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -82,9 +84,68 @@ TEST(NetworkLifecycle, FromUnsetVersionToNoRestart) {
   CallbackProbe late_probe;
   ASSERT_EQ(fdb_future_set_callback(late.get(), &CallbackProbe::callback, &late_probe), 0);
 
+  // Callbacks queued when the network is told to stop still run before fdb_run_network
+  // returns, and so does that of an on_error delay still pending: a callback's parameter is
+  // often the only owner of what it frees (FoundationDB's bindings free theirs there).
+  // A first callback holds the network thread until the stop has been asked for.
+  const std::string busy_key = "fdbc/NetworkLifecycle/busy";
+  const std::string queued_key = "fdbc/NetworkLifecycle/queued";
+  ASSERT_EQ(write(busy_key, "0"), 0);
+  ASSERT_EQ(write(queued_key, "0"), 0);
+  Tr busy_tr = make_tr();
+  Future busy(fdb_transaction_watch(busy_tr.get(), u8(busy_key), len(busy_key)));
+  Future queued(fdb_transaction_watch(busy_tr.get(), u8(queued_key), len(queued_key)));
+  ASSERT_EQ(commit(busy_tr), 0);
+  struct Gate {
+    std::promise<void> entered;
+    std::promise<void> open;
+    static void callback(FDBFuture* /*f*/, void* self) {
+      auto* g = static_cast<Gate*>(self);
+      g->entered.set_value();
+      g->open.get_future().wait();
+    }
+  } gate;
+  ASSERT_EQ(fdb_future_set_callback(busy.get(), &Gate::callback, &gate), 0);
+  CallbackProbe queued_probe;
+  ASSERT_EQ(fdb_future_set_callback(queued.get(), &CallbackProbe::callback, &queued_probe), 0);
+  ASSERT_EQ(write(busy_key, "1"), 0);
+  gate.entered.get_future().wait();      // the network thread is held in the gate's callback
+  ASSERT_EQ(write(queued_key, "1"), 0);  // so this watch's callback is queued behind it
+  Tr retry_tr = make_tr();
+  Future retry(fdb_transaction_on_error(retry_tr.get(), 1020));  // not_committed: a delay
+  CallbackProbe retry_probe;
+  ASSERT_EQ(fdb_future_set_callback(retry.get(), &CallbackProbe::callback, &retry_probe), 0);
+
+  // A callback that arms another on_error delay each time it runs would keep a draining
+  // network busy for ever (a stop makes every delay due at once): the queue is run for a
+  // bounded time, then what is left is dropped, so that the stop ends.
+  struct Rearm {
+    FDBTransaction* tr = nullptr;
+    std::vector<FDBFuture*> futures;  // touched by the network thread until it is joined
+    std::atomic<int> calls{0};
+    static void callback(FDBFuture* /*f*/, void* self) {
+      auto* r = static_cast<Rearm*>(self);
+      r->calls.fetch_add(1);
+      r->futures.push_back(fdb_transaction_on_error(r->tr, 1020));
+      (void)fdb_future_set_callback(r->futures.back(), &Rearm::callback, r);
+    }
+  };
+  Tr rearm_tr = make_tr();
+  Rearm rearm;
+  rearm.tr = rearm_tr.get();
+  rearm.futures.push_back(fdb_transaction_on_error(rearm_tr.get(), 1020));
+  ASSERT_EQ(fdb_future_set_callback(rearm.futures.back(), &Rearm::callback, &rearm), 0);
+
   auto stop_started = Clock::now();
   ASSERT_EQ(fdb_stop_network(), 0);
+  gate.open.set_value();
   network.join();
+  EXPECT_GT(rearm.calls.load(), 0);
+  const int rearm_calls = rearm.calls.load();
+  EXPECT_EQ(queued_probe.count(), 1);
+  EXPECT_EQ(queued_probe.called_on(), env().network_thread);
+  EXPECT_EQ(retry_probe.count(), 1);
+  EXPECT_EQ(retry_probe.called_with(), 0);
   EXPECT_LT(Clock::now() - stop_started, std::chrono::seconds(5));  // returns promptly
   EXPECT_EQ(run_result, 0);
 
@@ -96,6 +157,8 @@ TEST(NetworkLifecycle, FromUnsetVersionToNoRestart) {
   // No callback after fdb_run_network has returned, even when the watch's key changes.
   EXPECT_EQ(write(key, "2"), 0);
   EXPECT_EQ(late_probe.count(), 0);
+  EXPECT_EQ(rearm.calls.load(), rearm_calls);
+  for (FDBFuture* f : rearm.futures) fdb_future_destroy(f);
 
   // The network cannot be restarted or set up again.
   EXPECT_EQ(fdb_run_network(), 2025);
@@ -103,6 +166,11 @@ TEST(NetworkLifecycle, FromUnsetVersionToNoRestart) {
 
   late.reset();
   tr.reset();
+  retry.reset();
+  retry_tr.reset();
+  busy.reset();
+  queued.reset();
+  busy_tr.reset();
   fdb_database_destroy(d);
   env().db = nullptr;
 }

@@ -34,6 +34,9 @@ check(recipes "^(strata|recipes)/")
 check(fdb_c "^(strata/|fdb_c/|base/(adaptive_mutex|mutex)\\.hpp$|strata_fdb_c\\.h$)")
 check(kv "^(strata/types\\.hpp|strata/error\\.hpp|base/|kv/)")
 check(durability "^(strata/types\\.hpp|strata/error\\.hpp|base/|durability/)")
+# The cluster backend: the public types it implements, base/ helpers, the C API's header and
+# the versionstamp operand check it shares with the engine.
+check(cluster "^(strata/|base/|cluster/|fdb_c/fdb_c\\.h$|engine/versionstamp\\.hpp$)")
 
 if(violations)
   list(JOIN violations "\n  " text)

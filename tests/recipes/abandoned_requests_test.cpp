@@ -26,6 +26,7 @@
 #include "durability/temp_dir.hpp"
 #include "pop_probe_util.hpp"
 #include "recipes_test_util.hpp"
+#include "support/test_database.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,32 +65,34 @@ bool range_empty(Database& db, const KeyRange& range) {
 }
 
 TEST(OpenedVersion, IsWhatTheLastOpeningLeftCommitted) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Version last = 0;
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     EXPECT_EQ(db.opened_version(), 0);
     db.run([](Transaction& tr) { tr.set("k", "v"); });
     db.run([](Transaction& tr) { tr.set("k", "w"); });
     last = db.committed_version();
     EXPECT_EQ(db.opened_version(), 0);
   }
-  Database again = Database::open(on_disk(dir));
+  Database again = testing::open_database(on_disk(dir));
   EXPECT_EQ(again.opened_version(), last);
-  EXPECT_EQ(Database::open().opened_version(), 0);
+  EXPECT_EQ(testing::open_database().opened_version(), 0);
 }
 
 TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePoppers) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     register_request(db, requests, '\x01');
     register_request(db, requests, '\x02');
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   q.enqueue(db, "first");
   q.enqueue(db, "second");
   EXPECT_EQ(q.dequeue(db), "first");
@@ -113,16 +116,17 @@ TEST(AbandonedPopRequests, AQueuesDeadRequestsAreWithdrawnAndTheItemsGoToLivePop
 // reading it as a versionstamp threw, and every high-contention pop of the queue with it.
 // It is withdrawn as any request of an earlier opening is.
 TEST(AbandonedPopRequests, ARequestInTheOldFormatIsWithdrawn) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     db.run([&](Transaction& tr) {
       tr.set(requests.pack(Tuple{std::int64_t{7}, Bytes{std::string(20, '\x01')}}), "");
     });
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   q.enqueue(db, "item");
   EXPECT_EQ(q.dequeue(db), "item");
   EXPECT_EQ(q.dequeue(db), std::nullopt);
@@ -130,18 +134,19 @@ TEST(AbandonedPopRequests, ARequestInTheOldFormatIsWithdrawn) {
 }
 
 TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     q.enqueue(db, "queued");
     // Two poppers were served and died before collecting.
     leave_served(db, requests, results, '\x01', "served to a");
     leave_served(db, requests, results, '\x02', "served to b");
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   EXPECT_EQ(q.dequeue(db), "served to a");
   EXPECT_EQ(q.dequeue(db), "served to b");
   EXPECT_EQ(q.dequeue(db), "queued");
@@ -150,14 +155,15 @@ TEST(AbandonedPopRequests, ResultsServedToDeadPoppersAreDeliveredAgainFirst) {
 }
 
 TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   PriorityQueue pq(Subspace(Tuple{"P"}), true);
   Subspace min_requests = bookkeeping(pq.subspace(), Tuple{"pop", "min"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     register_request(db, min_requests, '\x01');
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   pq.push(db, "low", 1);
   pq.push(db, "high", 9);
   EXPECT_EQ(pq.pop_min(db), "low");
@@ -168,17 +174,18 @@ TEST(AbandonedPopRequests, APriorityQueuesDeadRequestsAreWithdrawnToo) {
 // An item served to a dead pop_max goes again to a pop_max, not to a pop_min: each kind
 // has its own result slots.
 TEST(AbandonedPopRequests, APriorityQueueDeliversAgainToAPopOfTheSameKind) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   PriorityQueue pq(Subspace(Tuple{"P"}), true);
   Subspace max_requests = bookkeeping(pq.subspace(), Tuple{"pop", "max"});
   Subspace max_results = bookkeeping(pq.subspace(), Tuple{"result", "max"});
   {
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     leave_served(db, max_requests, max_results, '\x01', "served to max");
     pq.push(db, "low", 1);
     pq.push(db, "high", 9);
   }
-  Database db = Database::open(on_disk(dir));
+  Database db = testing::open_database(on_disk(dir));
   EXPECT_EQ(pq.pop_min(db), "low");
   EXPECT_EQ(pq.pop_max(db), "served to max");
   EXPECT_EQ(pq.pop_max(db), "high");
@@ -216,10 +223,11 @@ auto patiently(Database& db, Body body) {
 // throws: left behind, the request took the next item into a result slot nobody collects.
 // (A stalled request ahead makes the popper register rather than take the fast path.)
 TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
   Options o;
   o.mvcc_window = std::chrono::milliseconds(20);
   o.transaction_retry_limit = 0;
-  Database db = Database::open(o);
+  Database db = testing::open_database(o);
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   const Tuple stalled = register_request(db, requests, '\x07');
@@ -253,7 +261,7 @@ TEST(AbandonedPopRequests, APopperThatGivesUpWithdrawsItsRequestFirst) {
 // Returns the pop's error, or nullopt when it is still retrying after 10 s.
 std::optional<ErrorCode> high_contention_pop_error(Options o) {
   o.mvcc_window = std::chrono::milliseconds(20);
-  Database db = Database::open(o);
+  Database db = testing::open_database(o);
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   const Tuple stalled = register_request(db, requests, '\x07');
@@ -283,12 +291,14 @@ std::optional<ErrorCode> high_contention_pop_error(Options o) {
 }
 
 TEST(AbandonedPopRequests, AHighContentionPopGivesUpAtItsRetryLimit) {
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
   Options o;
   o.transaction_retry_limit = 2;
   EXPECT_EQ(high_contention_pop_error(o), ErrorCode::transaction_too_old);
 }
 
 TEST(AbandonedPopRequests, AHighContentionPopGivesUpAtItsTimeout) {
+  STRATA_SKIP_ON_CLUSTER("the MVCC window is the cluster's (5 s), not Options::mvcc_window");
   Options o;
   o.transaction_timeout = std::chrono::milliseconds(300);
   EXPECT_EQ(high_contention_pop_error(o), ErrorCode::transaction_timed_out);
@@ -316,7 +326,7 @@ struct Report {
   Options o;
   o.path = dir;
   o.durability = Durability::buffered;
-  Database db = Database::open(o);
+  Database db = testing::open_database(o);
   Queue q(Subspace(Tuple{"Q"}), true);
   auto report = [fd](char kind, std::uint32_t item) {
     const Report r{kind, {}, item};
@@ -337,6 +347,7 @@ struct Report {
 }
 
 TEST(AbandonedPopRequests, KilledConsumersLoseNoItemThatWasNotInTheirHands) {
+  STRATA_SKIP_ON_CLUSTER("it reopens a durable directory; a cluster has no opening to outlive");
   TempDir dir;
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
@@ -369,7 +380,7 @@ TEST(AbandonedPopRequests, KilledConsumersLoseNoItemThatWasNotInTheirHands) {
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status));
 
-    Database db = Database::open(on_disk(dir));
+    Database db = testing::open_database(on_disk(dir));
     std::multiset<std::uint32_t> drained;
     while (auto v = q.dequeue(db)) drained.insert(static_cast<std::uint32_t>(std::stoul(*v)));
     EXPECT_TRUE(range_empty(db, results.range()))

@@ -19,6 +19,7 @@
 
 #include "recipes_test_util.hpp"
 #include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -28,7 +29,7 @@ using recipestest::scaled;
 using testing::ThrowsCode;
 
 TEST(PriorityQueueLayout, KeysArePriorityCountAndTwentyRandomBytes) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   pq.push(db, "a", 5);
   pq.push(db, "b", 5);
@@ -63,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, PriorityQueueModes, ::testing::Values(false, tru
                          });
 
 TEST_P(PriorityQueueModes, OrderAndBothEnds) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq(Subspace(Tuple{"P"}), GetParam());
   EXPECT_EQ(pq.pop_min(db), std::nullopt);
   EXPECT_EQ(pq.pop_max(db), std::nullopt);
@@ -92,7 +93,7 @@ TEST_P(PriorityQueueModes, OrderAndBothEnds) {
 }
 
 TEST_P(PriorityQueueModes, PopsIntoABufferTakeBothEndsAndEmptyItWhenNothingIsTaken) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq(Subspace(Tuple{"P"}), GetParam());
   std::string out = "stale";
   EXPECT_FALSE(pq.pop_min(db, out));
@@ -116,7 +117,7 @@ TEST_P(PriorityQueueModes, PopsIntoABufferTakeBothEndsAndEmptyItWhenNothingIsTak
 }
 
 TEST(PriorityQueue, AnyElementOrdersByTupleOrder) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   pq.push(db, "s-b", "b");
   pq.push(db, "n", nullptr);  // null sorts first
@@ -135,7 +136,7 @@ TEST(PriorityQueue, AnyElementOrdersByTupleOrder) {
 // The trap the header warns of: an integer priority pops before any double, however small
 // the double (integer codes 0x0c..0x1c sort before the double's 0x21).
 TEST(PriorityQueue, EveryIntegerPriorityPopsBeforeEveryDouble) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   pq.push(db, "two and a half", 2.5);
   pq.push(db, "a hundred", 100);
@@ -144,7 +145,7 @@ TEST(PriorityQueue, EveryIntegerPriorityPopsBeforeEveryDouble) {
 }
 
 TEST(PriorityQueue, NestedTuplePriorityKeysAsTheSubspaceWouldPackThem) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   const Element priority(Tuple{"x", 2});
   pq.push(db, "first", priority);
@@ -159,7 +160,7 @@ TEST(PriorityQueue, NestedTuplePriorityKeysAsTheSubspaceWouldPackThem) {
 }
 
 TEST(PriorityQueue, IncompleteVersionstampPriorityIsRefusedAndWritesNothing) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   Transaction tr = db.create_transaction();
   EXPECT_THAT([&] { pq.push(tr, "v", Element(Versionstamp::incomplete())); },
@@ -181,7 +182,7 @@ struct Logged {
 // pop must return an item no greater than any item present at its read version (hence
 // throughout its transaction), and every item is popped exactly once.
 TEST(PriorityQueueConcurrency, PopMinNeverSkipsASmallerItem) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   const int producers = 4, consumers = 4, per_producer = scaled(2000, 1000);
   const int total = producers * per_producer;
@@ -267,7 +268,7 @@ TEST(PriorityQueueConcurrency, PopMinNeverSkipsASmallerItem) {
 // first, each consumer sees non-decreasing priorities (pop_min) or non-increasing (pop_max).
 TEST_P(PriorityQueueModes, FourProducersFourConsumersExactlyOnce) {
   for (bool max : {false, true}) {
-    Database db = Database::open();
+    Database db = testing::open_database();
     PriorityQueue pq(Subspace(Tuple{"P"}), GetParam());
     const int per_producer = scaled(5000, 1000), total = 4 * per_producer;
     std::vector<std::thread> threads;

@@ -17,6 +17,7 @@
 #include "strata/priority_queue.hpp"
 
 #include "recipes_test_util.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -37,7 +38,7 @@ std::optional<std::string> committed(Database& db, const std::string& key) {
 }
 
 TEST(PriorityQueueSignal, PushBumpsTheSignalOnlyWhileAWaiterIsRegistered) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   pq.push(db, "before", 1);
   EXPECT_EQ(pq.pop_min(db), "before");
@@ -59,7 +60,7 @@ TEST(PriorityQueueSignal, PushBumpsTheSignalOnlyWhileAWaiterIsRegistered) {
 // A waiter woken by a commit of several pushes takes the lowest (pop_min_wait) or the
 // highest (pop_max_wait) of them.
 TEST(PriorityQueueSignal, AWokenWaiterTakesItsEndOfThePriorities) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   for (bool min : {true, false}) {
     std::optional<std::string> got;
@@ -80,7 +81,7 @@ TEST(PriorityQueueSignal, AWokenWaiterTakesItsEndOfThePriorities) {
 // finds the queue empty and sleeps. The push must not commit without signalling: its read
 // of the count conflicts, and the retry signals.
 TEST(PriorityQueueSignal, PushConflictsWithAWaiterRegisteringAfterItsRead) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   Transaction tr = db.create_transaction();
   pq.push(tr, "x", 1);
@@ -98,7 +99,7 @@ TEST(PriorityQueueSignal, PushConflictsWithAWaiterRegisteringAfterItsRead) {
 }
 
 TEST(PriorityQueueSignal, WithAnEmptyPrefixEveryPushSignals) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq{Subspace()};
   pq.push(db, "a", 2);
   pq.push(db, "b", 1);
@@ -107,7 +108,7 @@ TEST(PriorityQueueSignal, WithAnEmptyPrefixEveryPushSignals) {
 }
 
 TEST(PriorityQueueWait, TimesOutOnAnEmptyQueueAndANegativeTimeoutLooksOnce) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq;
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(pq.pop_min_wait(db, 50ms), std::nullopt);
@@ -129,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, PriorityQueueWaitModes, ::testing::Values(false,
 
 // Waiters of both kinds, registered before any push; each pushed item goes to exactly one.
 TEST_P(PriorityQueueWaitModes, ManyWaitersEachItemToExactlyOne) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   PriorityQueue pq(Subspace(Tuple{"P"}), GetParam());
   constexpr int kWaiters = 8;
   std::vector<std::optional<std::string>> got(kWaiters);

@@ -23,6 +23,7 @@
 
 #include "pop_probe_util.hpp"
 #include "recipes_test_util.hpp"
+#include "support/test_database.hpp"
 
 namespace strata {
 namespace {
@@ -42,7 +43,7 @@ using recipestest::scaled;
 using recipestest::ScopedPopProbe;
 
 TEST(QueueLayout, ItemKeysAreIndexAndTwentyRandomBytes) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q;
   for (const char* v : {"a", "b", "c"}) q.enqueue(db, v);
 
@@ -93,7 +94,7 @@ void await_waiter(Database& db) {
 }
 
 TEST(QueueSignal, EnqueueBumpsTheSignalOnlyWhileAWaiterIsRegistered) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q;
   std::optional<std::string> got;
   std::thread waiter([&] { got = q.dequeue_wait(db, 30s); });
@@ -117,7 +118,7 @@ TEST(QueueSignal, EnqueueBumpsTheSignalOnlyWhileAWaiterIsRegistered) {
 // the past and dequeue_wait would look once and return nullopt). The main thread waits for
 // the waiter to register or return, on a watch of the count.
 TEST(QueueSignal, AnUnboundedTimeoutWaitsForTheItem) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q;
   std::mutex mu;
   std::condition_variable cv;
@@ -161,7 +162,7 @@ TEST(QueueSignal, AnUnboundedTimeoutWaitsForTheItem) {
 // clock's nanoseconds; unchecked, a release build would wrap -10^13 ms to a wait of some 267
 // years).
 TEST(QueueSignal, ANegativeTimeoutLooksOnce) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q;
   EXPECT_EQ(q.dequeue_wait(db, -1ms), std::nullopt);
   EXPECT_EQ(q.dequeue_wait(db, std::chrono::milliseconds::min()), std::nullopt);
@@ -174,7 +175,7 @@ TEST(QueueSignal, ANegativeTimeoutLooksOnce) {
 // every few milliseconds) instead of throwing too_many_watches: it returns nullopt at its
 // timeout, and an item enqueued while it waits.
 TEST(QueueSignal, WithNoWatchToSpareDequeueWaitStillWaits) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   std::vector<Watch> kept;
   for (int i = 0; i < 10'000; ++i) {
     kept.push_back(db.run([&](Transaction& tr) { return tr.watch("w" + std::to_string(i % 7)); }));
@@ -191,7 +192,7 @@ TEST(QueueSignal, WithNoWatchToSpareDequeueWaitStillWaits) {
 // While a waiter count exists, the enqueue's reverse read finds the count before the last
 // item: items are still numbered on from the last one, and every enqueue signals.
 TEST(QueueSignal, EnqueuesNumberOnPastAWaiterCount) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q;
   q.enqueue(db, "a");
   db.run([&](Transaction& tr) { tr.atomic_op(MutationType::add, waiters_key(), le64(1)); });
@@ -213,7 +214,7 @@ TEST(QueueSignal, EnqueuesNumberOnPastAWaiterCount) {
 // registers, checks the queue (still empty) and sleeps. The enqueue must not commit
 // without signalling: its read of the count conflicts, and the retry signals.
 TEST(QueueSignal, EnqueueConflictsWithAWaiterRegisteringAfterItsRead) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q;
   Transaction tr = db.create_transaction();
   q.enqueue(tr, "x");
@@ -232,7 +233,7 @@ TEST(QueueSignal, EnqueueConflictsWithAWaiterRegisteringAfterItsRead) {
 }
 
 TEST(QueueSignal, WithAnEmptyPrefixEveryEnqueueSignals) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q{Subspace()};
   q.enqueue(db, "a");
   q.enqueue(db, "b");
@@ -242,7 +243,7 @@ TEST(QueueSignal, WithAnEmptyPrefixEveryEnqueueSignals) {
 }
 
 TEST(QueueLayout, IndexContinuesFromTheLastItem) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q;
   q.enqueue(db, "a");
   q.enqueue(db, "b");
@@ -268,7 +269,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, QueueModes, ::testing::Values(false, true),
                          });
 
 TEST_P(QueueModes, SingleClientFifoPeekEmpty) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"jobs"}), GetParam());
   EXPECT_EQ(q.dequeue(db), std::nullopt);
   EXPECT_EQ(q.peek(db), std::nullopt);
@@ -287,7 +288,7 @@ TEST_P(QueueModes, SingleClientFifoPeekEmpty) {
 }
 
 TEST_P(QueueModes, DequeueIntoABufferReusesItAndEmptiesItWhenNothingIsTaken) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"jobs"}), GetParam());
   std::string out = "stale";
   EXPECT_FALSE(q.dequeue(db, out));
@@ -319,7 +320,7 @@ TEST_P(QueueModes, DequeueIntoABufferReusesItAndEmptiesItWhenNothingIsTaken) {
 TEST_P(QueueModes, DequeueIntoABufferThatThrowsLeavesItEmptyAndTheItemQueued) {
   Options options;
   options.transaction_timeout = 1ms;
-  Database db = Database::open(options);
+  Database db = testing::open_database(options);
   Queue q(Subspace(Tuple{"jobs"}), GetParam());
   const auto untimed = [&db](auto body) {
     Transaction tr = db.create_transaction();
@@ -346,7 +347,7 @@ TEST_P(QueueModes, DequeueIntoABufferThatThrowsLeavesItEmptyAndTheItemQueued) {
 }
 
 TEST(Queue, TransactionOverloadsCompose) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q;
   Transaction tr = db.create_transaction();
   q.enqueue(tr, "x");
@@ -373,7 +374,7 @@ TEST(Queue, HighContentionNeedsAPrefix) {
 // does. The waiting requests' owners never run a pass (they do not exist), so this also
 // checks that a popper behind a stalled oldest request stops waiting and runs the pass.
 TEST(QueueHighContention, ServesWaitingRequestsInCommitOrder) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
@@ -399,7 +400,7 @@ TEST(QueueHighContention, ServesWaitingRequestsInCommitOrder) {
 // bound and then run the pass for a stalled oldest request itself. (It took a failed watch
 // for a fired one and spun behind the stalled request for good.)
 TEST(QueueHighContention, WithNoWatchesLeftAWaiterStillServesAStalledOldestRequest) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"Q"}), true);
   Subspace requests = bookkeeping(q.subspace(), Tuple{"pop"});
   Subspace results = bookkeeping(q.subspace(), Tuple{"result"});
@@ -446,7 +447,7 @@ struct MoveStats {
 // each consumer saw it. Consumers use dequeue_wait when `blocking`, else dequeue (and
 // yield when the queue is momentarily empty).
 MoveStats move_items(bool high_contention, int producers, int consumers, int items, bool blocking) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"Q"}), high_contention);
   const int per_producer = items / producers;
   const int total = per_producer * producers;
@@ -534,8 +535,10 @@ TEST(QueueContention, EightConsumersRetriesPerPop) {
   const int items = scaled(20000, 4000);
   double per_pop[2] = {0, 0};
   for (bool hc : {false, true}) {
-    Database db = Database::open();
-    Queue q(Subspace(Tuple{"Q"}), hc);
+    Database db = testing::open_database();
+    // A queue of each mode's own: on a cluster both loops open one database, and the
+    // first loop's deleted rows stay (as MVCC versions) under the prefix it used.
+    Queue q(Subspace(Tuple{"Q", hc}), hc);
     db.run([&](Transaction& tr) {
       for (int i = 0; i < items; ++i) q.enqueue(tr, item_value(0, i));
     });
@@ -567,7 +570,7 @@ TEST(QueueContention, EightConsumersRetriesPerPop) {
 // and every retry path runs. Each item must still be delivered exactly once, in order.
 TEST_P(QueueModes, EightConsumersWithClientRoundTripsDeliverExactlyOnce) {
   const int items = scaled(800, 200);
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"Q"}), GetParam());
   db.run([&](Transaction& tr) {
     for (int i = 0; i < items; ++i) q.enqueue(tr, item_value(0, i));
@@ -592,7 +595,7 @@ TEST_P(QueueModes, EightConsumersWithClientRoundTripsDeliverExactlyOnce) {
 }
 
 TEST_P(QueueModes, DequeueWaitGetsAnItemEnqueuedLater) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"Q"}), GetParam());
   auto start = std::chrono::steady_clock::now();
   std::thread producer([&] {
@@ -608,7 +611,7 @@ TEST_P(QueueModes, DequeueWaitGetsAnItemEnqueuedLater) {
 }
 
 TEST_P(QueueModes, DequeueWaitTimesOutOnAnEmptyQueue) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"Q"}), GetParam());
   auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(q.dequeue_wait(db, 50ms), std::nullopt);
@@ -618,7 +621,7 @@ TEST_P(QueueModes, DequeueWaitTimesOutOnAnEmptyQueue) {
 }
 
 TEST_P(QueueModes, ManyWaitersEachItemToExactlyOne) {
-  Database db = Database::open();
+  Database db = testing::open_database();
   Queue q(Subspace(Tuple{"Q"}), GetParam());
   constexpr int kWaiters = 8;
   std::vector<std::optional<std::string>> got(kWaiters);

@@ -694,7 +694,7 @@ RetryStep ClusterTransaction::retry_step(ErrorCode error, GiveUp give_up) {
     const bool timed_out = code == static_cast<int>(ErrorCode::transaction_timed_out) &&
                            error != ErrorCode::transaction_timed_out;
     ended_ = timed_out ? ErrorCode::transaction_timed_out : ErrorCode::transaction_cancelled;
-    return {.error = static_cast<ErrorCode>(code)};
+    return {.error = static_cast<ErrorCode>(code), .cancelled = !timed_out};
   }
   // Reset for the next attempt: the options that are not persistent return to a new
   // transaction's, in FoundationDB's client as here.

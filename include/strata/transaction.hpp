@@ -102,7 +102,7 @@ class Watch {
   // `callback` throws invalid_argument (9003) and is not registered.
   // On a cluster, callbacks run on FoundationDB's network thread, or in cancel(), and a
   // waiter on another thread returns once those registered before the watch finished have
-  // run.
+  // run (wait_for may return the outcome before, when its timeout passes first).
   void on_ready(std::function<void()> callback);
 
  private:

@@ -480,27 +480,33 @@ std::size_t ClusterTransaction::approximate_size() const {
 void ClusterTransaction::fail_watches(fdb_error_t code) {
   std::vector<std::weak_ptr<ClusterWatch>> watches;
   watches.swap(watches_);
+  fail(watches, code);
+}
+
+void ClusterTransaction::fail(const std::vector<std::weak_ptr<ClusterWatch>>& watches,
+                              fdb_error_t code) {
   for (const auto& weak : watches) {
     if (const std::shared_ptr<ClusterWatch> w = weak.lock()) w->fail(code);
   }
 }
 
-void ClusterTransaction::record_commit(fdb_error_t code) {
+std::vector<std::weak_ptr<ClusterWatch>> ClusterTransaction::record_commit(fdb_error_t code) {
   ended_ = ErrorCode::used_during_commit;
-  if (code != 0) fail_watches(code);
-  watches_.clear();  // armed by the commit
+  std::vector<std::weak_ptr<ClusterWatch>> failed;
+  failed.swap(watches_);  // armed by the commit, or failed with it
   if (code == 0) {
     std::int64_t v = -1;
     if (api_.transaction_get_committed_version(tr_, &v) != 0) v = -1;
     committed_ = true;
     committed_version_ = v;
     if (v >= 0) db_->count_commit();
-    return;
+    return {};
   }
   if (code == static_cast<int>(ErrorCode::not_committed)) {
     conflicted_ = true;
     db_->count_conflict();
   }
+  return failed;
 }
 
 Error ClusterTransaction::commit_error(fdb_error_t code) const {
@@ -540,8 +546,11 @@ void ClusterTransaction::commit() {
   versionstamp_future_ = Future(api_, api_.transaction_get_versionstamp(tr_));
   Future f(api_, api_.transaction_commit(tr_));
   const fdb_error_t code = f.wait_code();
-  record_commit(code);
-  if (code != 0) throw commit_error(code);
+  const std::vector<std::weak_ptr<ClusterWatch>> failed = record_commit(code);
+  if (code == 0) return;
+  const Error error = commit_error(code);
+  fail(failed, code);
+  throw error;
 }
 
 void ClusterTransaction::commit_async(CommitCallback done) {
@@ -566,8 +575,9 @@ void ClusterTransaction::commit_async(CommitCallback done) {
     const InFlightDone settle{async_};
     api_.future_destroy(f);
     std::unique_ptr<Pending> own(raw);
-    record_commit(e);
+    const std::vector<std::weak_ptr<ClusterWatch>> failed = record_commit(e);
     const Error error = fdb_error(api_, e, "commit");
+    fail(failed, e);
     own->done(&error);
   }
 }
@@ -587,6 +597,22 @@ void ClusterTransaction::on_commit_ready(FDBFuture* f, void* parameter) noexcept
   const FdbApi& api = t.api_;
   const fdb_error_t code = api.future_get_error(f);
   api.future_destroy(f);
+  // Recording the outcome and building its error may throw (out of memory): that reaches
+  // `done` as the commit's error rather than unwinding into FoundationDB's C code.
+  const CommitCallback done = std::move(pending->done);
+  std::vector<std::weak_ptr<ClusterWatch>> failed;
+  std::optional<Error> error;
+  try {
+    failed = t.record_commit(code);
+    if (code != 0) error.emplace(t.commit_error(code));
+  } catch (const Error& e) {
+    error.emplace(e);
+  } catch (...) {
+    error.emplace(code != 0 ? static_cast<ErrorCode>(code) : ErrorCode::internal_error,
+                  std::string());
+  }
+  // From here the watches' listeners and `done` may destroy the transaction, on this thread,
+  // without its destructor waiting for this commit: nothing of `t` is used after this.
   std::thread::id before;
   {
     Async& a = *async;
@@ -604,20 +630,7 @@ void ClusterTransaction::on_commit_ready(FDBFuture* f, void* parameter) noexcept
     Async& a;
     std::thread::id before;
   } restore(*async, before);
-  // `done` may destroy the transaction: nothing of `t` is used after it. Recording the
-  // outcome and building its error may throw (out of memory): that reaches `done` as the
-  // commit's error rather than unwinding into FoundationDB's C code.
-  const CommitCallback done = std::move(pending->done);
-  std::optional<Error> error;
-  try {
-    t.record_commit(code);
-    if (code != 0) error.emplace(t.commit_error(code));
-  } catch (const Error& e) {
-    error.emplace(e);
-  } catch (...) {
-    error.emplace(code != 0 ? static_cast<ErrorCode>(code) : ErrorCode::internal_error,
-                  std::string());
-  }
+  fail(failed, code);
   done(error ? &*error : nullptr);
 }
 

@@ -115,14 +115,17 @@ class ClusterTransaction {
   void touch_read();  // a read (or what fixes the read version) is about to happen
   void set_option(int option, std::optional<std::int64_t> value) const;
   void fail_if(fdb_error_t code, const char* what) const;
-  // The commit's outcome, recorded: counts, committed version, conflicts.
-  void record_commit(fdb_error_t code);
+  // The commit's outcome, recorded: counts, committed version, conflicts. Returns the
+  // watches the commit fails (its error, when it failed) for the caller to fail with
+  // fail(): last, since their listeners may destroy this transaction.
+  [[nodiscard]] std::vector<std::weak_ptr<ClusterWatch>> record_commit(fdb_error_t code);
   // The commit's error: with the conflicting ranges named, when they are reported.
   Error commit_error(fdb_error_t code) const;
   // on_error's error for a step's code that is not the one it was given.
   Error retry_error(ErrorCode code) const;
   // The watches made since the last commit fail with `code` (1025, or the commit's error).
   void fail_watches(fdb_error_t code);
+  static void fail(const std::vector<std::weak_ptr<ClusterWatch>>& watches, fdb_error_t code);
   std::vector<KeyRange> special_ranges(std::string_view prefix) const;
   // Reads [begin, end) in batches, passing each row to `row`. Returns RangeResult::more:
   // whether a limit ended the read with rows possibly left (the C API's out_more).

@@ -45,6 +45,7 @@ fdb_error_t Network::run() {
       tasks_.pop_front();
       lock.unlock();
       task();
+      task = nullptr;  // what it holds goes outside the lock (a release may post)
       lock.lock();
       continue;
     }

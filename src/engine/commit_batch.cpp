@@ -275,8 +275,10 @@ bool CommitBatch::resolve(const CommitRequest& r) {
 }
 
 void CommitBatch::record_writes(CommitRequest& r, Version version) {
-  for (const KeyRange& range : r.write_ranges) {
-    resolver_.record_write(range.begin, range.end, version);
+  if (r.write_ranges != nullptr) {
+    for (const KeyRange& range : *r.write_ranges) {
+      resolver_.record_write(range.begin, range.end, version);
+    }
   }
   for (const auto& point : r.writes->points()) resolver_.record_write_at(point.first, version);
   if (!r.writes->stamped_keys().empty()) {

@@ -778,9 +778,14 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
     request.read_ranges = &read_conflicts_;
   }
   if (!point_reads_.empty()) request.read_keys = &point_reads_;
-  request.write_ranges = std::move(write_conflicts_);
-  for (const auto& [b, e] : writes_.cleared_ranges()) request.write_ranges.push_back({b, e});
-  coalesce(request.write_ranges);
+  // The cleared ranges join the explicit write conflicts, merged, where they stay for
+  // write_conflict_ranges(); soft_reset() empties them and their room serves the next
+  // transaction. Most commits have neither: no vector is touched then.
+  if (!write_conflicts_.empty() || !writes_.cleared_ranges().empty()) {
+    for (const auto& [b, e] : writes_.cleared_ranges()) write_conflicts_.push_back({b, e});
+    coalesce(write_conflicts_);
+    request.write_ranges = &write_conflicts_;
+  }
   request.writes = &writes_;
   if (report_conflicts_) {
     conflicting_.clear();
@@ -791,9 +796,6 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
 
 bool TransactionImpl::settle(CommitRequest& request) {
   state_ = State::committed;
-  // Kept (with the cleared ranges, merged) for write_conflict_ranges(); soft_reset()
-  // empties it and its room serves the next transaction.
-  write_conflicts_ = std::move(request.write_ranges);
   release_read_version();
   finish_watches(request.error == ErrorCode::success, request.error);
   if (request.error != ErrorCode::success) return false;

@@ -175,7 +175,8 @@ TEST(CommitBatch, ACommitOfOnlyAWriteConflictRangeTakesAVersionAndConflicts) {
   WriteMap nothing;
   CommitRequest conflict_only;
   conflict_only.writes = &nothing;
-  conflict_only.write_ranges.push_back(KeyRange{"a", key_after("a")});
+  const std::vector<KeyRange> ranges{KeyRange{"a", key_after("a")}};
+  conflict_only.write_ranges = &ranges;
   const BatchOutcome out = f.run({&conflict_only});
   ASSERT_EQ(conflict_only.error, ErrorCode::success);
   EXPECT_EQ(out.version, before + 1);

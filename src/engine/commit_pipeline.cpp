@@ -217,10 +217,8 @@ void CommitPipeline::commit(CommitRequest& request) {
   if (failed()) throw failure_error();
   if (mode_ == CommitMode::alone) {
     base::UniqueLock lock(alone_mu_);
-    batch_.push_back(&request);
-    const std::size_t gc_budget = process(batch_);
-    batch_.clear();
-    batch_step_.collect(gc_budget);
+    CommitRequest* const one = &request;  // a batch of one, with no vector to fill
+    batch_step_.collect(process(std::span(&one, 1)));
     return;
   }
   if (t_settling) [[unlikely]] {

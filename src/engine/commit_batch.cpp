@@ -90,6 +90,8 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
   const Version version = std::max(store_.committed(), assigned_) + 1;
   const bool prepared = batch.size() >= kPrepareBatch;
   BatchOutcome out;
+  stamped_.clear();
+  out.stamped = &stamped_;
   // Before the point of no return: resolution, and the memory the writes will take.
   try {
     std::uint16_t index = 0;
@@ -113,7 +115,7 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
       ++out.committed;
     }
     if (prepared) prepare_writes(batch);
-    reserve_apply(batch, version, out.stamped);
+    reserve_apply(batch, version, stamped_);
   } catch (...) {  // std::bad_alloc: nothing else is thrown before the point of no return
     reservation_.end(store_);
     fail_survivors(batch, ErrorCode::commit_proxy_memory_limit_exceeded, out);
@@ -126,7 +128,7 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
   std::size_t writes = 0;
   if constexpr (base::kDebugInvariants) store_.expect_reserved(true);
   try {
-    writes = apply_all(batch, version, prepared, out.stamped);
+    writes = apply_all(batch, version, prepared, stamped_);
   } catch (...) {  // std::bad_alloc
     if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
     reservation_.end(store_);
@@ -197,7 +199,7 @@ void CommitBatch::fail_survivors(std::span<CommitRequest* const> batch, ErrorCod
     r->version = -1;
   }
   out.committed = 0;
-  out.stamped.clear();
+  stamped_.clear();
 }
 
 void CommitBatch::prepare_writes(std::span<CommitRequest* const> batch) {

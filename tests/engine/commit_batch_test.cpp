@@ -158,9 +158,9 @@ TEST(CommitBatch, ABatchTakesTheNextVersionAndNumbersItsRequestsInOrder) {
   request.writes = &stamping;
   const BatchOutcome stamped = f.run({&before.request, &request});
   ASSERT_EQ(request.error, ErrorCode::success);
-  ASSERT_EQ(stamped.stamped.size(), 1U);
-  EXPECT_EQ(stamped.stamped[0], "t" + make_versionstamp(stamped.version, 1));
-  EXPECT_EQ(f.store.latest(stamped.stamped[0]), "v");
+  ASSERT_EQ(stamped.stamped->size(), 1U);
+  EXPECT_EQ((*stamped.stamped)[0], "t" + make_versionstamp(stamped.version, 1));
+  EXPECT_EQ(f.store.latest((*stamped.stamped)[0]), "v");
 }
 
 // A commit that writes nothing but a write conflict range still takes the next version and

@@ -283,12 +283,14 @@ void CommitBatch::record_writes(CommitRequest& r, Version version) {
     }
   }
   for (const auto& point : r.writes->points()) resolver_.record_write_at(point.first, version);
-  if (!r.writes->stamped_keys().empty()) {
-    std::string stamp = make_versionstamp(version, r.batch_index);
-    for (const StampedKeyWrite& w : r.writes->stamped_keys()) {
-      std::string key = apply_stamp(w.key, w.offset, stamp);
-      resolver_.record_write(key, base::key_after(key), version);
-    }
+  if (!r.writes->stamped_keys().empty()) record_stamped_keys(r, version);
+}
+
+void CommitBatch::record_stamped_keys(const CommitRequest& r, Version version) {
+  std::string stamp = make_versionstamp(version, r.batch_index);
+  for (const StampedKeyWrite& w : r.writes->stamped_keys()) {
+    std::string key = apply_stamp(w.key, w.offset, stamp);
+    resolver_.record_write(key, base::key_after(key), version);
   }
 }
 

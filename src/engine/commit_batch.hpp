@@ -127,6 +127,9 @@ class CommitBatch {
  private:
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
+  // record_writes' part for versionstamped keys (few commits have any: out of line, it
+  // keeps their strings out of every commit's path).
+  [[gnu::noinline]] void record_stamped_keys(const CommitRequest& request, Version version);
   // Reserves what applying the batch's surviving requests at `version` will allocate
   // (reservation_: the store's nodes, records, index and queues, stamped keys, atomic
   // results; here: prepare_writes' scratch and the log record, in the encoder and in the

@@ -163,7 +163,11 @@ std::size_t CommitBatch::apply_all(std::span<CommitRequest* const> batch, Versio
       if (!in_order) paths = prepare_writes(*r);
     }
     if (in_order) store_.expect_key_order(true);
-    apply(*r, version, stamped, paths);
+    if (r->writes->only_sets_and_clears()) {
+      apply_plain(*r->writes, version, paths);
+    } else {
+      apply(*r, version, stamped, paths);
+    }
     if (in_order) store_.expect_key_order(false);
     point += r->writes->points().size();
     writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
@@ -291,6 +295,24 @@ void CommitBatch::record_stamped_keys(const CommitRequest& r, Version version) {
   for (const StampedKeyWrite& w : r.writes->stamped_keys()) {
     std::string key = apply_stamp(w.key, w.offset, stamp);
     resolver_.record_write(key, base::key_after(key), version);
+  }
+}
+
+// Most commits only set and clear keys: this loop is apply()'s for them, without the
+// cleared ranges, atomic operations and versionstamps they cannot have
+// (WriteMap::only_sets_and_clears), whose strings and branches cost every commit.
+void CommitBatch::apply_plain(const WriteMap& w, Version version,
+                              const kv::MvccStore::List::Path* paths) {
+  for (const auto& [key, entry] : w.points()) {
+    const kv::MvccStore::List::Path* path = paths != nullptr ? paths++ : nullptr;
+    STRATA_INVARIANT(entry.kind == PointWrite::Kind::set || entry.kind == PointWrite::Kind::clear);
+    if (entry.kind == PointWrite::Kind::set) {
+      store_.set(key, entry.value(), version, kv::MvccStore::hash(key), path);
+      if (logs_) log_.set(key, entry.value());
+    } else {
+      store_.clear(key, version);
+      if (logs_) log_.clear(key);
+    }
   }
 }
 

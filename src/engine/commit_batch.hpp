@@ -153,8 +153,11 @@ class CommitBatch {
                       BatchOutcome& out) noexcept;
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
   // `paths`, when given, holds one path per point write (from prepare_writes).
-  void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped,
-             const kv::MvccStore::List::Path* paths);
+  [[gnu::noinline]] void apply(const CommitRequest& request, Version version,
+                               std::vector<std::string>& stamped,
+                               const kv::MvccStore::List::Path* paths);
+  // apply() for writes that are only sets and clears of keys (WriteMap::only_sets_and_clears).
+  void apply_plain(const WriteMap& writes, Version version, const kv::MvccStore::List::Path* paths);
   // Logs a dependent entry's atomic operations by their `result`, or as the operations
   // when those take fewer bytes.
   void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);

@@ -90,6 +90,8 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
   const Version version = std::max(store_.committed(), assigned_) + 1;
   const bool prepared = batch.size() >= kPrepareBatch;
   BatchOutcome out;
+  stamped_.clear();
+  out.stamped = &stamped_;
   // Before the point of no return: resolution, and the memory the writes will take.
   try {
     std::uint16_t index = 0;
@@ -113,7 +115,7 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
       ++out.committed;
     }
     if (prepared) prepare_writes(batch);
-    reserve_apply(batch, version, out.stamped);
+    reserve_apply(batch, version, stamped_);
   } catch (...) {  // std::bad_alloc: nothing else is thrown before the point of no return
     reservation_.end(store_);
     fail_survivors(batch, ErrorCode::commit_proxy_memory_limit_exceeded, out);
@@ -126,7 +128,7 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
   std::size_t writes = 0;
   if constexpr (base::kDebugInvariants) store_.expect_reserved(true);
   try {
-    writes = apply_all(batch, version, prepared, out.stamped);
+    writes = apply_all(batch, version, prepared, stamped_);
   } catch (...) {  // std::bad_alloc
     if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
     reservation_.end(store_);
@@ -161,7 +163,11 @@ std::size_t CommitBatch::apply_all(std::span<CommitRequest* const> batch, Versio
       if (!in_order) paths = prepare_writes(*r);
     }
     if (in_order) store_.expect_key_order(true);
-    apply(*r, version, stamped, paths);
+    if (r->writes->only_sets_and_clears()) {
+      apply_plain(*r->writes, version, paths);
+    } else {
+      apply(*r, version, stamped, paths);
+    }
     if (in_order) store_.expect_key_order(false);
     point += r->writes->points().size();
     writes += r->writes->points().size() + r->writes->cleared_ranges().size() +
@@ -197,7 +203,7 @@ void CommitBatch::fail_survivors(std::span<CommitRequest* const> batch, ErrorCod
     r->version = -1;
   }
   out.committed = 0;
-  out.stamped.clear();
+  stamped_.clear();
 }
 
 void CommitBatch::prepare_writes(std::span<CommitRequest* const> batch) {
@@ -275,15 +281,37 @@ bool CommitBatch::resolve(const CommitRequest& r) {
 }
 
 void CommitBatch::record_writes(CommitRequest& r, Version version) {
-  for (const KeyRange& range : r.write_ranges) {
-    resolver_.record_write(range.begin, range.end, version);
+  if (r.write_ranges != nullptr) {
+    for (const KeyRange& range : *r.write_ranges) {
+      resolver_.record_write(range.begin, range.end, version);
+    }
   }
   for (const auto& point : r.writes->points()) resolver_.record_write_at(point.first, version);
-  if (!r.writes->stamped_keys().empty()) {
-    std::string stamp = make_versionstamp(version, r.batch_index);
-    for (const StampedKeyWrite& w : r.writes->stamped_keys()) {
-      std::string key = apply_stamp(w.key, w.offset, stamp);
-      resolver_.record_write(key, base::key_after(key), version);
+  if (!r.writes->stamped_keys().empty()) record_stamped_keys(r, version);
+}
+
+void CommitBatch::record_stamped_keys(const CommitRequest& r, Version version) {
+  std::string stamp = make_versionstamp(version, r.batch_index);
+  for (const StampedKeyWrite& w : r.writes->stamped_keys()) {
+    std::string key = apply_stamp(w.key, w.offset, stamp);
+    resolver_.record_write(key, base::key_after(key), version);
+  }
+}
+
+// Most commits only set and clear keys: this loop is apply()'s for them, without the
+// cleared ranges, atomic operations and versionstamps they cannot have
+// (WriteMap::only_sets_and_clears), whose strings and branches cost every commit.
+void CommitBatch::apply_plain(const WriteMap& w, Version version,
+                              const kv::MvccStore::List::Path* paths) {
+  for (const auto& [key, entry] : w.points()) {
+    const kv::MvccStore::List::Path* path = paths != nullptr ? paths++ : nullptr;
+    STRATA_INVARIANT(entry.kind == PointWrite::Kind::set || entry.kind == PointWrite::Kind::clear);
+    if (entry.kind == PointWrite::Kind::set) {
+      store_.set(key, entry.value(), version, kv::MvccStore::hash(key), path);
+      if (logs_) log_.set(key, entry.value());
+    } else {
+      store_.clear(key, version);
+      if (logs_) log_.clear(key);
     }
   }
 }

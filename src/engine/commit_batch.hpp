@@ -76,8 +76,9 @@ struct BatchOutcome {
   // commit failed takes no version: it has nothing to log, and a version published without
   // a record could be handed out again after a crash (a read version going back).
   Version version = -1;
-  // The final keys of the survivors' versionstamped keys, for watches.
-  std::vector<std::string> stamped;
+  // The final keys of the survivors' versionstamped keys, for watches: the batch's own,
+  // valid until its next run() (CommitBatch::take_stamped() moves them out).
+  const std::vector<std::string>* stamped = nullptr;
   // Units of garbage collection the batch earned (0 unless applied).
   std::size_t collect = 0;
 };
@@ -115,6 +116,9 @@ class CommitBatch {
 
   // The record run() encoded for its last applied batch: valid until the next run().
   const std::string& log_record() const { return log_.bytes(); }
+  // Moves out the stamped keys of the last batch (BatchOutcome::stamped), to keep them
+  // past the next run().
+  std::vector<std::string> take_stamped() noexcept { return std::move(stamped_); }
 
   // Collects up to `budget` units of garbage and prunes the resolver's history to what
   // the store keeps. Out of memory stops collection for good (reported on stderr).
@@ -123,6 +127,9 @@ class CommitBatch {
  private:
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
+  // record_writes' part for versionstamped keys (few commits have any: out of line, it
+  // keeps their strings out of every commit's path).
+  [[gnu::noinline]] void record_stamped_keys(const CommitRequest& request, Version version);
   // Reserves what applying the batch's surviving requests at `version` will allocate
   // (reservation_: the store's nodes, records, index and queues, stamped keys, atomic
   // results; here: prepare_writes' scratch and the log record, in the encoder and in the
@@ -141,13 +148,16 @@ class CommitBatch {
   void prepare_writes(std::span<CommitRequest* const> batch);
   // The same for one request of a smaller batch: returns its paths, one per point write.
   const kv::MvccStore::List::Path* prepare_writes(CommitRequest& request);
-  // Fails the batch's survivors with `error`, and empties `out` of them.
-  static void fail_survivors(std::span<CommitRequest* const> batch, ErrorCode error,
-                             BatchOutcome& out) noexcept;
+  // Fails the batch's survivors with `error`, and empties `out` and stamped_ of them.
+  void fail_survivors(std::span<CommitRequest* const> batch, ErrorCode error,
+                      BatchOutcome& out) noexcept;
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
   // `paths`, when given, holds one path per point write (from prepare_writes).
-  void apply(const CommitRequest& request, Version version, std::vector<std::string>& stamped,
-             const kv::MvccStore::List::Path* paths);
+  [[gnu::noinline]] void apply(const CommitRequest& request, Version version,
+                               std::vector<std::string>& stamped,
+                               const kv::MvccStore::List::Path* paths);
+  // apply() for writes that are only sets and clears of keys (WriteMap::only_sets_and_clears).
+  void apply_plain(const WriteMap& writes, Version version, const kv::MvccStore::List::Path* paths);
   // Logs a dependent entry's atomic operations by their `result`, or as the operations
   // when those take fewer bytes.
   void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);
@@ -163,7 +173,10 @@ class CommitBatch {
   std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
   std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
   durability::MutationBatchEncoder log_;                // the batch's net effect, for the log
-  ApplyReservation reservation_;                        // what apply() takes (reserve_apply)
+  // The batch's stamped keys (BatchOutcome::stamped): one vector kept from batch to batch,
+  // not one made and freed by each.
+  std::vector<std::string> stamped_;
+  ApplyReservation reservation_;  // what apply() takes (reserve_apply)
 };
 
 }  // namespace strata::engine

@@ -217,10 +217,8 @@ void CommitPipeline::commit(CommitRequest& request) {
   if (failed()) throw failure_error();
   if (mode_ == CommitMode::alone) {
     base::UniqueLock lock(alone_mu_);
-    batch_.push_back(&request);
-    const std::size_t gc_budget = process(batch_);
-    batch_.clear();
-    batch_step_.collect(gc_budget);
+    CommitRequest* const one = &request;  // a batch of one, with no vector to fill
+    batch_step_.collect(process(std::span(&one, 1)));
     return;
   }
   if (t_settling) [[unlikely]] {
@@ -429,9 +427,9 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
   batches_.store(batches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (persistence_ != nullptr) persistence_->maybe_checkpoint();
   if (deferred) {
-    send_to_syncer(batch, out.version, std::move(out.stamped));
+    send_to_syncer(batch, out.version, batch_step_.take_stamped());
   } else if (watches_.size() != 0) {
-    fire_watches(batch, out.stamped,
+    fire_watches(batch, *out.stamped,
                  [this](std::string_view key, const std::optional<std::string>& seen) {
                    return value_differs(store_.latest(key), seen);
                  });

@@ -26,8 +26,9 @@ struct CommitRequest {
   const ArenaRanges* read_ranges = nullptr;  // coalesced; null when none
   // Keys read with get(), each the range [k, k+00); null when none.
   const base::ArenaVector<std::string_view>* read_keys = nullptr;
-  // Coalesced; the batch adds the write map's point keys and its stamped keys.
-  std::vector<KeyRange> write_ranges;
+  // Coalesced; null when none. The batch adds the write map's point keys and its stamped
+  // keys.
+  const std::vector<KeyRange>* write_ranges = nullptr;
   const WriteMap* writes = nullptr;
   // FoundationDB's REPORT_CONFLICTING_KEYS: when set, a conflict does not stop the check,
   // and the index of every read that conflicts is appended (read_ranges first, then

@@ -278,20 +278,15 @@ void Resolver::record_point(std::string_view key, std::string_view key_after, Ve
   }
 }
 
-Resolver::Recent& Resolver::next_recent(Version version) {
-  if (recent_size_ == recent_.size()) {
-    if (recent_.size() < kMaxRecent) {
-      std::vector<Recent> grown(2 * recent_.size());
-      for (std::size_t i = 0; i < recent_size_; ++i) grown[i] = std::move(recent_at(i));
-      recent_.swap(grown);
-      recent_first_ = 0;
-    } else {
-      flush_recent();
-    }
+void Resolver::make_room() {
+  if (recent_.size() < kMaxRecent) {
+    std::vector<Recent> grown(2 * recent_.size());
+    for (std::size_t i = 0; i < recent_size_; ++i) grown[i] = std::move(recent_at(i));
+    recent_.swap(grown);
+    recent_first_ = 0;
+  } else {
+    flush_recent();
   }
-  Recent& r = recent_at(recent_size_++);
-  r.version = version;
-  return r;
 }
 
 void Resolver::record_write(std::string_view begin, std::string_view end, Version version) {

@@ -107,7 +107,16 @@ class Resolver {
     return recent_[(recent_first_ + i) & (recent_.size() - 1)];
   }
   // A slot at the end of the ring (growing it, or flushing it into the treap, when full).
-  Recent& next_recent(Version version);
+  // Inline: every commit records its writes here, and the ring is rarely full.
+  Recent& next_recent(Version version) {
+    if (recent_size_ == recent_.size()) [[unlikely]]
+      make_room();
+    Recent& r = recent_at(recent_size_++);
+    r.version = version;
+    return r;
+  }
+  // Grows the full ring, or flushes it into the treap at kMaxRecent.
+  [[gnu::noinline]] void make_room();
   // The number of recent writes newer than `version` (a suffix: versions only grow).
   std::size_t recent_after(Version version) const;
   // Whether a recent write newer than `version` satisfies `meets`: scans from the newest

@@ -687,17 +687,24 @@ void TransactionImpl::add_write_conflict_range(std::string_view begin, std::stri
 
 // ---- Commit -----------------------------------------------------------------------
 
-std::size_t TransactionImpl::size_bytes() const {
-  std::size_t n = conflict_bytes_;
-  for (const auto& [key, w] : writes_.points()) {
+namespace {
+
+// The bytes of the writes, each with its write conflict range: size_bytes() without the
+// explicit and read conflict ranges. Inline: every commit counts them.
+[[gnu::always_inline]] inline std::size_t write_size(const WriteMap& writes) {
+  std::size_t n = 0;
+  for (const auto& [key, w] : writes.points()) {
     n += 2 * key.size() + w.size + 1;  // mutation and its write conflict range
     for (const AtomicOp& op : w.ops) n += key.size() + op.param.size();
   }
-  for (const auto& [b, e] : writes_.cleared_ranges()) n += 2 * (b.size() + e.size());
-  for (const StampedKeyWrite& s : writes_.stamped_keys())
-    n += 2 * s.key.size() + s.value.size() + 1;
+  for (const auto& [b, e] : writes.cleared_ranges()) n += 2 * (b.size() + e.size());
+  for (const StampedKeyWrite& s : writes.stamped_keys()) n += 2 * s.key.size() + s.value.size() + 1;
   return n;
 }
+
+}  // namespace
+
+std::size_t TransactionImpl::size_bytes() const { return conflict_bytes_ + write_size(writes_); }
 
 std::size_t TransactionImpl::merge_conflicts() {
   coalesce(read_conflicts_);
@@ -724,7 +731,7 @@ void TransactionImpl::refuse_commit() {
     // limit, count them so.
     // (Two statements: merge_conflicts() rewrites conflict_bytes_, and within one
     // expression its call and the read of conflict_bytes_ are not ordered.)
-    const std::size_t writes = size_bytes() - conflict_bytes_;
+    const std::size_t writes = write_size(writes_);
     const std::size_t size = writes + merge_conflicts();
     if (size > size_limit_) {
       throw Error(ErrorCode::transaction_too_large, "transaction of " + std::to_string(size) +
@@ -745,9 +752,9 @@ void TransactionImpl::commit() {
     commit_read_only();
     return;
   }
-  const std::size_t size = size_bytes();
   // Its writes' bytes, for the pipeline's reservation (ApplyReservation).
-  const std::size_t write_bytes = size - conflict_bytes_;
+  const std::size_t write_bytes = write_size(writes_);
+  const std::size_t size = write_bytes + conflict_bytes_;  // size_bytes()
   if ((has_read_conflicts() &&
        base::CoarseClock::now() - read_version_time_ > db_->mvcc_window()) ||
       size > size_limit_) [[unlikely]] {
@@ -778,9 +785,14 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
     request.read_ranges = &read_conflicts_;
   }
   if (!point_reads_.empty()) request.read_keys = &point_reads_;
-  request.write_ranges = std::move(write_conflicts_);
-  for (const auto& [b, e] : writes_.cleared_ranges()) request.write_ranges.push_back({b, e});
-  coalesce(request.write_ranges);
+  // The cleared ranges join the explicit write conflicts, merged, where they stay for
+  // write_conflict_ranges(); soft_reset() empties them and their room serves the next
+  // transaction. Most commits have neither: no vector is touched then.
+  if (!write_conflicts_.empty() || !writes_.cleared_ranges().empty()) {
+    for (const auto& [b, e] : writes_.cleared_ranges()) write_conflicts_.push_back({b, e});
+    coalesce(write_conflicts_);
+    request.write_ranges = &write_conflicts_;
+  }
   request.writes = &writes_;
   if (report_conflicts_) {
     conflicting_.clear();
@@ -791,9 +803,6 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
 
 bool TransactionImpl::settle(CommitRequest& request) {
   state_ = State::committed;
-  // Kept (with the cleared ranges, merged) for write_conflict_ranges(); soft_reset()
-  // empties it and its room serves the next transaction.
-  write_conflicts_ = std::move(request.write_ranges);
   release_read_version();
   finish_watches(request.error == ErrorCode::success, request.error);
   if (request.error != ErrorCode::success) return false;

@@ -267,7 +267,7 @@ class TransactionImpl {
   // Keys read with get(), each a [k, k+00) conflict range; kept as keys (their bytes in
   // the arena) and turned into ranges only by a commit that needs them.
   base::ArenaVector<std::string_view> point_reads_{&arena_};
-  std::vector<KeyRange> write_conflicts_;  // explicit ones only (all of them after commit)
+  std::vector<KeyRange> write_conflicts_;  // explicit ones (all of them once committing)
   // set_report_conflicting_keys: after a conflict, the reads that conflicted, as indices
   // into read_conflicts_ and then point_reads_ (CommitRequest::conflicting).
   std::vector<std::uint32_t> conflicting_;

@@ -118,7 +118,8 @@ TEST(CommitLog, AnAcknowledgedCommitWithNothingToLogKeepsItsVersionAfterAPowerLo
     WriteMap nothing;
     CommitRequest conflict_only;
     conflict_only.writes = &nothing;
-    conflict_only.write_ranges.push_back(KeyRange{"x", key_after("x")});
+    const std::vector<KeyRange> ranges{KeyRange{"x", key_after("x")}};
+    conflict_only.write_ranges = &ranges;
     synced.pipeline.commit(conflict_only);
     ASSERT_EQ(conflict_only.error, ErrorCode::success);
     ASSERT_GT(conflict_only.version, w.request.version);

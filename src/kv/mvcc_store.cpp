@@ -19,10 +19,7 @@ MvccStore::~MvccStore() {
   }
   std::sort(early.begin(), early.end());
   early.erase(std::unique(early.begin(), early.end()), early.end());
-  for (Node* n : early) {
-    retire_chain(n->payload().load(std::memory_order_relaxed));
-    retired_.push_back({0, n, Retired::Kind::node});
-  }
+  for (Node* n : early) retired_.push_back({0, n, Retired::Kind::key});
   for (std::size_t i = 0; i < retired_.size(); ++i) free_retired(retired_[i]);
 }
 
@@ -31,9 +28,17 @@ void MvccStore::free_retired(const Retired& r) {
     case Retired::Kind::record:
       VersionRecord::destroy(record_pool_, static_cast<VersionRecord*>(r.ptr));
       break;
-    case Retired::Kind::node:
-      list_.destroy_node(static_cast<Node*>(r.ptr));
+    case Retired::Kind::key: {
+      auto* node = static_cast<Node*>(r.ptr);
+      VersionRecord* record = node->payload().load(std::memory_order_relaxed);
+      while (record != nullptr) {
+        VersionRecord* older = record->older();
+        VersionRecord::destroy(record_pool_, record);
+        record = older;
+      }
+      list_.destroy_node(node);
       break;
+    }
     case Retired::Kind::index_table:
       Index::destroy(static_cast<Index::Table*>(r.ptr));
       break;
@@ -361,10 +366,19 @@ void MvccStore::collect_below(std::size_t budget, Version oldest) {
 
 // Every reader reads at `oldest` or later, so the newest record at or below `oldest`
 // is the oldest anyone can see: cut what lies behind it. If it is the head and a
-// tombstone, nobody can see the key at all: unlink it.
+// tombstone, nobody can see the key at all: unlink it, and retire the node with its whole
+// chain in one entry (no reader goes past the tombstone, so nothing needs cutting).
+// Only the entry of the newest write may unlink or compact: earlier entries of the same
+// node are still queued ahead of it, and must find the node and its head as they were.
 void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
   Node* node = entry.node;
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
+  if (head->version() == entry.version && head->version() <= oldest && head->is_tombstone()) {
+    unlink(node);
+    retired_.push_back({committed(), node, Retired::Kind::key});
+    take_room_key();
+    return;
+  }
   VersionRecord* keep = head;
   while (keep != nullptr && keep->version() > oldest) keep = keep->older();
   if (keep == nullptr) return;
@@ -372,17 +386,7 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
     keep->cut_older();
     retire_chain(older);  // reclaimed below, once readers are past
   }
-  // Only the entry of the newest write may unlink or compact: earlier entries of the same
-  // node are still queued ahead of it, and must find the node and its head as they were.
-  if (keep != head || head->version() != entry.version) return;
-  if (head->is_tombstone()) {
-    unlink(node);
-    Version tag = committed();
-    retired_.push_back({tag, head, Retired::Kind::record});
-    retired_.push_back({tag, node, Retired::Kind::node});
-    take_room_key();
-    take_room_key();
-  } else if (head->chained()) {
+  if (keep == head && head->version() == entry.version && head->chained()) {
     compact_head(node, head);
   }
 }

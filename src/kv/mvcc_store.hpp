@@ -281,7 +281,8 @@ class MvccStore {
   static constexpr std::size_t kMaxEarlySpans = 64;  // beyond, the oldest two merge
   using Index = PointIndex<Node>;
   struct Retired {
-    enum class Kind : std::uint8_t { record, node, index_table };
+    // key: an unlinked node with every record of its chain (one entry for a dead key).
+    enum class Kind : std::uint8_t { record, key, index_table };
     Version tag;  // committed() when it was unlinked
     void* ptr;
     Kind kind;

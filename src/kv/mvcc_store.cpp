@@ -313,24 +313,14 @@ Version MvccStore::collect_garbage(std::size_t budget) {
   const Version floor = window_floor();
   Version oldest;
   {
-    // advance_horizon() and the first step of collection under one lock.
+    // advance_horizon() and the first step of collection under one lock. Short-lived keys
+    // are looked at against the new horizon: those it passed belong to the ordinary path,
+    // and a lone client's queue items always are (see short_lived_due), so the registry's
+    // snapshot is taken only when some reader holds one back.
     base::UniqueLock lock(horizon_mu_);
-    if (!short_lived_due()) {
-      oldest = std::min(registry_.oldest(committed_), floor);
-      horizon_ = std::max(horizon_, oldest);
-      drop_passed_spans();
-    } else {
-      // One scan of the registry serves both: oldest() is the committed version loaded
-      // before the scan, lowered to the oldest version any slot announces.
-      oldest = committed_.load(std::memory_order_seq_cst);
-      const Version published = oldest;
-      Version tentative;
-      registry_.snapshot(exact_readers_, tentative);
-      oldest = std::min(oldest, tentative);
-      if (!exact_readers_.empty()) oldest = std::min(oldest, exact_readers_.front());
-      horizon_ = std::max(horizon_, oldest);
-      collect_short_lived(budget, tentative, published);
-    }
+    oldest = std::min(registry_.oldest(committed_), floor);
+    horizon_ = std::max(horizon_, oldest);
+    collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
   return oldest;
@@ -341,16 +331,20 @@ void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
     // Collection below `oldest` is about to start: no pin may go below it from now on.
     base::UniqueLock lock(horizon_mu_);
     horizon_ = std::max(horizon_, oldest);
-    if (short_lived_due()) {
-      const Version published = committed_.load(std::memory_order_seq_cst);
-      Version tentative;
-      registry_.snapshot(exact_readers_, tentative);
-      collect_short_lived(budget, tentative, published);
-    } else {
-      drop_passed_spans();
-    }
+    collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
+}
+
+void MvccStore::collect_short_lived_if_due(std::size_t budget) {
+  if (!short_lived_due()) {
+    drop_passed_spans();
+    return;
+  }
+  const Version published = committed_.load(std::memory_order_seq_cst);
+  Version tentative;
+  registry_.snapshot(exact_readers_, tentative);
+  collect_short_lived(budget, tentative, published);
 }
 
 void MvccStore::collect_below(std::size_t budget, Version oldest) {

@@ -303,6 +303,8 @@ class MvccStore {
   // `published`: committed() loaded before the registry snapshot behind `tentative`.
   void collect_short_lived(std::size_t budget, Version tentative, Version published)
       REQUIRES(horizon_mu_);
+  // collect_short_lived with a registry snapshot taken now, when short_lived_due.
+  void collect_short_lived_if_due(std::size_t budget) REQUIRES(horizon_mu_);
   void drop_passed_spans() REQUIRES(horizon_mu_);
   // Drops candidates the ordinary path owns now; whether one is due for a look.
   bool short_lived_due() REQUIRES(horizon_mu_);

@@ -93,12 +93,12 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
 void MvccStore::set(std::string_view key, std::string_view value, Version version,
                     std::uint64_t hash, const List::Path* path) {
   if (Node* n = index_.find(key, hash)) {
-    push(n, value, version);
+    push(n, value, version, hash);
     return;
   }
   Node* n = insert(key, hash, path);
   // A new key's first record right behind its node, when the node was just carved.
-  push(n, value, version,
+  push(n, value, version, hash,
        node_pool_.allocate_after(n, List::allocation_size(*n),
                                  VersionRecord::bytes_for(value, nullptr)));
 }
@@ -182,18 +182,19 @@ void MvccStore::prepare_writes_in_order(std::span<const std::string_view> keys,
 }
 
 void MvccStore::clear(std::string_view key, Version version) {
-  Node* n = index_.find(key);
+  const std::uint64_t h = hash(key);
+  Node* n = index_.find(key, h);
   if (n == nullptr) return;
   const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
   if (head == nullptr || head->is_tombstone()) return;
-  push(n, std::nullopt, version);
+  push(n, std::nullopt, version, h);
 }
 
 void MvccStore::clear_range(std::string_view begin, std::string_view end, Version version) {
   for (Node* n = list_.find_greater_or_equal(begin); n != nullptr && n->key() < end;
        n = n->next(0)) {
     const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
-    if (head != nullptr && !head->is_tombstone()) push(n, std::nullopt, version);
+    if (head != nullptr && !head->is_tombstone()) push(n, std::nullopt, version, hash(n->key()));
   }
 }
 
@@ -205,10 +206,10 @@ MvccStore::Node* MvccStore::insert(std::string_view key, std::uint64_t hash,
   return n;
 }
 
-void MvccStore::unlink(Node* node) {
+void MvccStore::unlink(Node* node, std::uint64_t hash) {
   if (node->unlinked()) return;
   list_.unlink(node);
-  retire_table(index_.erase(node));
+  retire_table(index_.erase(node, hash));
 }
 
 // An index table copied out by a migration: readers may still be probing it.
@@ -220,7 +221,7 @@ void MvccStore::retire_table(Index::Table* t) {
 }
 
 void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version,
-                     void* memory) {
+                     std::uint64_t hash, void* memory) {
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
   if (head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
@@ -240,7 +241,7 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
   VersionRecord* r = memory != nullptr ? VersionRecord::make_at(memory, version, value, head)
                                        : VersionRecord::make(record_pool_, version, value, head);
   node->payload().store(r, std::memory_order_release);
-  gc_queue_.push_back({node, version});
+  gc_queue_.push_back({node, version, hash});
 }
 
 void MvccStore::revoke_expired_readers() {
@@ -368,7 +369,7 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
   Node* node = entry.node;
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
   if (head->version() == entry.version && head->version() <= oldest && head->is_tombstone()) {
-    unlink(node);
+    unlink(node, entry.hash);
     retired_.push_back({committed(), node, Retired::Kind::key});
     take_room_key();
     return;
@@ -449,7 +450,8 @@ void MvccStore::collect_short_lived(std::size_t budget, Version tentative, Versi
         early_spans_.front().died = std::max(early_spans_.front().died, first.died);
       }
     }
-    unlink(c.node);  // its records and node are retired by its gc_queue_ entries
+    unlink(c.node,
+           hash(c.node->key()));  // its records and node are retired by its gc_queue_ entries
     ++early_unlinks_;
   }
 }

@@ -112,8 +112,9 @@ class PointIndex {
   }
 
   // Writer. REQUIRES: `node` is in the index. Returns a table to retire, or nullptr.
-  Table* erase(Node* node) {
-    const std::uint64_t h = hash(node->key());
+  Table* erase(Node* node) { return erase(node, hash(node->key())); }
+  // The same with h == hash(node->key()).
+  Table* erase(Node* node, std::uint64_t h) {
     // A reader that still finds the node is pinned, and the node stays valid for it. Both
     // tables lose it before the writer goes on, so a node inserted later for the same key
     // is the only one a reader of the later version can find.

@@ -275,7 +275,8 @@ class SkipList {
     last_insert_ = nullptr;  // the finger may point at the node
     Node* prev[kMaxHeight];
     if (!find_predecessors_near_head(node, prev)) find_predecessors(node->key(), prev);
-    for (int i = 0; i < node->height(); ++i) {
+    const int levels = node->height();
+    for (int i = 0; i < levels; ++i) {
       STRATA_INVARIANT(prev[i]->next(i) == node);
       if (prev[i]->next(i) == node) prev[i]->set_next(i, node->next(i));
     }

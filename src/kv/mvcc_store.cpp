@@ -19,10 +19,7 @@ MvccStore::~MvccStore() {
   }
   std::sort(early.begin(), early.end());
   early.erase(std::unique(early.begin(), early.end()), early.end());
-  for (Node* n : early) {
-    retire_chain(n->payload().load(std::memory_order_relaxed));
-    retired_.push_back({0, n, Retired::Kind::node});
-  }
+  for (Node* n : early) retired_.push_back({0, n, Retired::Kind::key});
   for (std::size_t i = 0; i < retired_.size(); ++i) free_retired(retired_[i]);
 }
 
@@ -31,9 +28,17 @@ void MvccStore::free_retired(const Retired& r) {
     case Retired::Kind::record:
       VersionRecord::destroy(record_pool_, static_cast<VersionRecord*>(r.ptr));
       break;
-    case Retired::Kind::node:
-      list_.destroy_node(static_cast<Node*>(r.ptr));
+    case Retired::Kind::key: {
+      auto* node = static_cast<Node*>(r.ptr);
+      VersionRecord* record = node->payload().load(std::memory_order_relaxed);
+      while (record != nullptr) {
+        VersionRecord* older = record->older();
+        VersionRecord::destroy(record_pool_, record);
+        record = older;
+      }
+      list_.destroy_node(node);
       break;
+    }
     case Retired::Kind::index_table:
       Index::destroy(static_cast<Index::Table*>(r.ptr));
       break;
@@ -88,12 +93,12 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
 void MvccStore::set(std::string_view key, std::string_view value, Version version,
                     std::uint64_t hash, const List::Path* path) {
   if (Node* n = index_.find(key, hash)) {
-    push(n, value, version);
+    push(n, value, version, hash);
     return;
   }
   Node* n = insert(key, hash, path);
   // A new key's first record right behind its node, when the node was just carved.
-  push(n, value, version,
+  push(n, value, version, hash,
        node_pool_.allocate_after(n, List::allocation_size(*n),
                                  VersionRecord::bytes_for(value, nullptr)));
 }
@@ -177,18 +182,19 @@ void MvccStore::prepare_writes_in_order(std::span<const std::string_view> keys,
 }
 
 void MvccStore::clear(std::string_view key, Version version) {
-  Node* n = index_.find(key);
+  const std::uint64_t h = hash(key);
+  Node* n = index_.find(key, h);
   if (n == nullptr) return;
   const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
   if (head == nullptr || head->is_tombstone()) return;
-  push(n, std::nullopt, version);
+  push(n, std::nullopt, version, h);
 }
 
 void MvccStore::clear_range(std::string_view begin, std::string_view end, Version version) {
   for (Node* n = list_.find_greater_or_equal(begin); n != nullptr && n->key() < end;
        n = n->next(0)) {
     const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
-    if (head != nullptr && !head->is_tombstone()) push(n, std::nullopt, version);
+    if (head != nullptr && !head->is_tombstone()) push(n, std::nullopt, version, hash(n->key()));
   }
 }
 
@@ -200,10 +206,10 @@ MvccStore::Node* MvccStore::insert(std::string_view key, std::uint64_t hash,
   return n;
 }
 
-void MvccStore::unlink(Node* node) {
+void MvccStore::unlink(Node* node, std::uint64_t hash) {
   if (node->unlinked()) return;
   list_.unlink(node);
-  retire_table(index_.erase(node));
+  retire_table(index_.erase(node, hash));
 }
 
 // An index table copied out by a migration: readers may still be probing it.
@@ -215,7 +221,7 @@ void MvccStore::retire_table(Index::Table* t) {
 }
 
 void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version,
-                     void* memory) {
+                     std::uint64_t hash, void* memory) {
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
   if (head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
@@ -235,7 +241,7 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
   VersionRecord* r = memory != nullptr ? VersionRecord::make_at(memory, version, value, head)
                                        : VersionRecord::make(record_pool_, version, value, head);
   node->payload().store(r, std::memory_order_release);
-  gc_queue_.push_back({node, version});
+  gc_queue_.push_back({node, version, hash});
 }
 
 void MvccStore::revoke_expired_readers() {
@@ -308,24 +314,14 @@ Version MvccStore::collect_garbage(std::size_t budget) {
   const Version floor = window_floor();
   Version oldest;
   {
-    // advance_horizon() and the first step of collection under one lock.
+    // advance_horizon() and the first step of collection under one lock. Short-lived keys
+    // are looked at against the new horizon: those it passed belong to the ordinary path,
+    // and a lone client's queue items always are (see short_lived_due), so the registry's
+    // snapshot is taken only when some reader holds one back.
     base::UniqueLock lock(horizon_mu_);
-    if (!short_lived_due()) {
-      oldest = std::min(registry_.oldest(committed_), floor);
-      horizon_ = std::max(horizon_, oldest);
-      drop_passed_spans();
-    } else {
-      // One scan of the registry serves both: oldest() is the committed version loaded
-      // before the scan, lowered to the oldest version any slot announces.
-      oldest = committed_.load(std::memory_order_seq_cst);
-      const Version published = oldest;
-      Version tentative;
-      registry_.snapshot(exact_readers_, tentative);
-      oldest = std::min(oldest, tentative);
-      if (!exact_readers_.empty()) oldest = std::min(oldest, exact_readers_.front());
-      horizon_ = std::max(horizon_, oldest);
-      collect_short_lived(budget, tentative, published);
-    }
+    oldest = std::min(registry_.oldest(committed_), floor);
+    horizon_ = std::max(horizon_, oldest);
+    collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
   return oldest;
@@ -336,16 +332,20 @@ void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
     // Collection below `oldest` is about to start: no pin may go below it from now on.
     base::UniqueLock lock(horizon_mu_);
     horizon_ = std::max(horizon_, oldest);
-    if (short_lived_due()) {
-      const Version published = committed_.load(std::memory_order_seq_cst);
-      Version tentative;
-      registry_.snapshot(exact_readers_, tentative);
-      collect_short_lived(budget, tentative, published);
-    } else {
-      drop_passed_spans();
-    }
+    collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
+}
+
+void MvccStore::collect_short_lived_if_due(std::size_t budget) {
+  if (!short_lived_due()) {
+    drop_passed_spans();
+    return;
+  }
+  const Version published = committed_.load(std::memory_order_seq_cst);
+  Version tentative;
+  registry_.snapshot(exact_readers_, tentative);
+  collect_short_lived(budget, tentative, published);
 }
 
 void MvccStore::collect_below(std::size_t budget, Version oldest) {
@@ -361,10 +361,19 @@ void MvccStore::collect_below(std::size_t budget, Version oldest) {
 
 // Every reader reads at `oldest` or later, so the newest record at or below `oldest`
 // is the oldest anyone can see: cut what lies behind it. If it is the head and a
-// tombstone, nobody can see the key at all: unlink it.
+// tombstone, nobody can see the key at all: unlink it, and retire the node with its whole
+// chain in one entry (no reader goes past the tombstone, so nothing needs cutting).
+// Only the entry of the newest write may unlink or compact: earlier entries of the same
+// node are still queued ahead of it, and must find the node and its head as they were.
 void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
   Node* node = entry.node;
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
+  if (head->version() == entry.version && head->version() <= oldest && head->is_tombstone()) {
+    unlink(node, entry.hash);
+    retired_.push_back({committed(), node, Retired::Kind::key});
+    take_room_key();
+    return;
+  }
   VersionRecord* keep = head;
   while (keep != nullptr && keep->version() > oldest) keep = keep->older();
   if (keep == nullptr) return;
@@ -372,17 +381,7 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
     keep->cut_older();
     retire_chain(older);  // reclaimed below, once readers are past
   }
-  // Only the entry of the newest write may unlink or compact: earlier entries of the same
-  // node are still queued ahead of it, and must find the node and its head as they were.
-  if (keep != head || head->version() != entry.version) return;
-  if (head->is_tombstone()) {
-    unlink(node);
-    Version tag = committed();
-    retired_.push_back({tag, head, Retired::Kind::record});
-    retired_.push_back({tag, node, Retired::Kind::node});
-    take_room_key();
-    take_room_key();
-  } else if (head->chained()) {
+  if (keep == head && head->version() == entry.version && head->chained()) {
     compact_head(node, head);
   }
 }
@@ -451,7 +450,8 @@ void MvccStore::collect_short_lived(std::size_t budget, Version tentative, Versi
         early_spans_.front().died = std::max(early_spans_.front().died, first.died);
       }
     }
-    unlink(c.node);  // its records and node are retired by its gc_queue_ entries
+    unlink(c.node,
+           hash(c.node->key()));  // its records and node are retired by its gc_queue_ entries
     ++early_unlinks_;
   }
 }

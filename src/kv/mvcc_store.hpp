@@ -265,6 +265,7 @@ class MvccStore {
   struct GcEntry {
     Node* node;
     Version version;
+    std::uint64_t hash;  // hash(node->key()), for the index when the key is unlinked
   };
   // A key written once at `born` and deleted at `died`, to unlink early (see above).
   struct ShortLived {
@@ -281,7 +282,8 @@ class MvccStore {
   static constexpr std::size_t kMaxEarlySpans = 64;  // beyond, the oldest two merge
   using Index = PointIndex<Node>;
   struct Retired {
-    enum class Kind : std::uint8_t { record, node, index_table };
+    // key: an unlinked node with every record of its chain (one entry for a dead key).
+    enum class Kind : std::uint8_t { record, key, index_table };
     Version tag;  // committed() when it was unlinked
     void* ptr;
     Kind kind;
@@ -289,7 +291,8 @@ class MvccStore {
 
   // The new newest record of `node`, built in `memory` (bytes_for(value, nullptr) from a pool)
   // when given, else in record_pool_. REQUIRES: memory is null unless `node` has no record.
-  void push(Node* node, std::optional<std::string_view> value, Version version,
+  // `hash` is hash(node->key()).
+  void push(Node* node, std::optional<std::string_view> value, Version version, std::uint64_t hash,
             void* memory = nullptr);
   // Replaces `head`, the only record of `node` and a live value, by a linkless copy.
   void compact_head(Node* node, VersionRecord* head);
@@ -302,11 +305,14 @@ class MvccStore {
   // `published`: committed() loaded before the registry snapshot behind `tentative`.
   void collect_short_lived(std::size_t budget, Version tentative, Version published)
       REQUIRES(horizon_mu_);
+  // collect_short_lived with a registry snapshot taken now, when short_lived_due.
+  void collect_short_lived_if_due(std::size_t budget) REQUIRES(horizon_mu_);
   void drop_passed_spans() REQUIRES(horizon_mu_);
   // Drops candidates the ordinary path owns now; whether one is due for a look.
   bool short_lived_due() REQUIRES(horizon_mu_);
   bool still_short_lived(const ShortLived& c) const;
-  void unlink(Node* node);  // from the list and the index; again does nothing
+  // From the list and the index (`hash` is hash(node->key())); again does nothing.
+  void unlink(Node* node, std::uint64_t hash);
   void retire_table(Index::Table* t);
   void retire_chain(VersionRecord* r);
   void free_retired(const Retired& r);

@@ -98,11 +98,11 @@ class PointIndex {
     check_address(node);
     Table* t = table_.load(std::memory_order_relaxed);
     Table* retire = nullptr;
-    if (t->used + 1 > t->capacity * kMaxLoadPercent / 100) {
+    if (t->used + 1 > t->max_used) {
       retire = finish_migration();
       start_migration(live_ + 1);
       t = table_.load(std::memory_order_relaxed);
-    } else if (next_ == nullptr && t->used + 1 > t->capacity * kPrepareLoadPercent / 100 &&
+    } else if (next_ == nullptr && t->used + 1 > t->prepare_used &&
                old_.load(std::memory_order_relaxed) == nullptr) {
       prepare_growth(*t);
     }
@@ -112,8 +112,9 @@ class PointIndex {
   }
 
   // Writer. REQUIRES: `node` is in the index. Returns a table to retire, or nullptr.
-  Table* erase(Node* node) {
-    const std::uint64_t h = hash(node->key());
+  Table* erase(Node* node) { return erase(node, hash(node->key())); }
+  // The same with h == hash(node->key()).
+  Table* erase(Node* node, std::uint64_t h) {
     // A reader that still finds the node is pinned, and the node stays valid for it. Both
     // tables lose it before the writer goes on, so a node inserted later for the same key
     // is the only one a reader of the later version can find.
@@ -136,7 +137,7 @@ class PointIndex {
   // when the table already has room. Returns a table the caller must retire, or nullptr.
   Table* reserve(std::size_t entries) {
     const Table* t = table_.load(std::memory_order_relaxed);
-    if (entries <= t->capacity * kMaxLoadPercent / 100) return nullptr;
+    if (entries <= t->max_used) return nullptr;
     Table* retire = finish_migration();
     if (next_ != nullptr) destroy(std::exchange(next_, nullptr));  // sized for less
     start_migration(entries);
@@ -147,8 +148,8 @@ class PointIndex {
   // would do nothing).
   bool ready_for(std::size_t n) const {
     const Table* t = table_.load(std::memory_order_relaxed);
-    if (t->used + n > t->capacity * kMaxLoadPercent / 100) return false;
-    return next_ != nullptr || t->used + n <= t->capacity * kPrepareLoadPercent / 100 ||
+    if (t->used + n > t->max_used) return false;
+    return next_ != nullptr || t->used + n <= t->prepare_used ||
            old_.load(std::memory_order_relaxed) != nullptr;
   }
   // Writer: makes the next `n` inserts allocate nothing, by starting now the migration or
@@ -156,7 +157,7 @@ class PointIndex {
   // nullptr. Throws std::bad_alloc, having changed nothing readers see.
   Table* prepare_inserts(std::size_t n) {
     const Table* t = table_.load(std::memory_order_relaxed);
-    if (t->used + n > t->capacity * kMaxLoadPercent / 100) {
+    if (t->used + n > t->max_used) {
       // The table start_migration will take, made first: a failure changes nothing.
       const std::size_t want = std::max((live_ + n) * 100 / kRebuildLoadPercent + 1, kMinCapacity);
       if (next_ == nullptr || next_->capacity < want || next_->capacity > 2 * want) {
@@ -168,7 +169,7 @@ class PointIndex {
       start_migration(live_ + n);
       return retire;
     }
-    if (next_ == nullptr && t->used + n > t->capacity * kPrepareLoadPercent / 100 &&
+    if (next_ == nullptr && t->used + n > t->prepare_used &&
         old_.load(std::memory_order_relaxed) == nullptr) {
       prepare_growth(*t);
     }
@@ -217,6 +218,10 @@ class PointIndex {
     std::size_t used = 0;    // writer only: slots ever filled (entries and tombstones)
     std::size_t mapped = 0;  // bytes mapped with mmap, or 0 when from calloc
     std::uint64_t* slots;    // accessed through slot(i) only
+    // The most slots used before a rebuild (kMaxLoadPercent of capacity), and before the
+    // next table is prepared (kPrepareLoadPercent): set by make_table, asked on each insert.
+    std::size_t max_used = 0;
+    std::size_t prepare_used = 0;
 
     // The slots start as zero bytes (kEmpty) straight from the allocator, so they are
     // plain integers accessed atomically rather than std::atomic objects to construct.
@@ -283,6 +288,8 @@ class PointIndex {
       if (mem == nullptr) throw std::bad_alloc();
     }
     auto* t = new (mem) Table{capacity, 0, mapped, nullptr};
+    t->max_used = capacity * kMaxLoadPercent / 100;
+    t->prepare_used = capacity * kPrepareLoadPercent / 100;
     t->slots = reinterpret_cast<std::uint64_t*>(t + 1);
     return t;
   }
@@ -391,7 +398,7 @@ class PointIndex {
   // hold then), for advance() to fault in ahead of use. Small tables come from calloc,
   // already zeroed and faulted: they are not prepared.
   void prepare_growth(const Table& t) {
-    const std::size_t at_growth = t.capacity * kMaxLoadPercent / 100 + 1;
+    const std::size_t at_growth = t.max_used + 1;
     const std::size_t capacity = at_growth * 100 / kRebuildLoadPercent + 1;
     if (sizeof(Table) + capacity * sizeof(std::uint64_t) < kHugePage) return;
     next_ = make_table(capacity);
@@ -405,8 +412,8 @@ class PointIndex {
   // 11 B per live key (docs/benchmarks.md, "Memory per live key").
   std::size_t fault_target() const {
     const Table& t = *table_.load(std::memory_order_relaxed);
-    const std::size_t from = t.capacity * kPrepareLoadPercent / 100;
-    const std::size_t band = std::max<std::size_t>(t.capacity * kMaxLoadPercent / 100 - from, 1);
+    const std::size_t from = t.prepare_used;
+    const std::size_t band = std::max<std::size_t>(t.max_used - from, 1);
     const std::size_t filled = std::min(t.used > from ? t.used - from : 0, band);
     return static_cast<std::size_t>(static_cast<typename Table::Wide>(next_->mapped) * filled /
                                     band);

@@ -274,13 +274,9 @@ class SkipList {
     node->unlinked_ = true;
     last_insert_ = nullptr;  // the finger may point at the node
     Node* prev[kMaxHeight];
-    if (head_->next(0) == node) {
-      // The first node (a queue's head, nearly always): first at every level it is on.
-      for (int i = 0; i < node->height(); ++i) prev[i] = head_;
-    } else {
-      find_predecessors(node->key(), prev);
-    }
-    for (int i = 0; i < node->height(); ++i) {
+    if (!find_predecessors_near_head(node, prev)) find_predecessors(node->key(), prev);
+    const int levels = node->height();
+    for (int i = 0; i < levels; ++i) {
       STRATA_INVARIANT(prev[i]->next(i) == node);
       if (prev[i]->next(i) == node) prev[i]->set_next(i, node->next(i));
     }
@@ -362,6 +358,25 @@ class SkipList {
   }
 
   void find_predecessors(std::string_view key, Node** prev) const { descend(key, prev); }
+
+  // Writer: the predecessors of linked `node` on its levels, found by following pointers
+  // from head_ with no key comparison, when that takes at most kNearHead steps in all (a
+  // queue's head, or the node after it, nearly always). False otherwise, prev then unset.
+  // On each level the walk starts from the predecessor one level up (a node of that level
+  // too, and before `node`), so it meets `node` before the end of the level.
+  bool find_predecessors_near_head(const Node* node, Node** prev) const {
+    constexpr int kNearHead = 4;
+    int steps = 0;
+    Node* x = head_;
+    for (int level = node->height() - 1; level >= 0; --level) {
+      for (Node* n = x->next(level); n != node; n = x->next(level)) {
+        if (++steps > kNearHead) return false;
+        x = n;
+      }
+      prev[level] = x;
+    }
+    return true;
+  }
 
   // Writer, with no reader left: each level ascends strictly, holds only linked nodes of
   // at least its height, and each of its nodes is on the level below.

@@ -77,6 +77,47 @@ TEST(SkipList, MatchesOrderedSetModelUnderInsertAndUnlink) {
   }
 }
 
+// Unlinks of the first few nodes (a queue's head) find their predecessors by following
+// pointers from the front; deeper ones seek. Both must leave every level linked right:
+// seeks (which use the upper levels) and the bottom level agree with a model, and freed
+// nodes are never reached again (the asan preset reports it if they are).
+TEST(SkipList, UnlinksNearTheFrontAndDeeperMatchTheModel) {
+  SizeClassPool pool;
+  List list(pool);
+  std::set<std::string> model;
+  std::mt19937_64 rng(7);
+  for (int step = 0; step < 20000; ++step) {
+    std::string k = key_of(static_cast<int>(rng() % 400));
+    if (model.count(k) == 0) {
+      list.insert(k, rng());
+      model.insert(k);
+    }
+    if (rng() % 2 == 0 && !model.empty()) {
+      // Mostly one of the first three nodes, sometimes one further on.
+      const std::size_t depth = rng() % 8 == 0 ? rng() % model.size() : rng() % 3;
+      List::Node* n = list.first();
+      for (std::size_t i = 0; i < depth && n->next(0) != nullptr; ++i) n = n->next(0);
+      model.erase(std::string(n->key()));
+      list.unlink(n);
+      list.destroy_node(n);  // no concurrent readers in this test
+    }
+    if (step % 97 == 0) {
+      for (int i = 0; i < 400; i += 3) {
+        const std::string probe = key_of(i);
+        auto ge = model.lower_bound(probe);
+        auto* found = list.find_greater_or_equal(probe);
+        ASSERT_EQ(found == nullptr, ge == model.end()) << probe;
+        if (found != nullptr) {
+          ASSERT_EQ(found->key(), *ge);
+        }
+      }
+    }
+  }
+  std::vector<std::string> forward;
+  for (auto* n = list.first(); n != nullptr; n = n->next(0)) forward.emplace_back(n->key());
+  EXPECT_EQ(forward, std::vector<std::string>(model.begin(), model.end()));
+}
+
 // In-order inserts right after the previous one take their predecessors from it (the
 // finger); the links they make must be the ones a seek would have made, on every level,
 // whatever came between: ascending runs, keys slotted just after the last insert in the

@@ -284,6 +284,15 @@ void TransactionImpl::check_readable(std::string_view begin, std::string_view en
 
 void TransactionImpl::add_read_conflict(std::string_view begin, std::string_view end,
                                         bool end_after) {
+  // No point write and no cleared range: nothing to subtract, so the range goes in whole,
+  // as append_unwritten would add it (a queue pop reads before it writes).
+  if (writes_.points().empty() && writes_.cleared_ranges().empty()) {
+    if (end_after ? begin <= end : begin < end) {
+      append_range(read_conflicts_, begin, end, end_after);
+      conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
+    }
+    return;
+  }
   std::size_t before = read_conflicts_.size();
   writes_.append_unwritten(begin, end, end_after, read_conflicts_);
   for (std::size_t i = before; i < read_conflicts_.size(); ++i) {

@@ -482,7 +482,10 @@ void TransactionImpl::read_forward(const WriteMap& writes, std::string_view begi
   Node* node = visible_from(store.seek_ge(begin));
   auto point = points.lower_bound(begin);
 
-  while (!out.full()) {
+  // Each row is checked against the limits as soon as it is passed on, before the walk
+  // looks for the next one: a limited read (a queue's limit 1) stops without that step.
+  // (No row yet, the limits cannot be reached: they are positive when set.)
+  for (;;) {
     bool have_point = point != points.end() && std::string_view(point->first) < end;
     if (node == nullptr && !have_point) break;
     if (have_point && (node == nullptr || std::string_view(point->first) <= node->key())) {
@@ -490,6 +493,7 @@ void TransactionImpl::read_forward(const WriteMap& writes, std::string_view begi
       std::optional<std::string_view> stored;
       if (same) stored = kv::MvccStore::visible(node, rv)->value();
       emit_own_write(point->first, point->second, stored, out);
+      if (out.full()) break;
       if (same) node = visible_from(kv::MvccStore::next(node));
       ++point;
       continue;
@@ -501,6 +505,7 @@ void TransactionImpl::read_forward(const WriteMap& writes, std::string_view begi
       }
     }
     out.emit(node->key(), kv::MvccStore::visible(node, rv)->value());
+    if (out.full()) break;
     node = visible_from(kv::MvccStore::next(node));
   }
 }
@@ -519,7 +524,7 @@ void TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begi
   Node* node = visible_before(end);
   auto point = points.lower_bound(end);  // one past the last candidate
 
-  while (!out.full()) {
+  for (;;) {  // checked against the limits as read_forward does
     bool have_point = point != points.begin() && std::string_view(std::prev(point)->first) >= begin;
     if (node == nullptr && !have_point) break;
     if (have_point &&
@@ -529,6 +534,7 @@ void TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begi
       std::optional<std::string_view> stored;
       if (same) stored = kv::MvccStore::visible(node, rv)->value();
       emit_own_write(point->first, point->second, stored, out);
+      if (out.full()) break;
       if (same) node = visible_before(point->first);
       continue;
     }
@@ -539,6 +545,7 @@ void TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begi
       }
     }
     out.emit(node->key(), kv::MvccStore::visible(node, rv)->value());
+    if (out.full()) break;
     node = visible_before(node->key());
   }
 }

@@ -125,8 +125,10 @@ void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
 void TransactionImpl::detach() noexcept {
   // end() but for the slot, which the spare keeps (withdrawn by the reset below).
   finish_watches(false, ErrorCode::transaction_cancelled);
-  reset_to_defaults();                             // make() starts the clock
-  std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
+  reset_to_defaults();  // make() starts the clock
+  if (write_conflicts_.capacity() != 0) {
+    std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
+  }
   owner_.reset();
   db_ = nullptr;
 }

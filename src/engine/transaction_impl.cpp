@@ -193,11 +193,15 @@ std::int64_t TransactionImpl::revoke_deadline(base::CoarseClock::time_point now)
 
 TransactionImpl::StoreRead::StoreRead(TransactionImpl& t)
     : slot_((t.read_version_for_read(), t.slot_)) {
-  if (kv::ReaderRegistry::begin_read(slot_)) return;
+  if (!kv::ReaderRegistry::begin_read(slot_)) [[unlikely]]
+    t.throw_released();
+}
+
+void TransactionImpl::throw_released() const {
   throw Error(ErrorCode::transaction_too_old,
-              "read version " + std::to_string(t.read_version_) +
+              "read version " + std::to_string(read_version_) +
                   " was released: the transaction sat idle past its mvcc_window of " +
-                  std::to_string(t.db_->options().mvcc_window.count()) + " ms");
+                  std::to_string(db_->options().mvcc_window.count()) + " ms");
 }
 
 Version TransactionImpl::read_version_for_read() {
@@ -208,13 +212,16 @@ Version TransactionImpl::read_version_for_read() {
 
 void TransactionImpl::check_not_too_old() const {
   auto age = base::CoarseClock::now() - read_version_time_;
-  if (age > db_->mvcc_window()) {
-    throw Error(
-        ErrorCode::transaction_too_old,
-        "read version " + std::to_string(read_version_) + " is " +
-            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) +
-            " ms old (mvcc_window " + std::to_string(db_->options().mvcc_window.count()) + " ms)");
-  }
+  if (age > db_->mvcc_window()) [[unlikely]]
+    throw_too_old(age);
+}
+
+void TransactionImpl::throw_too_old(base::CoarseClock::duration age) const {
+  throw Error(
+      ErrorCode::transaction_too_old,
+      "read version " + std::to_string(read_version_) + " is " +
+          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) +
+          " ms old (mvcc_window " + std::to_string(db_->options().mvcc_window.count()) + " ms)");
 }
 
 void TransactionImpl::release_read_version() {

@@ -32,8 +32,10 @@ class Arena final : public std::pmr::memory_resource {
   Arena& operator=(const Arena&) = delete;
   ~Arena() override { release(); }
 
-  // allocate() without the virtual call, for callers that hold an Arena.
-  void* bump(std::size_t bytes, std::size_t alignment) {
+  // allocate() without the virtual call, for callers that hold an Arena. Always inlined:
+  // GCC otherwise keeps it out of line at some calls, and the call then costs more than the
+  // bump (the slow path stays out of line).
+  [[gnu::always_inline]] void* bump(std::size_t bytes, std::size_t alignment) {
     // pmr alignments are powers of two: the padding up to the next multiple of one.
     const std::size_t padding =
         (0 - reinterpret_cast<std::uintptr_t>(next_)) & (std::uintptr_t{alignment} - 1);

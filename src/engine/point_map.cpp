@@ -15,7 +15,12 @@ std::size_t PointMap::array_index(std::string_view key) const {
 PointWrite& PointMap::find_or_insert(std::string_view key) {
   if (!in_tree_) {
     // Appending (the common case: one key, or keys in ascending order) moves nothing.
-    if (size_ == 0 || array_[size_ - 1].first < key) return insert_in_array(size_, key);
+    if (size_ == 0 || array_[size_ - 1].first < key) {
+      if (size_ == capacity_) grow();
+      auto* entry = new (array_ + size_) PointEntry{arena_->copy(key), {}};
+      ++size_;
+      return entry->second;
+    }
     const std::size_t at = array_index(key);
     if (array_[at].first == key) return array_[at].second;
     if (size_ - at <= kMaxShift) return insert_in_array(at, key);
@@ -27,17 +32,19 @@ PointWrite& PointMap::find_or_insert(std::string_view key) {
   return it->second;
 }
 
+void PointMap::grow() {
+  // The old array stays in the arena, abandoned: growth by doubling bounds the waste.
+  const std::uint32_t capacity = capacity_ == 0 ? kFirstCapacity : 2 * capacity_;
+  auto* grown =
+      static_cast<PointEntry*>(arena_->bump(capacity * sizeof(PointEntry), alignof(PointEntry)));
+  std::uninitialized_move(array_, array_ + size_, grown);
+  std::destroy(array_, array_ + size_);
+  array_ = grown;
+  capacity_ = capacity;
+}
+
 PointWrite& PointMap::insert_in_array(std::size_t at, std::string_view key) {
-  if (size_ == capacity_) {
-    // The old array stays in the arena, abandoned: growth by doubling bounds the waste.
-    const std::uint32_t capacity = capacity_ == 0 ? kFirstCapacity : 2 * capacity_;
-    auto* grown =
-        static_cast<PointEntry*>(arena_->bump(capacity * sizeof(PointEntry), alignof(PointEntry)));
-    std::uninitialized_move(array_, array_ + size_, grown);
-    std::destroy(array_, array_ + size_);
-    array_ = grown;
-    capacity_ = capacity;
-  }
+  if (size_ == capacity_) grow();
   const std::string_view copy = arena_->copy(key);
   if (at == size_) {
     new (array_ + size_) PointEntry{copy, {}};

@@ -159,6 +159,10 @@ class PointMap {
 
  private:
   std::size_t array_index(std::string_view key) const;  // of the first key >= `key`
+  // Room for one more entry in the array (which moves to twice the room). Out of line: a
+  // transaction's first write calls it, and inlined it would make every write save and
+  // restore registers.
+  [[gnu::noinline]] void grow();
   // A new entry for `key` at array_[at], moving those from `at` on up by one.
   PointWrite& insert_in_array(std::size_t at, std::string_view key);
   void erase_in_array(std::size_t first, std::size_t last);

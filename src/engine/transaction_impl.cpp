@@ -125,8 +125,10 @@ void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
 void TransactionImpl::detach() noexcept {
   // end() but for the slot, which the spare keeps (withdrawn by the reset below).
   finish_watches(false, ErrorCode::transaction_cancelled);
-  reset_to_defaults();                             // make() starts the clock
-  std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
+  reset_to_defaults();  // make() starts the clock
+  if (write_conflicts_.capacity() != 0) {
+    std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
+  }
   owner_.reset();
   db_ = nullptr;
 }
@@ -191,11 +193,15 @@ std::int64_t TransactionImpl::revoke_deadline(base::CoarseClock::time_point now)
 
 TransactionImpl::StoreRead::StoreRead(TransactionImpl& t)
     : slot_((t.read_version_for_read(), t.slot_)) {
-  if (kv::ReaderRegistry::begin_read(slot_)) return;
+  if (!kv::ReaderRegistry::begin_read(slot_)) [[unlikely]]
+    t.throw_released();
+}
+
+void TransactionImpl::throw_released() const {
   throw Error(ErrorCode::transaction_too_old,
-              "read version " + std::to_string(t.read_version_) +
+              "read version " + std::to_string(read_version_) +
                   " was released: the transaction sat idle past its mvcc_window of " +
-                  std::to_string(t.db_->options().mvcc_window.count()) + " ms");
+                  std::to_string(db_->options().mvcc_window.count()) + " ms");
 }
 
 Version TransactionImpl::read_version_for_read() {
@@ -206,13 +212,16 @@ Version TransactionImpl::read_version_for_read() {
 
 void TransactionImpl::check_not_too_old() const {
   auto age = base::CoarseClock::now() - read_version_time_;
-  if (age > db_->mvcc_window()) {
-    throw Error(
-        ErrorCode::transaction_too_old,
-        "read version " + std::to_string(read_version_) + " is " +
-            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) +
-            " ms old (mvcc_window " + std::to_string(db_->options().mvcc_window.count()) + " ms)");
-  }
+  if (age > db_->mvcc_window()) [[unlikely]]
+    throw_too_old(age);
+}
+
+void TransactionImpl::throw_too_old(base::CoarseClock::duration age) const {
+  throw Error(
+      ErrorCode::transaction_too_old,
+      "read version " + std::to_string(read_version_) + " is " +
+          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) +
+          " ms old (mvcc_window " + std::to_string(db_->options().mvcc_window.count()) + " ms)");
 }
 
 void TransactionImpl::release_read_version() {
@@ -284,6 +293,15 @@ void TransactionImpl::check_readable(std::string_view begin, std::string_view en
 
 void TransactionImpl::add_read_conflict(std::string_view begin, std::string_view end,
                                         bool end_after) {
+  // No point write and no cleared range: nothing to subtract, so the range goes in whole,
+  // as append_unwritten would add it (a queue pop reads before it writes).
+  if (writes_.points().empty() && writes_.cleared_ranges().empty()) {
+    if (end_after ? begin <= end : begin < end) {
+      append_range(read_conflicts_, begin, end, end_after);
+      conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
+    }
+    return;
+  }
   std::size_t before = read_conflicts_.size();
   writes_.append_unwritten(begin, end, end_after, read_conflicts_);
   for (std::size_t i = before; i < read_conflicts_.size(); ++i) {
@@ -473,7 +491,10 @@ void TransactionImpl::read_forward(const WriteMap& writes, std::string_view begi
   Node* node = visible_from(store.seek_ge(begin));
   auto point = points.lower_bound(begin);
 
-  while (!out.full()) {
+  // Each row is checked against the limits as soon as it is passed on, before the walk
+  // looks for the next one: a limited read (a queue's limit 1) stops without that step.
+  // (No row yet, the limits cannot be reached: they are positive when set.)
+  for (;;) {
     bool have_point = point != points.end() && std::string_view(point->first) < end;
     if (node == nullptr && !have_point) break;
     if (have_point && (node == nullptr || std::string_view(point->first) <= node->key())) {
@@ -481,6 +502,7 @@ void TransactionImpl::read_forward(const WriteMap& writes, std::string_view begi
       std::optional<std::string_view> stored;
       if (same) stored = kv::MvccStore::visible(node, rv)->value();
       emit_own_write(point->first, point->second, stored, out);
+      if (out.full()) break;
       if (same) node = visible_from(kv::MvccStore::next(node));
       ++point;
       continue;
@@ -492,6 +514,7 @@ void TransactionImpl::read_forward(const WriteMap& writes, std::string_view begi
       }
     }
     out.emit(node->key(), kv::MvccStore::visible(node, rv)->value());
+    if (out.full()) break;
     node = visible_from(kv::MvccStore::next(node));
   }
 }
@@ -510,7 +533,7 @@ void TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begi
   Node* node = visible_before(end);
   auto point = points.lower_bound(end);  // one past the last candidate
 
-  while (!out.full()) {
+  for (;;) {  // checked against the limits as read_forward does
     bool have_point = point != points.begin() && std::string_view(std::prev(point)->first) >= begin;
     if (node == nullptr && !have_point) break;
     if (have_point &&
@@ -520,6 +543,7 @@ void TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begi
       std::optional<std::string_view> stored;
       if (same) stored = kv::MvccStore::visible(node, rv)->value();
       emit_own_write(point->first, point->second, stored, out);
+      if (out.full()) break;
       if (same) node = visible_before(point->first);
       continue;
     }
@@ -530,6 +554,7 @@ void TransactionImpl::read_reverse(const WriteMap& writes, std::string_view begi
       }
     }
     out.emit(node->key(), kv::MvccStore::visible(node, rv)->value());
+    if (out.full()) break;
     node = visible_before(node->key());
   }
 }

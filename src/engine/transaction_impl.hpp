@@ -128,6 +128,10 @@ class TransactionImpl {
   bool timed_out() const { return expired_ || (timeout_.count() > 0 && Clock::now() >= deadline_); }
   Version ensure_read_version();
   void check_not_too_old() const;
+  // transaction_too_old for a read version `age` old, or revoked. Out of line and cold: the
+  // reads that check for them stay small.
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_too_old(base::CoarseClock::duration age) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_released() const;
   // The version a read reads at: taken now, or the one taken, checked to be in the window.
   Version read_version_for_read();
   bool has_read_conflicts() const { return !read_conflicts_.empty() || !point_reads_.empty(); }

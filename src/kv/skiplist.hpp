@@ -121,7 +121,7 @@ class SkipList {
       const bool last = start == head_ || key_less(start->key(), floor);
       Node* found = nullptr;
       // Bounded by key, not by reaching `top`: a concurrent unlink may bypass it.
-      for (Node* n = last ? find_greater_or_equal(floor) : start->next(0);
+      for (Node* n = last ? find_from(start, floor) : start->next(0);
            n != nullptr && key_less(n->key(), top->key()); n = n->next(0)) {
         if (keep(n)) found = n;
       }
@@ -130,6 +130,18 @@ class SkipList {
       top = start;
     }
     return nullptr;
+  }
+  // The first node with key >= `floor` after `from` (head, or a node before `floor`): a
+  // few steps at level 0 when it is that close (a reverse read's floor usually is: the
+  // first node of a small store, or of a subspace just after a node before it), else a
+  // seek.
+  [[gnu::noinline]] Node* find_from(const Node* from, std::string_view floor) const {
+    constexpr int kSteps = 4;
+    Node* n = from->next(0);
+    for (int step = 0; step < kSteps; ++step, n = n->next(0)) {
+      if (n == nullptr || !key_less(n->key(), floor)) return n;
+    }
+    return find_greater_or_equal(floor);
   }
   // Last node in the list, or nullptr.
   Node* find_last() const {

@@ -3,7 +3,9 @@
 // write_conflict_range/ modules): set_report_conflicting_keys, conflicting_ranges,
 // read_conflict_ranges, write_conflict_ranges.
 #include <algorithm>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -189,6 +191,76 @@ TEST(ConflictSets, ReadsAddWhatTheyConflictOnAndSnapshotReadsNothing) {
   tr.get_range("a", "z", {.limit = 2});  // stops at b: conflicts on [a, b\0)
   (void)tr.get("m");
   EXPECT_THAT(tr.read_conflict_ranges(), ElementsAre(range("a", with_nul("b")), point("m")));
+}
+
+// A serializable range read conflicts on the span it depends on: all of [begin, end), or
+// up to (from) its last row when a limit stopped it. A transaction with no writes to
+// subtract adds that span whole; one with a write elsewhere goes through the subtraction.
+// Both must give the model's rows and the same ranges, forward and reverse, visited or
+// returned, whatever the limit (deleted keys in the store included).
+TEST(ConflictSets, ALimitedReadConflictsAlikeWithAndWithoutWritesToSubtract) {
+  Database db = testing::open_database();
+  std::map<std::string, std::string> model;
+  {
+    Transaction tr = db.create_transaction();
+    for (int i = 0; i < 20; i += 2) {
+      const std::string key = "k" + std::to_string(10 + i);
+      tr.set(key, "v" + key);
+      model[key] = "v" + key;
+    }
+    tr.commit();
+    Transaction del = db.create_transaction();  // leaves tombstones between the rows
+    for (const char* key : {"k12", "k20", "k22"}) {
+      del.clear(key);
+      model.erase(key);
+    }
+    del.commit();
+  }
+  const std::vector<std::string> bounds = {"a", "k10", "k11", "k12", "k15", "k20", "k26", "k3"};
+  for (const std::string& begin : bounds) {
+    for (const std::string& end : bounds) {
+      if (begin >= end) continue;
+      for (int limit = 0; limit <= 3; ++limit) {
+        for (bool reverse : {false, true}) {
+          for (bool visit : {false, true}) {
+            SCOPED_TRACE(begin + " " + end + " limit " + std::to_string(limit) +
+                         (reverse ? " reverse" : "") + (visit ? " visited" : ""));
+            std::vector<std::string> expect_rows;
+            for (auto it = model.lower_bound(begin); it != model.lower_bound(end); ++it) {
+              expect_rows.push_back(it->first);
+            }
+            if (reverse) std::reverse(expect_rows.begin(), expect_rows.end());
+            const bool stopped = limit > 0 && expect_rows.size() >= static_cast<std::size_t>(limit);
+            if (stopped) expect_rows.resize(static_cast<std::size_t>(limit));
+            KeyRange expect_span = range(begin, end);
+            if (stopped && reverse) expect_span.begin = expect_rows.back();
+            if (stopped && !reverse) expect_span.end = with_nul(expect_rows.back());
+
+            std::vector<std::vector<KeyRange>> conflicts;
+            for (bool write_elsewhere : {false, true}) {
+              Transaction tr = db.create_transaction();
+              if (write_elsewhere) tr.set("z", "w");  // outside every range read
+              std::vector<std::string> rows;
+              const RangeOptions options{.limit = limit, .reverse = reverse};
+              if (visit) {
+                tr.visit_range(begin, end, options, [&](std::string_view key, std::string_view) {
+                  rows.emplace_back(key);
+                });
+              } else {
+                for (const KeyValue& row : tr.get_range(begin, end, options)) {
+                  rows.push_back(row.key);
+                }
+              }
+              EXPECT_EQ(rows, expect_rows) << (write_elsewhere ? "with a write" : "no write");
+              conflicts.push_back(tr.read_conflict_ranges());
+            }
+            EXPECT_THAT(conflicts[0], ElementsAre(expect_span));
+            EXPECT_EQ(conflicts[0], conflicts[1]);
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(ConflictSets, WriteConflictRangesCoverEveryKindOfWrite) {

@@ -360,6 +360,50 @@ TEST(SkipList, LastLessThanIfMatchesABackwardScan) {
   }
 }
 
+// The same in small lists, for every key, floor and rejected set: the floor is then a few
+// steps from the head or from a level's predecessor (found by walking there, not seeking).
+TEST(SkipList, LastLessThanIfInSmallLists) {
+  std::mt19937_64 rng(11);
+  for (int size = 0; size <= 12; ++size) {
+    SizeClassPool pool;
+    List list(pool);
+    std::vector<std::string> keys;  // 2, 4, 6, ...: odd keys and floors fall between them
+    for (int i = 1; i <= size; ++i) {
+      keys.push_back(key_of(2 * i));
+      list.insert(keys.back(), rng());
+    }
+    for (int rejected_mask = 0; rejected_mask < 8; ++rejected_mask) {
+      // Rejects the keys whose index is in the mask's pattern (repeated every 3 keys).
+      auto keep_index = [&](std::size_t i) { return ((rejected_mask >> (i % 3)) & 1) == 0; };
+      for (int k = 0; k <= 2 * size + 2; ++k) {
+        for (int f = -1; f <= k; ++f) {
+          const std::string key = key_of(k);
+          const std::string floor = f < 0 ? std::string() : key_of(f);
+          const std::string* expect = nullptr;
+          for (std::size_t i = keys.size(); i-- > 0;) {
+            if (keys[i] >= key) continue;
+            if (keys[i] < floor) break;
+            if (keep_index(i)) {
+              expect = &keys[i];
+              break;
+            }
+          }
+          const List::Node* got = list.find_last_less_than_if(key, floor, [&](const List::Node* n) {
+            auto at = std::lower_bound(keys.begin(), keys.end(), std::string(n->key()));
+            return keep_index(static_cast<std::size_t>(at - keys.begin()));
+          });
+          if (expect == nullptr) {
+            ASSERT_EQ(got, nullptr) << size << " " << k << " " << f << " " << rejected_mask;
+          } else {
+            ASSERT_NE(got, nullptr) << size << " " << k << " " << f << " " << rejected_mask;
+            ASSERT_EQ(got->key(), *expect) << size << " " << k << " " << f << " " << rejected_mask;
+          }
+        }
+      }
+    }
+  }
+}
+
 // A list that drains (a queue's) gives back the levels it no longer needs, so that seeks
 // in what is left do not step through empty levels.
 TEST(SkipList, HeightFallsAsTheListDrains) {

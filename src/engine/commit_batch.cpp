@@ -152,21 +152,30 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
 std::size_t CommitBatch::apply_all(std::span<CommitRequest* const> batch, Version version,
                                    bool prepared, std::vector<std::string>& stamped) {
   std::size_t writes = 0;
-  std::size_t point = 0;  // the first of the request's paths in write_paths_
+  std::size_t point = 0;  // the request's first in write_paths_ and write_hashes_
   for (CommitRequest* r : batch) {
     if (r->error != ErrorCode::success) continue;
     const kv::MvccStore::List::Path* paths = prepared ? write_paths_.data() + point : nullptr;
+    const std::uint64_t* hashes = prepared ? write_hashes_.data() + point : nullptr;
     bool in_order = false;
     if (!prepared && r->writes->points().size() >= kPrepareWrites) {
       const auto& points = r->writes->points();
       in_order = store_.none_between(points.begin()->first, std::prev(points.end())->first);
-      if (!in_order) paths = prepare_writes(*r);
+      if (!in_order) {
+        prepare_writes(*r);
+        paths = write_paths_.data();
+        hashes = write_hashes_.data();
+      }
     }
     if (in_order) store_.expect_key_order(true);
     if (r->writes->only_sets_and_clears()) {
-      apply_plain(*r->writes, version, paths);
+      if (hashes == nullptr) {
+        apply_plain<false>(*r->writes, version, nullptr, nullptr);
+      } else {
+        apply_plain<true>(*r->writes, version, paths, hashes);
+      }
     } else {
-      apply(*r, version, stamped, paths);
+      apply(*r, version, stamped, paths, hashes);
     }
     if (in_order) store_.expect_key_order(false);
     point += r->writes->points().size();
@@ -183,8 +192,10 @@ void CommitBatch::reserve_apply(std::span<CommitRequest* const> batch, Version v
   // grows them differently (push_back, resize), so one's capacity says nothing of the other's.
   if (write_keys_.capacity() < most_points) [[unlikely]]
     write_keys_.reserve(most_points);
-  if (write_paths_.capacity() < most_points) [[unlikely]]
+  if (write_paths_.capacity() < most_points) [[unlikely]] {
     write_paths_.reserve(most_points);
+    write_hashes_.reserve(most_points);  // never less room than write_paths_ (prepare_writes)
+  }
   if (logs_) {
     std::uint64_t log_bytes = 0;
     for (const CommitRequest* r : batch) {
@@ -213,13 +224,16 @@ void CommitBatch::prepare_writes(std::span<CommitRequest* const> batch) {
     for (const auto& point : r->writes->points()) write_keys_.push_back(point.first);
   }
   write_paths_.resize(write_keys_.size());
-  store_.prepare_writes(write_keys_, write_paths_);
+  // Room for as many hashes as paths, so that reserve_apply need only look at the paths'.
+  if (write_hashes_.capacity() < write_paths_.capacity())
+    write_hashes_.reserve(write_paths_.capacity());
+  write_hashes_.resize(write_keys_.size());
+  store_.prepare_writes(write_keys_, write_paths_, write_hashes_);
 }
 
-const kv::MvccStore::List::Path* CommitBatch::prepare_writes(CommitRequest& r) {
+void CommitBatch::prepare_writes(CommitRequest& r) {
   CommitRequest* const one = &r;
   prepare_writes(std::span(&one, 1));
-  return write_paths_.data();
 }
 
 void CommitBatch::collect(std::size_t budget) noexcept {
@@ -301,16 +315,18 @@ void CommitBatch::record_stamped_keys(const CommitRequest& r, Version version) {
 // Most commits only set and clear keys: this loop is apply()'s for them, without the
 // cleared ranges, atomic operations and versionstamps they cannot have
 // (WriteMap::only_sets_and_clears), whose strings and branches cost every commit.
+template <bool kPrepared>
 void CommitBatch::apply_plain(const WriteMap& w, Version version,
-                              const kv::MvccStore::List::Path* paths) {
+                              const kv::MvccStore::List::Path* paths, const std::uint64_t* hashes) {
   for (const auto& [key, entry] : w.points()) {
-    const kv::MvccStore::List::Path* path = paths != nullptr ? paths++ : nullptr;
     STRATA_INVARIANT(entry.kind == PointWrite::Kind::set || entry.kind == PointWrite::Kind::clear);
+    const kv::MvccStore::List::Path* path = kPrepared ? paths++ : nullptr;
+    const std::uint64_t hash = kPrepared ? *hashes++ : kv::MvccStore::hash(key);
     if (entry.kind == PointWrite::Kind::set) {
-      store_.set(key, entry.value(), version, kv::MvccStore::hash(key), path);
+      store_.set(key, entry.value(), version, hash, path);
       if (logs_) log_.set(key, entry.value());
     } else {
-      store_.clear(key, version);
+      store_.clear(key, version, hash);
       if (logs_) log_.clear(key);
     }
   }
@@ -318,20 +334,20 @@ void CommitBatch::apply_plain(const WriteMap& w, Version version,
 
 // The transaction's net effect: its cleared ranges, then its point writes.
 void CommitBatch::apply(const CommitRequest& r, Version version, std::vector<std::string>& stamped,
-                        const kv::MvccStore::List::Path* paths) {
+                        const kv::MvccStore::List::Path* paths, const std::uint64_t* hashes) {
   const WriteMap& w = *r.writes;
   const bool logging = logs_;
   for (const auto& [begin, end] : w.cleared_ranges()) {
     store_.clear_range(begin, end, version);
     if (logging) log_.clear_range(begin, end);
   }
-  auto set = [&](std::string_view key, std::string_view value,
+  auto set = [&](std::string_view key, std::string_view value, std::uint64_t hash,
                  const kv::MvccStore::List::Path* path = nullptr) {
-    store_.set(key, value, version, kv::MvccStore::hash(key), path);
+    store_.set(key, value, version, hash, path);
     if (logging) log_.set(key, value);
   };
-  auto clear = [&](std::string_view key) {
-    store_.clear(key, version);
+  auto clear = [&](std::string_view key, std::uint64_t hash) {
+    store_.clear(key, version, hash);
     if (logging) log_.clear(key);
   };
   // A key's atomic operations: the store takes their result, the log the smaller of the
@@ -339,15 +355,15 @@ void CommitBatch::apply(const CommitRequest& r, Version version, std::vector<std
   // operation makes a value longer than the two it is given together.)
   // Results and stamped values are computed in the room reserve_apply made.
   auto resolve = [&](std::string_view key, const PointWrite& entry,
-                     std::optional<std::string_view> before,
+                     std::optional<std::string_view> before, std::uint64_t hash,
                      const kv::MvccStore::List::Path* path) {
     std::string& v = reservation_.result();
     if (!resolve_dependent_into(entry, before, v)) {
-      clear(key);
+      clear(key, hash);
     } else if (!logging || entry.kind == PointWrite::Kind::stamped) {
-      set(key, v, path);
+      set(key, v, hash, path);
     } else {
-      store_.set(key, v, version, kv::MvccStore::hash(key), path);
+      store_.set(key, v, version, hash, path);
       log_dependent(key, entry, v);
     }
   };
@@ -357,23 +373,24 @@ void CommitBatch::apply(const CommitRequest& r, Version version, std::vector<std
   }
   for (const auto& [key, entry] : w.points()) {
     const kv::MvccStore::List::Path* path = paths != nullptr ? paths++ : nullptr;
+    const std::uint64_t hash = hashes != nullptr ? *hashes++ : kv::MvccStore::hash(key);
     switch (entry.kind) {
       case PointWrite::Kind::set:
-        set(key, entry.value(), path);
+        set(key, entry.value(), hash, path);
         break;
       case PointWrite::Kind::clear:
-        clear(key);
+        clear(key, hash);
         break;
       case PointWrite::Kind::dependent:
-        resolve(key, entry, store_.latest(key), path);
+        resolve(key, entry, store_.latest(key), hash, path);
         break;
       case PointWrite::Kind::stamped: {
         std::string& value = reservation_.stamped_value();
         apply_stamp_into(value, entry.value(), entry.stamp_offset, stamp);
         if (entry.ops.empty()) {
-          set(key, value, path);
+          set(key, value, hash, path);
         } else {
-          resolve(key, entry, value, path);
+          resolve(key, entry, value, hash, path);
         }
         break;
       }
@@ -385,7 +402,7 @@ void CommitBatch::apply(const CommitRequest& r, Version version, std::vector<std
     // A later clear of this transaction removed it (StampedKeyWrite::placeholder says which).
     if (w.cleared_after(s, s.placeholder.empty() ? key : s.placeholder)) continue;
     stamped.push_back(std::move(key));
-    set(stamped.back(), s.value);
+    set(stamped.back(), s.value, kv::MvccStore::hash(stamped.back()));
   }
 }
 

@@ -144,20 +144,27 @@ class CommitBatch {
   // Fetches into the cache what applying the batch's point writes will read, all
   // together, so that their cache misses overlap (a batch of random new keys spends
   // most of its apply waiting on the skiplist's nodes one after another), and finds the
-  // new keys' paths into write_paths_, one per point write of each request to apply.
+  // new keys' paths into write_paths_ and every key's hash into write_hashes_, one per
+  // point write of each request to apply.
   void prepare_writes(std::span<CommitRequest* const> batch);
-  // The same for one request of a smaller batch: returns its paths, one per point write.
-  const kv::MvccStore::List::Path* prepare_writes(CommitRequest& request);
+  // The same for one request of a smaller batch: its paths and hashes are then at the
+  // front of write_paths_ and write_hashes_.
+  void prepare_writes(CommitRequest& request);
   // Fails the batch's survivors with `error`, and empties `out` and stamped_ of them.
   void fail_survivors(std::span<CommitRequest* const> batch, ErrorCode error,
                       BatchOutcome& out) noexcept;
   // Applies the request; appends the final keys of its versionstamped keys to `stamped`.
-  // `paths`, when given, holds one path per point write (from prepare_writes).
+  // `paths` and `hashes`, when given, hold one path and one key hash per point write
+  // (from prepare_writes).
   [[gnu::noinline]] void apply(const CommitRequest& request, Version version,
                                std::vector<std::string>& stamped,
-                               const kv::MvccStore::List::Path* paths);
+                               const kv::MvccStore::List::Path* paths, const std::uint64_t* hashes);
   // apply() for writes that are only sets and clears of keys (WriteMap::only_sets_and_clears).
-  void apply_plain(const WriteMap& writes, Version version, const kv::MvccStore::List::Path* paths);
+  // kPrepared: with `paths` and `hashes` from prepare_writes (else both null); a loop of
+  // its own for each, so that an unprepared commit does not step through them.
+  template <bool kPrepared>
+  void apply_plain(const WriteMap& writes, Version version, const kv::MvccStore::List::Path* paths,
+                   const std::uint64_t* hashes);
   // Logs a dependent entry's atomic operations by their `result`, or as the operations
   // when those take fewer bytes.
   void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);
@@ -171,7 +178,8 @@ class CommitBatch {
   Version assigned_ = 0;                                // the newest version given a batch
   bool collection_stopped_ = false;                     // a collection ran out of memory (collect)
   std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
-  std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found
+  std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found: new keys' paths,
+  std::vector<std::uint64_t> write_hashes_;             // and every key's hash
   durability::MutationBatchEncoder log_;                // the batch's net effect, for the log
   // The batch's stamped keys (BatchOutcome::stamped): one vector kept from batch to batch,
   // not one made and freed by each.

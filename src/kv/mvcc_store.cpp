@@ -137,20 +137,23 @@ std::size_t MvccStore::live_keys(std::string_view begin, std::string_view end) c
   return n;
 }
 
-void MvccStore::prepare_writes(std::span<const std::string_view> keys,
-                               std::span<List::Path> paths) {
+void MvccStore::prepare_writes(std::span<const std::string_view> keys, std::span<List::Path> paths,
+                               std::span<std::uint64_t> hashes) {
   constexpr std::size_t kGroup = 32;
-  std::uint64_t hashes[kGroup];
+  std::uint64_t group_hashes[kGroup];
   std::string_view absent[kGroup];
   List::Path* absent_paths[kGroup];
   for (std::size_t first = 0; first < keys.size(); first += kGroup) {
     const std::span<const std::string_view> group =
         keys.subspan(first, std::min(kGroup, keys.size() - first));
-    for (std::size_t i = 0; i < group.size(); ++i) hashes[i] = prefetch(group[i]);
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      group_hashes[i] = prefetch(group[i]);
+      if (!hashes.empty()) hashes[first + i] = group_hashes[i];
+    }
     std::size_t missing = 0;
     for (std::size_t i = 0; i < group.size(); ++i) {
       if (!paths.empty()) paths[first + i].height = 0;
-      if (index_.find(group[i], hashes[i]) != nullptr) continue;
+      if (index_.find(group[i], group_hashes[i]) != nullptr) continue;
       if (!paths.empty()) absent_paths[missing] = &paths[first + i];
       absent[missing++] = group[i];
     }
@@ -181,8 +184,7 @@ void MvccStore::prepare_writes_in_order(std::span<const std::string_view> keys,
   list_.find_paths_in_order(absent, absent_paths);
 }
 
-void MvccStore::clear(std::string_view key, Version version) {
-  const std::uint64_t h = hash(key);
+void MvccStore::clear(std::string_view key, Version version, std::uint64_t h) {
   Node* n = index_.find(key, h);
   if (n == nullptr) return;
   const VersionRecord* head = n->payload().load(std::memory_order_relaxed);

@@ -210,14 +210,18 @@ class MvccStore {
   // many transactions): their cache misses then overlap instead of following one another.
   // When `paths` is given (as long as `keys`), each absent key's path goes there for set
   // (height 0 for a key in the store). A path stays usable through sets, clears and
-  // clear_range, not through collect_garbage.
-  void prepare_writes(std::span<const std::string_view> keys, std::span<List::Path> paths = {});
+  // clear_range, not through collect_garbage. When `hashes` is given (as long as `keys`),
+  // hashes[i] gets keys[i]'s hash, for set and clear.
+  void prepare_writes(std::span<const std::string_view> keys, std::span<List::Path> paths = {},
+                      std::span<std::uint64_t> hashes = {});
   // The same for `keys` in ascending order, with `paths` required: the paths are found
   // by finger searches (List::find_paths_in_order), each from the one before. hashes[i]
   // gets keys[i]'s hash, for set.
   void prepare_writes_in_order(std::span<const std::string_view> keys, std::span<List::Path> paths,
                                std::span<std::uint64_t> hashes);
-  void clear(std::string_view key, Version version);
+  void clear(std::string_view key, Version version) { clear(key, version, hash(key)); }
+  // The same with `hash` from prefetch(key), hash(key) or prepare_writes.
+  void clear(std::string_view key, Version version, std::uint64_t hash);
   void clear_range(std::string_view begin, std::string_view end, Version version);
   // The newest value of `key`, published or not (for atomic operations at apply time).
   std::optional<std::string_view> latest(std::string_view key) const;

@@ -370,6 +370,42 @@ TEST(CommitBatch, EveryRecordIsWithinTheBoundOfItsWrites) {
 // A commit of only sets and clears of keys takes apply's short path
 // (WriteMap::only_sets_and_clears); the same net writes in a map that once held an atomic
 // operation take the general one. Both leave the same values and encode the same record.
+// A batch of four or more requests has its writes fetched together first, each key's path
+// and hash found once for the apply (CommitBatch::prepare_writes). Its sets, clears and
+// atomic operations land as they do from lone commits, with a failed request's writes
+// skipped between the others'.
+TEST(CommitBatch, APreparedBatchAppliesEveryKindOfWriteAsLoneCommitsDo) {
+  Fixture f;
+  BlindWrite seed_kept("kept", "old");
+  BlindWrite seed_gone("gone", "x");
+  BlindWrite seed_count("count", std::string("\x01", 1));
+  BlindWrite seed_a("a", "0");
+  f.run({&seed_kept.request, &seed_gone.request, &seed_count.request, &seed_a.request});
+
+  BlindWrite writes_a("a", "1");
+  ReadOfA stale("lost", "v", 0);  // reads "a" after writes_a: fails, its write skipped
+  stale.writes.clear("kept");
+  BlindWrite sets("new", "n");
+  sets.writes.set("kept", "new value");
+  BlindWrite clears("never", "");
+  clears.writes.clear("never");
+  clears.writes.clear("gone");
+  BlindWrite adds("other", "o");
+  adds.writes.atomic("count", MutationType::add, std::string("\x02", 1));
+  const BatchOutcome out =
+      f.run({&writes_a.request, &stale.request, &sets.request, &clears.request, &adds.request});
+  EXPECT_EQ(stale.request.error, ErrorCode::not_committed);
+  EXPECT_EQ(out.committed, 4U);
+  EXPECT_EQ(f.store.latest("a"), "1");
+  EXPECT_FALSE(f.store.latest("lost").has_value());
+  EXPECT_EQ(f.store.latest("kept"), "new value");
+  EXPECT_EQ(f.store.latest("new"), "n");
+  EXPECT_FALSE(f.store.latest("never").has_value());
+  EXPECT_FALSE(f.store.latest("gone").has_value());
+  EXPECT_EQ(f.store.latest("count"), std::string("\x03", 1));
+  EXPECT_EQ(f.store.latest("other"), "o");
+}
+
 TEST(CommitBatch, PlainSetsAndClearsApplyAndLogAsTheGeneralPathDoes) {
   std::vector<std::string> records;
   for (const bool plain : {true, false}) {

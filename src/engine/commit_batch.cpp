@@ -193,8 +193,10 @@ void CommitBatch::reserve_apply(std::span<CommitRequest* const> batch, Version v
   if (write_keys_.capacity() < most_points) [[unlikely]]
     write_keys_.reserve(most_points);
   if (write_paths_.capacity() < most_points) [[unlikely]] {
+    // The hashes first: never less room than write_paths_ (prepare_writes), even when the
+    // paths' reserve is the one that throws.
+    write_hashes_.reserve(most_points);
     write_paths_.reserve(most_points);
-    write_hashes_.reserve(most_points);  // never less room than write_paths_ (prepare_writes)
   }
   if (logs_) {
     std::uint64_t log_bytes = 0;

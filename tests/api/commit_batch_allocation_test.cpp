@@ -39,31 +39,64 @@ bool run_failing(CommitBatch& batch, kv::MvccStore& store, std::vector<CommitReq
 // A batch of four or more requests fetches its writes' paths together: the batch step grows
 // its key list by push_back and its path list by resize, so their capacities differ. A later
 // lone request of many keys that are not in key order with the store's fetches its own
-// paths in apply, and must find room for both lists reserved.
-TEST(CommitBatchAllocation, ALoneRequestOfUnorderedKeysAfterAPreparedBatchFailsAlone) {
-  for (long n = 1;; ++n) {
-    SCOPED_TRACE("allocation " + std::to_string(n));
-    kv::MvccStore store;
-    CommitBatch batch{store};
+// paths (and hashes) in apply, and must find room for every list reserved.
+struct AfterAPreparedBatch {
+  kv::MvccStore store;
+  CommitBatch batch{store};
+  std::deque<BlindWrite> first;
+  // 20 new keys among the stored ones: more than the paths' capacity.
+  BlindWrite lone{key(1), "w"};
+
+  AfterAPreparedBatch() {
     // 17 keys in four requests: the key list's capacity doubles to 32, the paths' is 17.
-    std::deque<BlindWrite> first;
     for (int r = 0; r < 4; ++r) first.emplace_back(key(40 * r), "v");
     for (int i = 1; i <= 13; ++i) first[i % 4].writes.set(key(3 * i), "v");
     std::vector<CommitRequest*> requests;
     for (BlindWrite& w : first) requests.push_back(&w.request);
     const BatchOutcome out = batch.run(requests);
-    ASSERT_EQ(out.committed, 4U);
+    EXPECT_EQ(out.committed, 4U);
     store.publish(out.version);
-    // 20 new keys among the stored ones: more than the paths' capacity.
-    BlindWrite lone(key(1), "w");
     for (int i = 1; i < 20; ++i) lone.writes.set(key(3 * i + 1), "w");
+  }
+  // Runs the lone request with the n-th allocation failed; whether it fired.
+  bool run_lone(long n) {
+    lone.request.error = ErrorCode::success;
     const bool fired = run_failing(batch, store, {&lone.request}, n);
     if (lone.request.error == ErrorCode::success) {
       EXPECT_EQ(store.latest(key(58)), "w");
     } else {
       EXPECT_EQ(lone.request.error, ErrorCode::commit_proxy_memory_limit_exceeded);
     }
+    return fired;
+  }
+};
+
+TEST(CommitBatchAllocation, ALoneRequestOfUnorderedKeysAfterAPreparedBatchFailsAlone) {
+  for (long n = 1;; ++n) {
+    SCOPED_TRACE("allocation " + std::to_string(n));
+    AfterAPreparedBatch scene;
+    const bool fired = scene.run_lone(n);
     if (::testing::Test::HasFailure() || !fired) break;
+  }
+}
+
+// A request refused part-way through its reservations leaves some lists grown and others
+// not. Sent again from there, with each allocation failed in turn, it still fails only
+// before the point of no return.
+TEST(CommitBatchAllocation, ARequestRefusedPartWayThroughItsReservationsFailsAloneAgain) {
+  for (long n = 1;; ++n) {
+    bool refused_at_n = false;
+    bool fired_at_n = false;
+    for (long m = 1;; ++m) {
+      SCOPED_TRACE("allocation " + std::to_string(n) + ", then " + std::to_string(m));
+      AfterAPreparedBatch scene;
+      fired_at_n = scene.run_lone(n);
+      refused_at_n = scene.lone.request.error != ErrorCode::success;
+      if (!refused_at_n) break;
+      const bool fired_at_m = scene.run_lone(m);
+      if (::testing::Test::HasFailure() || !fired_at_m) break;
+    }
+    if (::testing::Test::HasFailure() || !fired_at_n) break;
   }
 }
 

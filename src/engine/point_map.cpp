@@ -5,6 +5,8 @@
 #include <memory>
 #include <new>
 
+#include "base/invariant.hpp"
+
 namespace strata::engine {
 
 std::size_t PointMap::array_index(std::string_view key) const {
@@ -44,15 +46,12 @@ void PointMap::grow() {
 }
 
 PointWrite& PointMap::insert_in_array(std::size_t at, std::string_view key) {
+  STRATA_INVARIANT(at < size_);
   if (size_ == capacity_) grow();
   const std::string_view copy = arena_->copy(key);
-  if (at == size_) {
-    new (array_ + size_) PointEntry{copy, {}};
-  } else {
-    new (array_ + size_) PointEntry(std::move(array_[size_ - 1]));
-    std::move_backward(array_ + at, array_ + size_ - 1, array_ + size_);
-    array_[at] = PointEntry{copy, {}};
-  }
+  new (array_ + size_) PointEntry(std::move(array_[size_ - 1]));
+  std::move_backward(array_ + at, array_ + size_ - 1, array_ + size_);
+  array_[at] = PointEntry{copy, {}};
   ++size_;
   return array_[at].second;
 }

@@ -163,7 +163,8 @@ class PointMap {
   // transaction's first write calls it, and inlined it would make every write save and
   // restore registers.
   [[gnu::noinline]] void grow();
-  // A new entry for `key` at array_[at], moving those from `at` on up by one.
+  // A new entry for `key` at array_[at], moving those from `at` on up by one. REQUIRES:
+  // at < size() (find_or_insert appends a last key itself).
   PointWrite& insert_in_array(std::size_t at, std::string_view key);
   void erase_in_array(std::size_t first, std::size_t last);
   void destroy_array();

@@ -293,15 +293,6 @@ void TransactionImpl::check_readable(std::string_view begin, std::string_view en
 
 void TransactionImpl::add_read_conflict(std::string_view begin, std::string_view end,
                                         bool end_after) {
-  // No point write and no cleared range: nothing to subtract, so the range goes in whole,
-  // as append_unwritten would add it (a queue pop reads before it writes).
-  if (writes_.points().empty() && writes_.cleared_ranges().empty()) {
-    if (end_after ? begin <= end : begin < end) {
-      append_range(read_conflicts_, begin, end, end_after);
-      conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
-    }
-    return;
-  }
   std::size_t before = read_conflicts_.size();
   writes_.append_unwritten(begin, end, end_after, read_conflicts_);
   for (std::size_t i = before; i < read_conflicts_.size(); ++i) {
@@ -404,7 +395,9 @@ std::size_t TransactionImpl::visit_range(std::string_view begin, std::string_vie
 
 void TransactionImpl::add_range_read(std::string_view begin, std::string_view end, bool end_after,
                                      bool own) {
-  if (own) {
+  // With no key written and no range cleared there is nothing to subtract, and the span
+  // goes in whole (a queue's pop reads before it writes).
+  if (own && !(writes_.points().empty() && writes_.cleared_ranges().empty())) {
     add_read_conflict(begin, end, end_after);
   } else {
     conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);

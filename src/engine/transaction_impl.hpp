@@ -141,8 +141,8 @@ class TransactionImpl {
   void check_readable(std::string_view begin, std::string_view end) const;
   // [begin, end) minus this transaction's writes; with `end_after`, [begin, end + 00).
   void add_read_conflict(std::string_view begin, std::string_view end, bool end_after = false);
-  // A range read's conflict: add_read_conflict when the read sees this transaction's writes
-  // (`own`), else the span as it is.
+  // A range read's conflict (a non-empty span): add_read_conflict when the read sees this
+  // transaction's writes (`own`) and there are any, else the span as it is.
   void add_range_read(std::string_view begin, std::string_view end, bool end_after, bool own);
   void add_point_read(std::string_view key) {
     point_reads_.push_back(arena_.copy(key));

@@ -452,8 +452,8 @@ void MvccStore::collect_short_lived(std::size_t budget, Version tentative, Versi
         early_spans_.front().died = std::max(early_spans_.front().died, first.died);
       }
     }
-    unlink(c.node,
-           hash(c.node->key()));  // its records and node are retired by its gc_queue_ entries
+    // Its records and node are retired by its gc_queue_ entries.
+    unlink(c.node, hash(c.node->key()));
     ++early_unlinks_;
   }
 }

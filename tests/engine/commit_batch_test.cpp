@@ -57,6 +57,15 @@ struct Fixture {
   kv::ReaderRegistry::Slot* reader = store.registry().acquire();
 };
 
+// Runs `writes` through `request` as a batch of its own, with the room its log record may
+// take (as the pipeline asks of a logging batch).
+BatchOutcome run_logged(CommitBatch& batch, const WriteMap& writes, CommitRequest& request) {
+  request.writes = &writes;
+  request.log_bytes = log_bytes_bound(writes);
+  CommitRequest* const one[] = {&request};
+  return batch.run(one);
+}
+
 TEST(CommitBatch, AConflictWithAnEarlierBatchIsRefusedAndTakesNoVersion) {
   Fixture f;
   BlindWrite first("a", "1");
@@ -341,10 +350,7 @@ TEST(CommitBatch, EveryRecordIsWithinTheBoundOfItsWrites) {
     WriteMap writes;
     kinds[i](writes);
     CommitRequest request;
-    request.writes = &writes;
-    request.log_bytes = log_bytes_bound(writes);
-    CommitRequest* const one[] = {&request};
-    const BatchOutcome out = batch.run(one);
+    const BatchOutcome out = run_logged(batch, writes, request);
     ASSERT_EQ(request.error, ErrorCode::success) << i;
     store.publish(out.version);
     EXPECT_LE(batch.log_record().size(), log_bytes_bound(writes)) << "kind " << i;
@@ -367,9 +373,6 @@ TEST(CommitBatch, EveryRecordIsWithinTheBoundOfItsWrites) {
   EXPECT_TRUE(batch.log_record().empty());
 }
 
-// A commit of only sets and clears of keys takes apply's short path
-// (WriteMap::only_sets_and_clears); the same net writes in a map that once held an atomic
-// operation take the general one. Both leave the same values and encode the same record.
 // A batch of four or more requests has its writes fetched together first, each key's path
 // and hash found once for the apply (CommitBatch::prepare_writes). Its sets, clears and
 // atomic operations land as they do from lone commits, with a failed request's writes
@@ -406,6 +409,9 @@ TEST(CommitBatch, APreparedBatchAppliesEveryKindOfWriteAsLoneCommitsDo) {
   EXPECT_EQ(f.store.latest("other"), "o");
 }
 
+// A commit of only sets and clears of keys takes apply's short path
+// (WriteMap::only_sets_and_clears); the same net writes in a map that once held an atomic
+// operation take the general one. Both leave the same values and encode the same record.
 TEST(CommitBatch, PlainSetsAndClearsApplyAndLogAsTheGeneralPathDoes) {
   std::vector<std::string> records;
   for (const bool plain : {true, false}) {
@@ -424,10 +430,7 @@ TEST(CommitBatch, PlainSetsAndClearsApplyAndLogAsTheGeneralPathDoes) {
     writes.clear("never");
     ASSERT_EQ(writes.only_sets_and_clears(), plain);
     CommitRequest request;
-    request.writes = &writes;
-    request.log_bytes = log_bytes_bound(writes);
-    CommitRequest* const one[] = {&request};
-    const BatchOutcome out = batch.run(one);
+    const BatchOutcome out = run_logged(batch, writes, request);
     ASSERT_EQ(request.error, ErrorCode::success) << plain;
     store.publish(out.version);
     EXPECT_EQ(store.latest("k"), "value") << plain;

@@ -23,6 +23,13 @@ std::string key_of(int i) {
   return buf;
 }
 
+// The keys on level 0, first to last.
+std::vector<std::string> bottom_level(const List& list) {
+  std::vector<std::string> keys;
+  for (auto* n = list.first(); n != nullptr; n = n->next(0)) keys.emplace_back(n->key());
+  return keys;
+}
+
 TEST(SkipList, EmptyListFindsNothing) {
   SizeClassPool pool;
   List list(pool);
@@ -52,9 +59,7 @@ TEST(SkipList, MatchesOrderedSetModelUnderInsertAndUnlink) {
     }
   }
   // Forward, backward and seeks agree with the model.
-  std::vector<std::string> forward;
-  for (auto* n = list.first(); n != nullptr; n = n->next(0)) forward.emplace_back(n->key());
-  EXPECT_EQ(forward, std::vector<std::string>(model.begin(), model.end()));
+  EXPECT_EQ(bottom_level(list), std::vector<std::string>(model.begin(), model.end()));
   ASSERT_NE(list.find_last(), nullptr);
   EXPECT_EQ(list.find_last()->key(), *model.rbegin());
   for (int i = 0; i < 3000; i += 7) {
@@ -113,9 +118,7 @@ TEST(SkipList, UnlinksNearTheFrontAndDeeperMatchTheModel) {
       }
     }
   }
-  std::vector<std::string> forward;
-  for (auto* n = list.first(); n != nullptr; n = n->next(0)) forward.emplace_back(n->key());
-  EXPECT_EQ(forward, std::vector<std::string>(model.begin(), model.end()));
+  EXPECT_EQ(bottom_level(list), std::vector<std::string>(model.begin(), model.end()));
 }
 
 // In-order inserts right after the previous one take their predecessors from it (the

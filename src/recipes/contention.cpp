@@ -48,6 +48,12 @@ void ContentionHints::pass_landed() {
   help_bound_us_.store(current - current / 32, std::memory_order_relaxed);
 }
 
+void ContentionHints::reset() {
+  closed_for_.store(0, std::memory_order_relaxed);
+  penalty_.store(kFirstPenalty, std::memory_order_relaxed);
+  help_bound_us_.store(0, std::memory_order_relaxed);
+}
+
 ContentionHints& contention_hints(std::string_view requests_prefix) {
   struct alignas(64) Slot {
     ContentionHints hints;

@@ -47,6 +47,11 @@ class ContentionHints {
   void pass_lost(std::chrono::microseconds used);
   void pass_landed();
 
+  // Back to the hints a process starts with: the gate open, the first penalty, no learned
+  // bound. For tests that need a known schedule from a queue whose name an earlier test of
+  // the same process used.
+  void reset();
+
  private:
   std::atomic<int> closed_for_{0};
   std::atomic<int> penalty_{kFirstPenalty};

@@ -241,8 +241,10 @@ void CommitBatch::prepare_writes(CommitRequest& r) {
 void CommitBatch::collect(std::size_t budget) noexcept {
   if (budget == 0 || collection_stopped_) return;
   try {
-    Version oldest = store_.collect_garbage(budget);
-    resolver_.prune(oldest);
+    // The history a committing transaction is checked against stays, though its records
+    // may go (ReaderRegistry::kCommitting).
+    const Version resolving = store_.collect_garbage(budget);
+    resolver_.prune(resolving);
   } catch (...) {
     // Out of memory part-way through a step: what it unlinked or cut is left unreclaimed,
     // which readers never notice, but the step would not be safe to take again. Collection

@@ -784,8 +784,21 @@ void TransactionImpl::commit() {
   prepare_commit(request);
   request.write_bytes = write_bytes;
   state_ = State::committing;
-  db_->pipeline().commit(request);
+  mark_committing();
+  try {
+    db_->pipeline().commit(request);
+  } catch (...) {  // refused before it was queued: the records read at the version may be gone
+    release_read_version();
+    throw;
+  }
   if (!settle(request)) throw commit_error(request);
+}
+
+void TransactionImpl::mark_committing() noexcept {
+  // Every read is over: from here the read version holds only the conflict history the
+  // commit is checked against, and collection may free the records read at it (a committer
+  // waiting for the commit lock or the log holds no garbage).
+  if (read_version_ >= 0 && slot_ != nullptr) kv::ReaderRegistry::begin_commit(slot_);
 }
 
 void TransactionImpl::commit_read_only() {
@@ -913,6 +926,7 @@ void TransactionImpl::commit_async(CommitCallback done) {
   request.context = this;
   done_ = std::move(done);
   state_ = State::committing;
+  mark_committing();
   in_flight_.fetch_add(1, std::memory_order_relaxed);
   try {
     db_->pipeline().submit(request);

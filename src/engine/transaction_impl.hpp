@@ -154,6 +154,9 @@ class TransactionImpl {
   void release_read_version();
   // commit()'s request from this transaction's conflicts and writes.
   void prepare_commit(CommitRequest& request);
+  // The reads are over and the commit starts: the reader slot keeps only the conflict
+  // history above the read version (kv::ReaderRegistry::begin_commit).
+  void mark_committing() noexcept;
   // A read-only commit: nothing to check, nothing to publish.
   void commit_read_only();
   // Records the pipeline's outcome (the transaction ends committed either way); returns

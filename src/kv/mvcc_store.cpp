@@ -315,18 +315,21 @@ Version MvccStore::collect_garbage(std::size_t budget) {
   revoke_expired_readers();
   const Version floor = window_floor();
   Version oldest;
+  Version resolving;
   {
     // advance_horizon() and the first step of collection under one lock. Short-lived keys
     // are looked at against the new horizon: those it passed belong to the ordinary path,
     // and a lone client's queue items always are (see short_lived_due), so the registry's
     // snapshot is taken only when some reader holds one back.
     base::UniqueLock lock(horizon_mu_);
-    oldest = std::min(registry_.oldest(committed_), floor);
+    const ReaderRegistry::Horizons horizons = registry_.horizons(committed_);
+    oldest = std::min(horizons.reading, floor);
+    resolving = std::min(horizons.resolving, floor);
     horizon_ = std::max(horizon_, oldest);
     collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
-  return oldest;
+  return resolving;
 }
 
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {

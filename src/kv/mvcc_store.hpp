@@ -236,8 +236,9 @@ class MvccStore {
   // Does up to `budget` units of collection and frees what no reader can still hold.
   // `oldest` is advance_horizon(), taken after the last publish.
   void collect_garbage(std::size_t budget, Version oldest);
-  // The same with advance_horizon() taken under the same lock (one acquisition, not two);
-  // returns the `oldest` it used.
+  // The same with advance_horizon() taken under the same lock (one acquisition, not two).
+  // Returns the oldest version a commit may still be checked at: the `oldest` it used, or
+  // older while a transaction that read there is committing (ReaderRegistry::kCommitting).
   Version collect_garbage(std::size_t budget);
 
   // The collection horizon: the newest registry().oldest() that collection may have used.

@@ -195,8 +195,9 @@ std::size_t ReaderRegistry::revoke_expired(std::int64_t now) {
   for (std::size_t i = 0; i < n; ++i) {
     Slot& slot = chunks_[i / kChunkSlots].load(std::memory_order_acquire)[i % kChunkSlots];
     Version v = slot.version.load(std::memory_order_acquire);
-    // Only exact versions: an announcing reader is about to take a fresh one.
-    if (v == kIdle || (v & kTentative) != 0) continue;
+    // Only exact versions: an announcing reader is about to take a fresh one, and a
+    // committing one has passed its age check and reads no more.
+    if (v == kIdle || (v & (kTentative | kCommitting)) != 0) continue;
     // Acquire above: the deadline read is the one announced with v (or a later one).
     std::int64_t deadline = slot.deadline.load(std::memory_order_relaxed);
     if (deadline == kRevoked || deadline >= now) continue;
@@ -212,14 +213,18 @@ std::size_t ReaderRegistry::revoke_expired(std::int64_t now) {
   return revoked;
 }
 
-Version ReaderRegistry::oldest(const std::atomic<Version>& committed) const {
+ReaderRegistry::Horizons ReaderRegistry::horizons(const std::atomic<Version>& committed) const {
   // Load the committed version before scanning (both seq_cst), pairing with announce().
-  Version result = committed.load(std::memory_order_seq_cst);
+  const Version now = committed.load(std::memory_order_seq_cst);
+  Horizons result{now, now};
   std::size_t n = slot_count_.load(std::memory_order_seq_cst);
   for (std::size_t i = 0; i < n; ++i) {
     const Slot* chunk = chunks_[i / kChunkSlots].load(std::memory_order_acquire);
     Version v = held_version(chunk[i % kChunkSlots]);
-    if (v != kIdle) result = std::min(result, v & ~kTentative);
+    if (v == kIdle) continue;
+    const Version version = v & ~(kTentative | kCommitting);
+    result.resolving = std::min(result.resolving, version);
+    if ((v & kCommitting) == 0) result.reading = std::min(result.reading, version);
   }
   return result;
 }
@@ -233,7 +238,7 @@ void ReaderRegistry::snapshot(std::vector<Version>& exact, Version& tentative,
     const Slot* chunk = chunks_[i / kChunkSlots].load(std::memory_order_acquire);
     const Slot& slot = chunk[i % kChunkSlots];
     Version v = held_version(slot);
-    if (v == kIdle) continue;
+    if (v == kIdle || (v & kCommitting) != 0) continue;
     // (A slot that changes between the two loads is left out at worst: the caller then
     // refuses what it would have allowed.)
     if (!count_revoked && revoked(slot)) continue;

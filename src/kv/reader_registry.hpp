@@ -6,6 +6,9 @@
 //   - the reclamation bound: memory unlinked while the committed version was T may be
 //     freed once oldest() > T, because every reader that might still hold it announced
 //     a version <= T.
+// A transaction that has finished reading and is committing marks its slot (begin_commit):
+// it no longer counts for either, only for the history its commit is checked against
+// (`horizons().resolving`).
 // Slots sit on their own cache lines and are handed out from a per-thread cache, so a
 // read-only transaction writes no cache line that other threads write. A thread keeps at
 // most kThreadCacheSlots free slots per registry: the slot count stays near the most
@@ -104,6 +107,21 @@ class ReaderRegistry {
   // Withdraws the announcement (the slot stays owned).
   static void withdraw(Slot* slot) { slot->version.store(kIdle, std::memory_order_release); }
 
+  // A slot holding (v | kCommitting) belongs to a transaction that read at v, reads no
+  // more, and is committing: its commit is still checked against the writes after v, so
+  // the conflict history above v must stay (Horizons::resolving), but collection may free
+  // every record that only v could see (Horizons::reading). A committer waiting for the
+  // commit lock or for the log then holds no garbage.
+  static constexpr Version kCommitting = Version{1} << 60;
+  // Marks the slot's exact version as committing. REQUIRES: the slot holds an exact
+  // version, and its reader has finished every read (release: those reads happen before
+  // a collector that sees the mark frees what they read).
+  static void begin_commit(Slot* slot) {
+    const Version v = slot->version.load(std::memory_order_relaxed);
+    STRATA_INVARIANT(v != kIdle && (v & (kTentative | kCommitting)) == 0);
+    slot->version.store(v | kCommitting, std::memory_order_release);
+  }
+
   // Starts a read at the announced version: false, with nothing started, when the writer
   // has revoked it. Either the writer sees the read under way and keeps the version, or
   // the read sees the revocation: the writer makes every thread pass a full barrier
@@ -128,11 +146,19 @@ class ReaderRegistry {
   // process-wide barrier (membarrier's private expedited command).
   std::size_t revoke_expired(std::int64_t now);
 
-  // The oldest announced version, or committed.load() when no reader is active. A revoked
-  // version counts only while a read at it is under way.
-  // (The same holds for snapshot().)
-  Version oldest(const std::atomic<Version>& committed) const;
-  // Every announced version: `exact` gets the versions readers read at (sorted), and
+  // The oldest announced versions, or committed.load() when there are none. A revoked
+  // version counts only while a read at it is under way. (The same holds for snapshot().)
+  struct Horizons {
+    Version reading;    // the oldest a reader may read at: collection's bound
+    Version resolving;  // the oldest a commit may be checked at, committing ones too
+  };
+  Horizons horizons(const std::atomic<Version>& committed) const;
+  // horizons().reading.
+  Version oldest(const std::atomic<Version>& committed) const {
+    return horizons(committed).reading;
+  }
+  // Every announced version: `exact` gets the versions readers read at (sorted; not those
+  // of committing transactions, which read no more), and
   // `tentative` the lowest version a reader still announcing may read at (kIdle if none).
   // A reader in neither reads at the committed version loaded after this call or later.
   // Without `count_revoked`, a revoked version is left out even while a read at it is

@@ -23,6 +23,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/arena.hpp"
+#include "base/arena_vector.hpp"
 #include "base/limits.hpp"
 #include "engine/blind_write.hpp"
 #include "engine/persistence.hpp"
@@ -80,6 +82,45 @@ void expect_every_key(const kv::MvccStore& store, int threads, int commits) {
 }
 
 class CommitPipelineModes : public ::testing::TestWithParam<CommitMode> {};
+
+// A transaction that read at v and is committing (kv::ReaderRegistry::begin_commit) holds
+// no record: the commits ahead of it collect what only v could see. Its commit is still
+// checked against every write after v, so it fails as a conflict, not as too old
+// (transaction_too_old is what a read below the pruned history gets).
+TEST_P(CommitPipelineModes, ACommitterWaitingHoldsItsConflictHistoryButNoRecords) {
+  kv::MvccStore store;
+  CommitPipeline pipeline(store);
+  pipeline.set_mode(GetParam());
+  BlindWrite first("k", "1");
+  pipeline.commit(first.request);
+  kv::ReaderRegistry::Slot* slot = store.registry().acquire();
+  const Version read_version = kv::ReaderRegistry::announce(slot, store.committed_atomic());
+  BlindWrite overwrite("k", "2");  // after the read: the committer conflicts
+  pipeline.commit(overwrite.request);
+
+  kv::ReaderRegistry::begin_commit(slot);
+  for (int i = 0; i < 3; ++i) {  // the commits ahead of it, each collecting
+    BlindWrite other("other", std::to_string(i));
+    pipeline.commit(other.request);
+  }
+  // Collection passed read_version: "k"@1, visible there only, may be gone, and a new
+  // reader cannot take that version any more.
+  kv::ReaderRegistry::Slot* pin = store.registry().acquire();
+  EXPECT_FALSE(store.pin_at(pin, read_version));
+  kv::ReaderRegistry::withdraw(pin);
+  store.registry().release(pin);
+
+  base::Arena arena(nullptr, 0);
+  base::ArenaVector<std::string_view> read_k(&arena);
+  read_k.push_back("k");
+  BlindWrite committer("out", "x");
+  committer.request.read_version = read_version;
+  committer.request.read_keys = &read_k;
+  pipeline.commit(committer.request);
+  EXPECT_EQ(committer.request.error, ErrorCode::not_committed);
+  kv::ReaderRegistry::withdraw(slot);
+  store.registry().release(slot);
+}
 
 TEST_P(CommitPipelineModes, ConcurrentCommittersAllFinishInDistinctOrderedBatches) {
   kv::MvccStore store;

@@ -26,6 +26,39 @@ std::size_t count_keys(const MvccStore& s) {
   return n;
 }
 
+// A transaction that read at v and is committing holds no record: collection frees what
+// only v could see, and v can no longer be pinned. Its commit is still checked against
+// the writes after v: collect_garbage returns v for the conflict history's pruning.
+TEST(MvccStore, ACommittingReaderHoldsTheConflictHistoryButNoRecords) {
+  MvccStore s;
+  s.set("a", "1", 1);
+  s.publish(1);
+  ReaderRegistry::Slot* committer = s.registry().acquire();
+  ASSERT_EQ(ReaderRegistry::announce(committer, s.committed_atomic()), 1);
+  s.set("a", "2", 2);
+  s.publish(2);
+  EXPECT_EQ(s.collect_garbage(64), 1);  // reading at 1: "a"@1 stays
+  EXPECT_EQ(read(s, "a", 1), "1");
+
+  ReaderRegistry::begin_commit(committer);
+  s.publish(3);  // empty commits move collection on: "a"@1 is cut, then freed
+  EXPECT_EQ(s.collect_garbage(64), 1);
+  s.publish(4);
+  EXPECT_EQ(s.collect_garbage(64), 1);
+  EXPECT_EQ(s.pending_gc(), 0u);
+  EXPECT_EQ(read(s, "a", 4), "2");
+  ReaderRegistry::Slot* pin = s.registry().acquire();
+  EXPECT_FALSE(s.pin_at(pin, 1));
+  EXPECT_TRUE(s.pin_at(pin, 4));
+  ReaderRegistry::withdraw(pin);
+  s.registry().release(pin);
+
+  ReaderRegistry::withdraw(committer);  // the commit settled
+  s.registry().release(committer);
+  s.publish(5);
+  EXPECT_EQ(s.collect_garbage(64), 5);
+}
+
 TEST(MvccStore, ReadsSeeTheNewestVersionAtOrBelowTheirs) {
   MvccStore s;
   s.set("a", "1", 1);

@@ -33,6 +33,40 @@ TEST(ReaderRegistry, OldestIsTheOldestAnnouncedVersion) {
   EXPECT_EQ(r.oldest(committed), 20);
 }
 
+// A committing transaction reads no more: its version holds back neither collection nor
+// the readers' snapshot, only the conflict history its commit is checked against; and it
+// passed its age check, so it is not revoked.
+TEST(ReaderRegistry, ACommittingVersionHoldsOnlyTheHistoryItIsCheckedAgainst) {
+  ReaderRegistry r;
+  std::atomic<Version> committed{10};
+  auto* committer = r.acquire();
+  ASSERT_EQ(ReaderRegistry::announce(committer, committed, /*deadline=*/1), 10);
+  committed = 20;
+  auto* reader = r.acquire();
+  ASSERT_EQ(ReaderRegistry::announce(reader, committed), 20);
+  EXPECT_EQ(r.horizons(committed).reading, 10);
+
+  ReaderRegistry::begin_commit(committer);
+  EXPECT_EQ(r.horizons(committed).reading, 20);
+  EXPECT_EQ(r.horizons(committed).resolving, 10);
+  EXPECT_EQ(r.oldest(committed), 20);
+  std::vector<Version> exact;
+  Version tentative = 0;
+  r.snapshot(exact, tentative);
+  EXPECT_EQ(exact, std::vector<Version>{20});
+  EXPECT_EQ(tentative, ReaderRegistry::kIdle);
+  EXPECT_EQ(r.revoke_expired(/*now=*/2), 0u);  // its deadline has passed
+  EXPECT_EQ(r.horizons(committed).resolving, 10);
+
+  ReaderRegistry::withdraw(committer);  // the commit settled
+  EXPECT_EQ(r.horizons(committed).resolving, 20);
+  r.release(committer);
+  ReaderRegistry::withdraw(reader);
+  r.release(reader);
+  EXPECT_EQ(r.horizons(committed).resolving, 20);
+  EXPECT_EQ(r.horizons(committed).reading, 20);
+}
+
 // A reader past its deadline stops holding collection back once no read of it is under
 // way; one without a deadline (a checkpoint's) never does.
 TEST(ReaderRegistry, ExpiredVersionsAreRevokedAndNoLongerHeld) {

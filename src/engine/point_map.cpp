@@ -35,8 +35,9 @@ PointWrite& PointMap::find_or_insert(std::string_view key) {
 }
 
 void PointMap::grow() {
-  // The old array stays in the arena, abandoned: growth by doubling bounds the waste.
-  const std::uint32_t capacity = capacity_ == 0 ? kFirstCapacity : 2 * capacity_;
+  // The old array (the inline one, or one in the arena) is abandoned: growth by doubling
+  // bounds the waste.
+  const std::uint32_t capacity = 2 * capacity_;
   auto* grown =
       static_cast<PointEntry*>(arena_->bump(capacity * sizeof(PointEntry), alignof(PointEntry)));
   std::uninitialized_move(array_, array_ + size_, grown);
@@ -89,9 +90,9 @@ void PointMap::erase_in_array(std::size_t first, std::size_t last) {
 
 void PointMap::destroy_array() {
   std::destroy(array_, array_ + size_);
-  array_ = nullptr;
+  array_ = inline_array();
   size_ = 0;
-  capacity_ = 0;
+  capacity_ = kInlineCapacity;
 }
 
 void PointMap::clear() {

@@ -123,13 +123,13 @@ void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
 }
 
 void TransactionImpl::detach() noexcept {
-  // end() but for the slot, which the spare keeps (withdrawn by the reset below).
-  finish_watches(false, ErrorCode::transaction_cancelled);
+  // end() but for the slot, which the spare keeps: the reset fails the pending watches and
+  // withdraws the slot.
   reset_to_defaults();  // make() starts the clock
   if (write_conflicts_.capacity() != 0) {
     std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
   }
-  owner_.reset();
+  if (owner_ != nullptr) owner_.reset();  // a borrowed transaction has none
   db_ = nullptr;
 }
 

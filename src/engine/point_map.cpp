@@ -14,9 +14,10 @@ std::size_t PointMap::array_index(std::string_view key) const {
   return static_cast<std::size_t>(it - array_);
 }
 
-PointWrite& PointMap::find_or_insert(std::string_view key) {
+PointWrite& PointMap::find_or_insert_slow(std::string_view key) {
   if (!in_tree_) {
-    // Appending (the common case: one key, or keys in ascending order) moves nothing.
+    // Appending (one key, or keys in ascending order) moves nothing; find_or_insert()
+    // appends itself unless the array is full.
     if (size_ == 0 || array_[size_ - 1].first < key) {
       if (size_ == capacity_) grow();
       auto* entry = new (array_ + size_) PointEntry{arena_->copy(key), {}};

@@ -149,8 +149,17 @@ class PointMap {
     const_iterator it = lower_bound(key);
     return it != end() && it->first == key ? &it->second : nullptr;
   }
-  // The entry of `key`, made (a set of the empty value) if absent.
-  PointWrite& find_or_insert(std::string_view key);
+  // The entry of `key`, made (a set of the empty value) if absent. Appending to the array
+  // with room left (a transaction's first write, or keys in ascending order) is inline;
+  // the rest, out of line, keeps its frame and register saves off that path.
+  PointWrite& find_or_insert(std::string_view key) {
+    if (!in_tree_ && size_ < capacity_ && (size_ == 0 || array_[size_ - 1].first < key)) {
+      auto* entry = new (array_ + size_) PointEntry{arena_->copy(key), {}};
+      ++size_;
+      return entry->second;
+    }
+    return find_or_insert_slow(key);
+  }
   // Sets w's value bytes to `value`, in place when they fit (an arena frees nothing, so
   // a key written many times reuses its room, which grows by doubling).
   void assign(PointWrite& w, std::string_view value);
@@ -162,6 +171,7 @@ class PointMap {
 
  private:
   std::size_t array_index(std::string_view key) const;  // of the first key >= `key`
+  [[gnu::noinline]] PointWrite& find_or_insert_slow(std::string_view key);
   // Room for one more entry in the array (which moves to twice the room, in the arena). Out
   // of line: only a transaction that writes more than kInlineCapacity keys calls it, and
   // inlined it would make every write save and restore registers.

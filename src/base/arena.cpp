@@ -17,4 +17,14 @@ void* Arena::allocate_from_new_block(std::size_t bytes, std::size_t alignment) {
   return do_allocate(bytes, alignment);
 }
 
+void Arena::release_blocks() noexcept {
+  while (blocks_ != nullptr) {
+    Block* b = blocks_;
+    blocks_ = b->previous;
+    ::operator delete(static_cast<void*>(b));
+  }
+  end_ = initial_ + initial_size_;
+  next_block_size_ = kFirstBlockBytes;
+}
+
 }  // namespace strata::base

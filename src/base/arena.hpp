@@ -56,16 +56,11 @@ class Arena final : public std::pmr::memory_resource {
   }
 
   // Frees every heap block and rewinds to the inline buffer. Everything allocated before
-  // is gone.
+  // is gone. Every transaction's reset calls it, and most used the inline buffer only:
+  // then only the bump pointer moves (end_ and next_block_size_ change only with a block).
   void release() noexcept {
-    while (blocks_ != nullptr) {
-      Block* b = blocks_;
-      blocks_ = b->previous;
-      ::operator delete(static_cast<void*>(b));
-    }
+    if (blocks_ != nullptr) release_blocks();
     next_ = initial_;
-    end_ = initial_ + initial_size_;
-    next_block_size_ = kFirstBlockBytes;
   }
 
  private:
@@ -87,6 +82,9 @@ class Arena final : public std::pmr::memory_resource {
   // registers): a new heap block big enough for `bytes` at `alignment`. Throws
   // std::bad_alloc when no block can be that big (as operator new would).
   void* allocate_from_new_block(std::size_t bytes, std::size_t alignment);
+  // release()'s part for an arena that has heap blocks: frees them, and end_ and
+  // next_block_size_ return to the inline buffer's.
+  void release_blocks() noexcept;
 
   std::byte* const initial_;
   const std::size_t initial_size_;

@@ -14,9 +14,10 @@ std::size_t PointMap::array_index(std::string_view key) const {
   return static_cast<std::size_t>(it - array_);
 }
 
-PointWrite& PointMap::find_or_insert(std::string_view key) {
+PointWrite& PointMap::find_or_insert_slow(std::string_view key) {
   if (!in_tree_) {
-    // Appending (the common case: one key, or keys in ascending order) moves nothing.
+    // Appending (one key, or keys in ascending order) moves nothing; find_or_insert()
+    // appends itself unless the array is full.
     if (size_ == 0 || array_[size_ - 1].first < key) {
       if (size_ == capacity_) grow();
       auto* entry = new (array_ + size_) PointEntry{arena_->copy(key), {}};
@@ -35,8 +36,9 @@ PointWrite& PointMap::find_or_insert(std::string_view key) {
 }
 
 void PointMap::grow() {
-  // The old array stays in the arena, abandoned: growth by doubling bounds the waste.
-  const std::uint32_t capacity = capacity_ == 0 ? kFirstCapacity : 2 * capacity_;
+  // The old array (the inline one, or one in the arena) is abandoned: growth by doubling
+  // bounds the waste.
+  const std::uint32_t capacity = 2 * capacity_;
   auto* grown =
       static_cast<PointEntry*>(arena_->bump(capacity * sizeof(PointEntry), alignof(PointEntry)));
   std::uninitialized_move(array_, array_ + size_, grown);
@@ -89,9 +91,9 @@ void PointMap::erase_in_array(std::size_t first, std::size_t last) {
 
 void PointMap::destroy_array() {
   std::destroy(array_, array_ + size_);
-  array_ = nullptr;
+  array_ = inline_array();
   size_ = 0;
-  capacity_ = 0;
+  capacity_ = kInlineCapacity;
 }
 
 void PointMap::clear() {

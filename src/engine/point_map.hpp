@@ -11,9 +11,12 @@
 // its position (as a vector's), and growing the array all of them. In the tree, only erased
 // entries are invalidated. Nothing reads the map while it is being changed.
 //
-// Memory: everything comes from the arena given at construction, which gives nothing back
-// until its owner releases it (after clear()). A key written many times reuses its value's
-// room, which grows by doubling, so rewriting a key does not grow the arena without bound.
+// Memory: the array's first room (kInlineCapacity entries) is inside the map, so a small
+// transaction's first write grows nothing, and the room serves every transaction after a
+// clear(). Everything else comes from the arena given at construction, which gives nothing
+// back until its owner releases it (after clear()). A key written many times reuses its
+// value's room, which grows by doubling, so rewriting a key does not grow the arena without
+// bound.
 // Thread safety: none (one transaction's).
 #pragma once
 
@@ -146,22 +149,32 @@ class PointMap {
     const_iterator it = lower_bound(key);
     return it != end() && it->first == key ? &it->second : nullptr;
   }
-  // The entry of `key`, made (a set of the empty value) if absent.
-  PointWrite& find_or_insert(std::string_view key);
+  // The entry of `key`, made (a set of the empty value) if absent. Appending to the array
+  // with room left (a transaction's first write, or keys in ascending order) is inline;
+  // the rest, out of line, keeps its frame and register saves off that path.
+  PointWrite& find_or_insert(std::string_view key) {
+    if (!in_tree_ && size_ < capacity_ && (size_ == 0 || array_[size_ - 1].first < key)) {
+      auto* entry = new (array_ + size_) PointEntry{arena_->copy(key), {}};
+      ++size_;
+      return entry->second;
+    }
+    return find_or_insert_slow(key);
+  }
   // Sets w's value bytes to `value`, in place when they fit (an arena frees nothing, so
   // a key written many times reuses its room, which grows by doubling).
   void assign(PointWrite& w, std::string_view value);
   // Erases the entries with keys in [begin, end).
   void erase(std::string_view begin, std::string_view end);
-  // Erases every entry and returns to an empty array (whose old storage the arena's owner
-  // may now release).
+  // Erases every entry and returns to the empty inline array (the arena's owner may now
+  // release any room the array grew into).
   void clear();
 
  private:
   std::size_t array_index(std::string_view key) const;  // of the first key >= `key`
-  // Room for one more entry in the array (which moves to twice the room). Out of line: a
-  // transaction's first write calls it, and inlined it would make every write save and
-  // restore registers.
+  [[gnu::noinline]] PointWrite& find_or_insert_slow(std::string_view key);
+  // Room for one more entry in the array (which moves to twice the room, in the arena). Out
+  // of line: only a transaction that writes more than kInlineCapacity keys calls it, and
+  // inlined it would make every write save and restore registers.
   [[gnu::noinline]] void grow();
   // A new entry for `key` at array_[at], moving those from `at` on up by one. REQUIRES:
   // at < size() (find_or_insert appends a last key itself).
@@ -170,12 +183,17 @@ class PointMap {
   void destroy_array();
   void move_to_tree();
 
-  static constexpr std::uint32_t kFirstCapacity = 2;
+  PointEntry* inline_array() { return reinterpret_cast<PointEntry*>(inline_room_); }
+
+  // Room in the map itself for the array's first entries: most transactions write one or
+  // two keys.
+  static constexpr std::uint32_t kInlineCapacity = 2;
 
   base::Arena* arena_;
-  PointEntry* array_ = nullptr;  // size_ entries, room for capacity_
+  alignas(PointEntry) std::byte inline_room_[kInlineCapacity * sizeof(PointEntry)];
+  PointEntry* array_ = inline_array();  // size_ entries, room for capacity_
   std::uint32_t size_ = 0;
-  std::uint32_t capacity_ = 0;
+  std::uint32_t capacity_ = kInlineCapacity;
   Tree tree_;
   bool in_tree_ = false;
 };

@@ -86,11 +86,10 @@ std::unique_ptr<TransactionImpl> TransactionImpl::make(std::shared_ptr<DatabaseI
 }
 
 std::unique_ptr<TransactionImpl> TransactionImpl::make_borrowed(DatabaseImpl& db) {
-  std::unique_ptr<TransactionImpl> t;
-  if (t_spare == nullptr) {
+  std::unique_ptr<TransactionImpl> t(std::exchange(t_spare, nullptr));
+  if (t == nullptr) {
     t = std::make_unique<TransactionImpl>();
   } else {
-    t.reset(std::exchange(t_spare, nullptr));
     t->created_ = base::CoarseClock::now();
   }
   // A spare keeps its reader slot; it is of use only in the same registry. (Before db_ is
@@ -123,13 +122,13 @@ void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
 }
 
 void TransactionImpl::detach() noexcept {
-  // end() but for the slot, which the spare keeps (withdrawn by the reset below).
-  finish_watches(false, ErrorCode::transaction_cancelled);
+  // end() but for the slot, which the spare keeps: the reset fails the pending watches and
+  // withdraws the slot.
   reset_to_defaults();  // make() starts the clock
   if (write_conflicts_.capacity() != 0) {
     std::vector<KeyRange>().swap(write_conflicts_);  // a spare keeps no large buffers
   }
-  owner_.reset();
+  if (owner_ != nullptr) owner_.reset();  // a borrowed transaction has none
   db_ = nullptr;
 }
 
@@ -959,6 +958,9 @@ void TransactionImpl::on_async_done(CommitRequest& request) noexcept {
 }
 
 void TransactionImpl::wait_for_async() noexcept {
+  // Nothing in flight, nothing to wait for: a callback running holds a count too, so this
+  // is not being destroyed by its own callback either. Every transaction's end asks.
+  if (in_flight_.load(std::memory_order_acquire) == 0) return;
   if (t_settling_transaction == this) {
     // Destroyed by its own callback: the commit is over but for its count.
     t_settling_transaction = nullptr;

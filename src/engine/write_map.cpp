@@ -1,5 +1,6 @@
 #include "engine/write_map.hpp"
 
+#include "base/invariant.hpp"
 #include "base/limits.hpp"
 #include "kv/atomic_op.hpp"
 
@@ -109,12 +110,18 @@ bool WriteMap::overwrites(std::string_view key) const {
 
 void WriteMap::reset() {
   points_.clear();
-  later_clears_.forget();  // its room is in the arena, released next (or by its owner)
+  // Cleared ranges, stamped keys and the clears noted after them come only with writes
+  // that clear only_sets_and_clears_: a map of sets and clears has none to drop.
+  if (!only_sets_and_clears_) {
+    later_clears_.forget();  // its room is in the arena, released next (or by its owner)
+    cleared_.clear();
+    stamped_keys_.clear();
+    has_stamped_values_ = false;
+    only_sets_and_clears_ = true;
+  }
+  STRATA_INVARIANT(cleared_.empty() && stamped_keys_.empty() && later_clears_.empty() &&
+                   !has_stamped_values_);
   if (own_arena_ != nullptr) own_arena_->release();
-  cleared_.clear();
-  stamped_keys_.clear();
-  has_stamped_values_ = false;
-  only_sets_and_clears_ = true;
 }
 
 void WriteMap::append_unwritten(std::string_view begin, std::string_view end, bool end_after,

@@ -67,6 +67,26 @@ TEST(Arena, ReleaseRewindsToTheInlineBuffer) {
   EXPECT_EQ(arena.allocate(16, 8), first);
 }
 
+// Whether release() follows an arena that stayed in its inline buffer or one that spilled
+// to heap blocks, the whole inline buffer serves again, and then the heap.
+TEST(Arena, EveryReleaseLeavesTheWholeInlineBufferThenTheHeap) {
+  std::array<std::byte, 256> buffer{};
+  Arena arena(buffer.data(), buffer.size());
+  for (const std::size_t spill : {0, 0, 5000, 0, 100000, 0}) {
+    (void)arena.allocate(200, 1);
+    if (spill != 0) {
+      EXPECT_FALSE(inside(arena.allocate(spill, 8), buffer));
+    }
+    arena.release();
+    void* all = arena.allocate(buffer.size(), 1);
+    EXPECT_EQ(all, buffer.data());
+    void* next = arena.allocate(1, 1);
+    EXPECT_FALSE(inside(next, buffer));
+    std::memset(next, 1, 1);  // ASan: inside a heap block
+    arena.release();
+  }
+}
+
 // A size no block can hold is refused, not wrapped around into a small block.
 TEST(Arena, RefusesAnImpossibleSize) {
   std::array<std::byte, 256> buffer{};

@@ -188,6 +188,43 @@ TEST(WriteMap, ManyKeysInRandomOrderMatchAMapModel) {
   }
 }
 
+// The array's first room is inside the map: the first entries stay there, entries with
+// heap-owning operations move intact when the array outgrows it, and after a reset the
+// map writes into the same room again.
+TEST(WriteMap, FirstEntriesUseTheMapsOwnRoomAfterEveryReset) {
+  std::array<std::byte, 4096> buffer{};
+  base::Arena arena(buffer.data(), buffer.size());
+  WriteMap w(&arena);
+  w.atomic("a", MutationType::add, std::string("\x01", 1));
+  w.atomic("b", MutationType::bit_xor, std::string("\x03", 1));
+  auto in_arena = [&](const PointEntry* e) {
+    const auto* p = reinterpret_cast<const std::byte*>(e);
+    return p >= buffer.data() && p < buffer.data() + buffer.size();
+  };
+  const PointEntry* room = &*w.points().begin();
+  EXPECT_FALSE(in_arena(room));
+  w.set("c", "3");  // past the inline room: the entries move to the arena
+  EXPECT_TRUE(in_arena(&*w.points().begin()));
+  ASSERT_EQ(w.points().size(), 3u);
+  ASSERT_NE(w.find("a"), nullptr);
+  ASSERT_EQ(w.find("a")->ops.size(), 1u);
+  EXPECT_EQ(w.find("a")->ops[0].type, MutationType::add);
+  ASSERT_NE(w.find("b"), nullptr);
+  ASSERT_EQ(w.find("b")->ops.size(), 1u);
+  EXPECT_EQ(w.find("b")->ops[0].param, std::string("\x03", 1));
+  EXPECT_EQ(w.find("c")->value(), "3");
+  w.reset();
+  arena.release();
+  EXPECT_TRUE(w.empty());
+  w.set("z", "1");
+  EXPECT_EQ(&*w.points().begin(), room);
+  w.set("y", "2");  // before "z": moves it within the room
+  EXPECT_EQ(&*w.points().begin(), room);
+  ASSERT_EQ(w.points().size(), 2u);
+  EXPECT_EQ(w.points().begin()->first, "y");
+  EXPECT_EQ(w.find("z")->value(), "1");
+}
+
 TEST(WriteMap, KeysInAscendingOrderStayInTheArray) {
   WriteMap w;
   for (int i = 0; i < 1000; ++i) {

@@ -14,6 +14,10 @@ inline constexpr std::size_t kValueSizeLimit = 100'000;
 inline constexpr std::size_t kTransactionSizeLimit = 10'000'000;
 // Keys at or above this are FoundationDB's system key space.
 inline constexpr std::string_view kSystemKeyStart = "\xff";
+// key >= kSystemKeyStart, without a memcmp: the key's first byte is 0xff.
+inline bool is_system_key(std::string_view key) {
+  return !key.empty() && static_cast<unsigned char>(key.front()) == 0xff;
+}
 
 // FoundationDB's metadata version key, the one system key every transaction may read,
 // watch and add as a read conflict, and write only with a SET_VERSIONSTAMPED_VALUE of

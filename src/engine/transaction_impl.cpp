@@ -416,7 +416,7 @@ std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
                 "limit " + std::to_string(options.limit) + " or target_bytes " +
                     std::to_string(options.target_bytes) + " is negative");
   }
-  if (begin >= end) return 0;
+  if (!base::key_less(begin, end)) return 0;  // begin >= end, inline (no memcmp call)
   // The rows, and the last key the conflict span ends at, point into the store.
   const StoreRead reading(*this);
   static const WriteMap kNoWrites;

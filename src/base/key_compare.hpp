@@ -22,6 +22,15 @@ inline int key_compare(std::string_view a, std::string_view b) {
     std::memcpy(&y, b.data() + i, 8);
     if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
   }
+  // The last 1-7 bytes of a comparison of 8 or more: the 8 that end at n, overlapping
+  // bytes already found equal.
+  if (i != n && n >= 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a.data() + n - 8, 8);
+    std::memcpy(&y, b.data() + n - 8, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    i = n;
+  }
   for (; i < n; ++i) {
     auto x = static_cast<unsigned char>(a[i]);
     auto y = static_cast<unsigned char>(b[i]);

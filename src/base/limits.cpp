@@ -26,8 +26,8 @@ std::string quote_key(std::string_view key) {
   return out;
 }
 
-void check_readable_key(std::string_view key, bool metadata_version_ok) {
-  if (key >= kSystemKeyStart && !(metadata_version_ok && key == kMetadataVersionKey)) {
+void check_system_key_readable(std::string_view key, bool metadata_version_ok) {
+  if (is_system_key(key) && !(metadata_version_ok && key == kMetadataVersionKey)) {
     throw Error(ErrorCode::key_outside_legal_range,
                 describe_key(key) + " is in the system key space (at or above \\xff)");
   }
@@ -42,7 +42,7 @@ void check_key_size(std::string_view key) {
 
 void check_writable_key(std::string_view key) {
   check_key_size(key);
-  if (key >= kSystemKeyStart) [[unlikely]] {
+  if (is_system_key(key)) [[unlikely]] {
     if (key == kMetadataVersionKey) refuse_metadata_version_write();
     check_readable_key(key);
   }
@@ -63,9 +63,9 @@ void check_value(std::string_view value) {
   }
 }
 
-void check_range(std::string_view begin, std::string_view end, bool check_order) {
+void check_range_fully(std::string_view begin, std::string_view end, bool check_order) {
   for (std::string_view k : {begin, end}) {
-    if (k > kSystemKeyStart) {
+    if (k.size() > kSystemKeyStart.size() && is_system_key(k)) {  // k > kSystemKeyStart
       throw Error(ErrorCode::key_outside_legal_range,
                   "range endpoint " + describe_key(k) + " is beyond \\xff");
     }

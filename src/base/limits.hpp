@@ -14,6 +14,10 @@ inline constexpr std::size_t kValueSizeLimit = 100'000;
 inline constexpr std::size_t kTransactionSizeLimit = 10'000'000;
 // Keys at or above this are FoundationDB's system key space.
 inline constexpr std::string_view kSystemKeyStart = "\xff";
+// key >= kSystemKeyStart, without a memcmp: the key's first byte is 0xff.
+inline bool is_system_key(std::string_view key) {
+  return !key.empty() && static_cast<unsigned char>(key.front()) == 0xff;
+}
 
 // FoundationDB's metadata version key, the one system key every transaction may read,
 // watch and add as a read conflict, and write only with a SET_VERSIONSTAMPED_VALUE of
@@ -39,8 +43,13 @@ std::string describe_key(std::string_view key);
 std::string quote_key(std::string_view key);
 
 // Throws key_outside_legal_range (2004) for a key at or above "\xff", but for
-// kMetadataVersionKey when `metadata_version_ok` (reads, watches, read conflicts).
-void check_readable_key(std::string_view key, bool metadata_version_ok = false);
+// kMetadataVersionKey when `metadata_version_ok` (reads, watches, read conflicts). Inline:
+// every get and clear starts with it, and only a system key needs the call.
+void check_system_key_readable(std::string_view key, bool metadata_version_ok);
+inline void check_readable_key(std::string_view key, bool metadata_version_ok = false) {
+  if (is_system_key(key)) [[unlikely]]
+    check_system_key_readable(key, metadata_version_ok);
+}
 // Throws key_too_large (2102) over 10,000 bytes.
 void check_key_size(std::string_view key);
 // Throws client_invalid_operation (2000): a write to kMetadataVersionKey other than a
@@ -52,8 +61,14 @@ void check_writable_key(std::string_view key);
 // Throws value_too_large (2103) over 100,000 bytes.
 void check_value(std::string_view value);
 // Range endpoints may be exactly "\xff" but not beyond (2004); begin > end throws
-// inverted_range (2005) when `check_order`.
-void check_range(std::string_view begin, std::string_view end, bool check_order);
+// inverted_range (2005) when `check_order`. Inline: every range read starts with it, and
+// only an order to check or a system key needs the call.
+void check_range_fully(std::string_view begin, std::string_view end, bool check_order);
+inline void check_range(std::string_view begin, std::string_view end, bool check_order) {
+  if (check_order || is_system_key(begin) || is_system_key(end)) {
+    check_range_fully(begin, end, check_order);
+  }
+}
 // Whether [begin, end) is exactly the metadata version key.
 bool is_metadata_version_range(std::string_view begin, std::string_view end);
 

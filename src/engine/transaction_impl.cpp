@@ -415,17 +415,17 @@ std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
                 "limit " + std::to_string(options.limit) + " or target_bytes " +
                     std::to_string(options.target_bytes) + " is negative");
   }
-  if (begin >= end) return 0;
+  if (!base::key_less(begin, end)) return 0;  // begin >= end, inline (no memcmp call)
   // The rows, and the last key the conflict span ends at, point into the store.
   const StoreRead reading(*this);
-  static const WriteMap kNoWrites;
   const bool own = sees_own_writes(mode);
-  const WriteMap& writes = own ? writes_ : kNoWrites;
   RowOutput<std::remove_reference_t<Sink>> out(options, sink);
-  if (options.reverse) {
-    read_reverse(writes, begin, end, out);
+  if (!own || (writes_.points().empty() && writes_.cleared_ranges().empty())) {
+    read_store(begin, end, options.reverse, out);  // no writes of its own to merge
+  } else if (options.reverse) {
+    read_reverse(writes_, begin, end, out);
   } else {
-    read_forward(writes, begin, end, out);
+    read_forward(writes_, begin, end, out);
   }
   // The span the result depends on (docs/transactions.md): all of [begin, end), unless a
   // limit stopped the read, in which case only up to (or from) the last row returned: a
@@ -466,6 +466,29 @@ void TransactionImpl::emit_own_write(std::string_view key, const PointWrite& w,
       throw Error(ErrorCode::accessed_unreadable,
                   "range read reaches " + base::describe_key(key) +
                       ", whose versionstamped value is pending in this transaction");
+  }
+}
+
+template <class Output>
+void TransactionImpl::read_store(std::string_view begin, std::string_view end, bool reverse,
+                                 Output& out) {
+  using Node = kv::MvccStore::Node;
+  const kv::MvccStore& store = db_->store();
+  const Version rv = read_version_;
+  auto emit = [&](const Node* n) {
+    out.emit(n->key(), kv::MvccStore::visible(n, rv)->value());
+    return out.full();  // checked as soon as a row is passed on, as read_forward does
+  };
+  if (reverse) {
+    for (Node* n = store.seek_visible_lt(end, begin, rv); n != nullptr;
+         n = store.seek_visible_lt(n->key(), begin, rv)) {
+      if (emit(n)) return;
+    }
+  } else {
+    for (Node* n = store.first_visible(store.seek_ge(begin), end, rv); n != nullptr;
+         n = store.first_visible(kv::MvccStore::next(n), end, rv)) {
+      if (emit(n)) return;
+    }
   }
 }
 

@@ -236,7 +236,12 @@ class TransactionImpl {
   template <class Output>
   static void emit_own_write(std::string_view key, const PointWrite& w,
                              std::optional<std::string_view> stored, Output& out);
-  // `writes` is writes_, or an empty map when the read does not see its own writes.
+  // The store alone at the read version, when there are no writes to merge (the read does
+  // not see its own writes, or there are none): read_forward and read_reverse's walks with
+  // no write map to step beside.
+  template <class Output>
+  void read_store(std::string_view begin, std::string_view end, bool reverse, Output& out);
+  // The store merged with `writes` (writes_).
   template <class Output>
   void read_forward(const WriteMap& writes, std::string_view begin, std::string_view end,
                     Output& out);

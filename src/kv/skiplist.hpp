@@ -120,9 +120,12 @@ class SkipList {
       if (start == top) continue;  // on this level too: nothing lies between
       const bool last = start == head_ || key_less(start->key(), floor);
       Node* found = nullptr;
-      // Bounded by key, not by reaching `top`: a concurrent unlink may bypass it.
-      for (Node* n = last ? find_from(start, floor) : start->next(0);
-           n != nullptr && key_less(n->key(), top->key()); n = n->next(0)) {
+      // Nothing lies between when `top` follows `start` (the usual case of a short list):
+      // then no seek for the floor, and no key compared.
+      Node* n = start->next(0);
+      if (last && n != top) n = find_from(start, floor);
+      // Bounded by key, not only by reaching `top`: a concurrent unlink may bypass it.
+      for (; n != nullptr && n != top && key_less(n->key(), top->key()); n = n->next(0)) {
         if (keep(n)) found = n;
       }
       if (found != nullptr || last) return found;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -303,6 +304,18 @@ Subspace bookkeeping(const Subspace& items, const Tuple& name) {
   return Subspace(name, items.key() + "\xff");
 }
 
+namespace {
+
+// to = from, for a `to` that usually has from's size already (a queue's values and item
+// keys): resized in place, then one copy, without assign's general path (aliasing, growth).
+// REQUIRES: `from` does not point into `to`.
+void copy_into(std::string& to, std::string_view from) {
+  to.resize(from.size());
+  if (!from.empty()) std::memcpy(to.data(), from.data(), from.size());
+}
+
+}  // namespace
+
 bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std::string& out) {
   // Visited, not copied into a vector of rows: the value is the one copy made, and the key
   // goes to the calling thread's buffer for the clear (a row vector would be three
@@ -311,9 +324,9 @@ bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std:
   bool found = false;
   tr.visit_range(items, {.limit = 1, .reverse = end == End::last},
                  [&](std::string_view k, std::string_view v) {
-                   out.assign(v);
+                   copy_into(out, v);  // both views point into strata's memory
                    found = true;
-                   if (take) key.assign(k);
+                   if (take) copy_into(key, k);
                  });
   if (!found) {
     out.clear();

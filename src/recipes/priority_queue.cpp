@@ -49,13 +49,14 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
                             [&](std::string_view key, std::string_view) {
                               count = recipes_detail::item_position(level, key) + 1;
                             });
-  tr.set(recipes_detail::numbered_item_key(level, count), value);
   // Signal only while a pop_min_wait or pop_max_wait waits (always without a count: an
   // empty prefix). The count is read serializably: a waiter that registers or leaves after
-  // this read and before this commit makes the commit conflict, and the retry sees it.
-  if (waiters_key_.empty() || tr.get(waiters_key_).has_value()) {
-    recipes_detail::signal_waiters(tr, subspace_.key());
-  }
+  // this read and before this commit makes the commit conflict, and the retry sees it. (Read
+  // before the item is written: the count is outside the items, so the order changes no
+  // answer, and the read's look into this transaction's writes finds none to search.)
+  const bool signal = waiters_key_.empty() || tr.get(waiters_key_).has_value();
+  tr.set(recipes_detail::numbered_item_key(level, count), value);
+  if (signal) recipes_detail::signal_waiters(tr, subspace_.key());
 }
 
 std::optional<std::string> PriorityQueue::pop_min(Transaction& tr) const {

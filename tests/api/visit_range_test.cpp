@@ -81,6 +81,50 @@ TEST(VisitRange, MatchesGetRangeOverRandomReadsWithOwnWritesAndLimits) {
   }
 }
 
+// A read with no writes of its own to merge walks the store alone; one with a write outside
+// its range merges the write map. Both read at one version, over keys set, rewritten and
+// cleared before and after it: same rows, same "more", with every limit, direction and
+// byte target, snapshot or not.
+TEST(VisitRange, StoreOnlyReadAnswersAsTheMergingRead) {
+  Database db = five_keys();
+  std::mt19937 rng(2049);
+  auto key = [&] { return "k" + std::to_string(rng() % 8) + (rng() % 2 ? "x" : ""); };
+  auto churn = [&] {
+    Transaction tr = db.create_transaction();
+    for (int i = 0; i < 4; ++i) {
+      if (rng() % 3 == 0) {
+        tr.clear(key());
+      } else {
+        tr.set(key(), std::string(1 + rng() % 3, 'v'));
+      }
+    }
+    tr.commit();
+  };
+  for (int iter = 0; iter < 200; ++iter) {
+    churn();
+    Transaction alone = db.create_transaction();
+    Transaction merging = db.create_transaction();
+    merging.set_read_version(alone.read_version());
+    merging.set("~outside", "w");  // beyond every range read below
+    churn();                       // newer versions neither read may see
+    std::string b = key(), e = key();
+    if (b > e) std::swap(b, e);
+    if (rng() % 4 == 0) b = "";
+    RangeOptions o{.limit = static_cast<int>(rng() % 4),
+                   .reverse = rng() % 2 == 0,
+                   .target_bytes = rng() % 3 == 0 ? static_cast<int>(rng() % 8) : 0};
+    bool snapshot = rng() % 2 == 0;
+    RangeResult want =
+        snapshot ? merging.snapshot().get_range(b, e, o) : merging.get_range(b, e, o);
+    RangeResult got = snapshot ? alone.snapshot().get_range(b, e, o) : alone.get_range(b, e, o);
+    ASSERT_EQ(got, want) << "iteration " << iter;
+    ASSERT_EQ(got.more, want.more) << "iteration " << iter;
+    ASSERT_EQ(visited(alone, b, e, o, snapshot), visited(merging, b, e, o, snapshot))
+        << "iteration " << iter;
+    ASSERT_EQ(alone.read_conflict_ranges(), merging.read_conflict_ranges()) << "iteration " << iter;
+  }
+}
+
 TEST(VisitRange, ViewsAreValidDuringTheCallAndNothingIsCopiedBeforeIt) {
   Database db = five_keys();
   Transaction tr = db.create_transaction();

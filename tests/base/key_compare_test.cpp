@@ -57,5 +57,27 @@ TEST(KeyLess, MatchesStringViewOrderOnRandomKeys) {
   }
 }
 
+// Keys of 8 to 24 bytes that differ in one byte only, at every position: the bytes past the
+// last whole 8 are compared as the 8 bytes ending the shorter key, overlapping bytes found
+// equal before, and must order as the byte that differs does.
+TEST(KeyLess, OrdersByTheOneDifferingByteAtEveryPosition) {
+  for (std::size_t size = 8; size <= 24; ++size) {
+    for (std::size_t at = 0; at < size; ++at) {
+      for (int low : {0x00, 0x7f, 0x80}) {
+        std::string a(size, 'k');
+        std::string b = a;
+        a[at] = static_cast<char>(low);
+        b[at] = static_cast<char>(0xff);
+        for (std::size_t cut : {size, size - 1}) {  // b as long, and one byte shorter
+          const std::string bb = b.substr(0, cut);
+          ASSERT_EQ(key_less(a, bb), std::string_view(a) < std::string_view(bb)) << size << at;
+          ASSERT_EQ(key_less(bb, a), std::string_view(bb) < std::string_view(a)) << size << at;
+          ASSERT_EQ(sign(key_compare(a, bb)), sign(std::string_view(a).compare(bb)));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata::base

@@ -41,6 +41,27 @@ TEST(NumberedItemKey, IsThePackedTupleOfPositionAndId) {
   }
 }
 
+// An id with a 00 byte (about one in 13) has each 00 written 00 FF; the others are copied
+// whole. Over many keys both kinds occur, and each key is what packing its tuple gives, as
+// FoundationDB's tuple layer encodes a byte string
+// (https://github.com/apple/foundationdb/blob/main/design/tuple.md).
+TEST(NumberedItemKey, IdsWithAndWithoutZeroBytesPackAsTheirTuple) {
+  const Subspace subspace(Tuple{"q"});
+  int with_zero = 0;
+  int without_zero = 0;
+  for (std::int64_t position = 0; position < 2000; ++position) {
+    const std::string key(numbered_item_key(subspace, position));
+    const Tuple item = subspace.unpack(key);
+    ASSERT_EQ(item.size(), 2u);
+    const std::string& id = item[1].get<Bytes>().data;
+    ASSERT_EQ(id.size(), kRandomIdSize);
+    ASSERT_EQ(subspace.pack(Tuple{position, Bytes{id}}), key);
+    ++(id.find('\0') == std::string::npos ? without_zero : with_zero);
+  }
+  EXPECT_GT(with_zero, 0);
+  EXPECT_GT(without_zero, 0);
+}
+
 // The thread's buffer keeps the room of its longest key: a shorter key after a longer one
 // is exactly its own bytes, none of the longer key's left behind.
 TEST(NumberedItemKey, AShortKeyAfterALongOneIsExact) {

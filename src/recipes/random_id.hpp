@@ -1,7 +1,7 @@
 // recipes/random_id.hpp: the 20 random bytes that make recipe keys unique.
 //
-// Uniqueness, not secrecy: each thread owns a SplitMix64 generator seeded once from
-// std::random_device (64 bits), so an id costs no system call. Threads' sequences are
+// Uniqueness, not secrecy: each thread owns a wyrand generator seeded once from
+// std::random_device (64 bits), so an id costs no system call. Threads' generator states are
 // stretches of one 2^64-long cycle starting at random points: two overlap within a run
 // of 10^12 draws each with odds near 10^-7.
 // Thread safety: safe from any thread (the generator is thread_local).

@@ -33,19 +33,14 @@ void check_system_key_readable(std::string_view key, bool metadata_version_ok) {
   }
 }
 
-void check_key_size(std::string_view key) {
-  if (key.size() > kKeySizeLimit) {
-    throw Error(ErrorCode::key_too_large, describe_key(key) + " exceeds the limit of " +
-                                              std::to_string(kKeySizeLimit) + " bytes");
-  }
+void throw_key_too_large(std::string_view key) {
+  throw Error(ErrorCode::key_too_large, describe_key(key) + " exceeds the limit of " +
+                                            std::to_string(kKeySizeLimit) + " bytes");
 }
 
-void check_writable_key(std::string_view key) {
-  check_key_size(key);
-  if (is_system_key(key)) [[unlikely]] {
-    if (key == kMetadataVersionKey) refuse_metadata_version_write();
-    check_readable_key(key);
-  }
+void check_system_key_writable(std::string_view key) {
+  if (key == kMetadataVersionKey) refuse_metadata_version_write();
+  check_readable_key(key);
 }
 
 void refuse_metadata_version_write() {
@@ -55,12 +50,10 @@ void refuse_metadata_version_write() {
               "bytes");
 }
 
-void check_value(std::string_view value) {
-  if (value.size() > kValueSizeLimit) {
-    throw Error(ErrorCode::value_too_large, "value of " + std::to_string(value.size()) +
-                                                " bytes exceeds the limit of " +
-                                                std::to_string(kValueSizeLimit) + " bytes");
-  }
+void throw_value_too_large(std::size_t size) {
+  throw Error(ErrorCode::value_too_large, "value of " + std::to_string(size) +
+                                              " bytes exceeds the limit of " +
+                                              std::to_string(kValueSizeLimit) + " bytes");
 }
 
 void check_range_fully(std::string_view begin, std::string_view end, bool check_order) {

@@ -50,16 +50,33 @@ inline void check_readable_key(std::string_view key, bool metadata_version_ok = 
   if (is_system_key(key)) [[unlikely]]
     check_system_key_readable(key, metadata_version_ok);
 }
+// The throws of the checks below, out of line and cold: every write makes the checks, and
+// inline they cost a compare each.
+[[noreturn, gnu::cold]] void throw_key_too_large(std::string_view key);
+[[noreturn, gnu::cold]] void throw_value_too_large(std::size_t size);
+// A system key's part of check_writable_key.
+void check_system_key_writable(std::string_view key);
 // Throws key_too_large (2102) over 10,000 bytes.
-void check_key_size(std::string_view key);
+inline void check_key_size(std::string_view key) {
+  if (key.size() > kKeySizeLimit) [[unlikely]]
+    throw_key_too_large(key);
+}
 // Throws client_invalid_operation (2000): a write to kMetadataVersionKey other than a
 // set_versionstamped_value of kMetadataVersionOperand.
 [[noreturn]] void refuse_metadata_version_write();
-// Also throws key_too_large (2102) over 10,000 bytes, and client_invalid_operation (2000)
-// for kMetadataVersionKey (written only through set_versionstamped_value).
-void check_writable_key(std::string_view key);
+// Also throws key_too_large (2102) over 10,000 bytes (checked first), and
+// client_invalid_operation (2000) for kMetadataVersionKey (written only through
+// set_versionstamped_value).
+inline void check_writable_key(std::string_view key) {
+  check_key_size(key);
+  if (is_system_key(key)) [[unlikely]]
+    check_system_key_writable(key);
+}
 // Throws value_too_large (2103) over 100,000 bytes.
-void check_value(std::string_view value);
+inline void check_value(std::string_view value) {
+  if (value.size() > kValueSizeLimit) [[unlikely]]
+    throw_value_too_large(value.size());
+}
 // Range endpoints may be exactly "\xff" but not beyond (2004); begin > end throws
 // inverted_range (2005) when `check_order`. Inline: every range read starts with it, and
 // only an order to check or a system key needs the call.

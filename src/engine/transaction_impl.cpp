@@ -632,7 +632,12 @@ void TransactionImpl::set(std::string_view key, std::string_view value) {
   base::check_writable_key(key);
   base::check_value(value);
   writes_.set(key, value);
-  if (!watches_.empty()) fire_own_watches(key, key_after(key), value, true);
+  if (!watches_.empty()) [[unlikely]]
+    after_point_set(key, value);
+}
+
+void TransactionImpl::after_point_set(std::string_view key, std::string_view value) {
+  fire_own_watches(key, key_after(key), value, true);
 }
 
 void TransactionImpl::clear(std::string_view key) {
@@ -640,8 +645,14 @@ void TransactionImpl::clear(std::string_view key) {
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) return;  // no such key can exist
   writes_.clear(key);
-  if (!unreadable_.empty()) unreadable_.erase(key, key_after(key));  // a stamp here is cleared
-  if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, true);
+  if (!unreadable_.empty() || !watches_.empty()) [[unlikely]]
+    after_point_clear(key);
+}
+
+void TransactionImpl::after_point_clear(std::string_view key) {
+  const std::string end = key_after(key);
+  if (!unreadable_.empty()) unreadable_.erase(key, end);  // a stamp here is cleared
+  if (!watches_.empty()) fire_own_watches(key, end, std::nullopt, true);
 }
 
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {

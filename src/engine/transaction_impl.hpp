@@ -221,6 +221,11 @@ class TransactionImpl {
   void finish_pending_watches(bool committed, ErrorCode error);
   void fire_own_watches(std::string_view begin, std::string_view end,
                         const std::optional<std::string_view>& value, bool known);
+  // What a set or clear of `key` does besides the write map when the transaction has
+  // watches or unreadable ranges. Out of line: inlined, its key_after string would give
+  // every set and clear a larger frame, and a plain write has neither.
+  [[gnu::noinline]] void after_point_set(std::string_view key, std::string_view value);
+  [[gnu::noinline]] void after_point_clear(std::string_view key);
   std::optional<std::string> read_committed(std::string_view key);
 
   // Range reads merge the store at the read version with the write map. Both range reads

@@ -251,5 +251,28 @@ TEST(Watch, OwnChangeFiresAtOnceBeforeCommit) {
   other.cancel();
 }
 
+// A point clear fires the transaction's own watches on that key (present before) and no
+// other, as a set does: FoundationDB's ReadYourWritesTransaction::clear(key) calls
+// RYWImpl::triggerWatches for the key (fdbclient/ReadYourWrites.actor.cpp).
+TEST(Watch, OwnPointClearFiresAtOnceOnlyOnItsKey) {
+  Database db = testing::open_database();
+  db.run([](Transaction& t) {
+    t.set("k", "1");
+    t.set("other", "1");
+  });
+  Transaction tr = db.create_transaction();
+  Watch cleared = tr.watch("k");
+  Watch other = tr.watch("other");
+  Watch absent = tr.watch("never");
+  tr.clear("never");  // absent before and after: nothing to report
+  tr.clear("k");
+  if (testing::on_cluster()) cleared.wait();
+  EXPECT_TRUE(cleared.wait_for(0ms));
+  EXPECT_FALSE(other.wait_for(0ms));
+  EXPECT_FALSE(absent.wait_for(0ms));
+  other.cancel();
+  absent.cancel();
+}
+
 }  // namespace
 }  // namespace strata

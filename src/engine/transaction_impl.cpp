@@ -396,7 +396,7 @@ void TransactionImpl::add_range_read(std::string_view begin, std::string_view en
                                      bool own) {
   // With no key written and no range cleared there is nothing to subtract, and the span
   // goes in whole (a queue's pop reads before it writes).
-  if (own && !(writes_.points().empty() && writes_.cleared_ranges().empty())) {
+  if (own && !writes_.nothing_to_merge()) {
     add_read_conflict(begin, end, end_after);
   } else {
     conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
@@ -420,7 +420,7 @@ std::size_t TransactionImpl::scan(std::string_view begin, std::string_view end,
   const StoreRead reading(*this);
   const bool own = sees_own_writes(mode);
   RowOutput<std::remove_reference_t<Sink>> out(options, sink);
-  if (!own || (writes_.points().empty() && writes_.cleared_ranges().empty())) {
+  if (!own || writes_.nothing_to_merge()) {
     read_store(begin, end, options.reverse, out);  // no writes of its own to merge
   } else if (options.reverse) {
     read_reverse(writes_, begin, end, out);

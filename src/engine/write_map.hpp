@@ -87,6 +87,9 @@ class WriteMap {
   const std::vector<StampedKeyWrite>& stamped_keys() const { return stamped_keys_; }
   bool empty() const { return points_.empty() && cleared_.empty() && stamped_keys_.empty(); }
   bool has_stamped_values() const { return has_stamped_values_; }
+  // No key written and no range cleared: nothing a read merges into its rows or subtracts
+  // from its conflict span (a stamped key is unknown until the commit, so no read sees it).
+  bool nothing_to_merge() const { return points_.empty() && cleared_.empty(); }
   // Whether every write is a set or a clear of a key (no atomic operation waiting for the
   // stored value, stamped value or key, or cleared range), as far as the map can tell
   // cheaply: false once any other write was made, even if a later one replaced it.

@@ -267,6 +267,9 @@ void CommitBatch::log_dependent(std::string_view key, const PointWrite& entry,
 }
 
 bool CommitBatch::resolve(const CommitRequest& r) {
+  // Nothing was committed after its read version (a lone client's commit): none of its
+  // reads can conflict, and none is looked up.
+  if (!resolver_.recorded_after(r.read_version)) return true;
   const std::size_t queries = (r.read_ranges != nullptr ? r.read_ranges->size() : 0) +
                               (r.read_keys != nullptr ? r.read_keys->size() : 0);
   resolver_.prepare(r.read_version, queries);

@@ -55,6 +55,10 @@ class Resolver {
   // newest_write(...) > version, at a cost that grows with the writes after `version`.
   bool written_after(std::string_view begin, std::string_view end, Version version) const;
   bool written_after_at(std::string_view key, Version version) const;
+  // Whether anything was recorded after `version`. When not, written_after(..., version)
+  // and written_after_at(..., version) are false for every range and key, and a commit
+  // read at `version` need not ask them one by one.
+  bool recorded_after(Version version) const { return newest_ > version; }
   // Before `queries` written_after checks at `version`: moves the recent writes into the
   // treap when scanning them for every query would cost more than inserting them.
   void prepare(Version version, std::size_t queries);
@@ -113,6 +117,7 @@ class Resolver {
       make_room();
     Recent& r = recent_at(recent_size_++);
     r.version = version;
+    newest_ = version;
     return r;
   }
   // Grows the full ring, or flushes it into the treap at kMaxRecent.
@@ -166,6 +171,7 @@ class Resolver {
   std::size_t size_ = 0;
   std::size_t prune_at_ = kMinPrune;
   Version floor_ = 0;
+  Version newest_ = 0;  // the newest version recorded (recorded_after)
   // A ring: recent_at(0) .. recent_at(recent_size_ - 1), oldest first. Versions only grow,
   // so pruning drops a prefix. Its capacity is a power of two.
   std::vector<Recent> recent_ = std::vector<Recent>(kMinRecent);

@@ -317,5 +317,26 @@ TEST(Resolver, WrittenAfterAgreesWithNewestWriteEverywhere) {
   }
 }
 
+// recorded_after is what lets a commit skip its reads' checks: false only when no range
+// or key has a write after the version, and true as soon as one has.
+TEST(Resolver, RecordedAfterIsFalseOnlyWhenNothingWasWrittenAfter) {
+  Resolver r;
+  EXPECT_FALSE(r.recorded_after(0));
+  r.record_write_at("k", 5);
+  r.record_write("a", "c", 7);
+  EXPECT_TRUE(r.recorded_after(4));
+  EXPECT_TRUE(r.recorded_after(6));
+  EXPECT_TRUE(r.written_after("a", "b", 6));
+  EXPECT_FALSE(r.recorded_after(7));
+  EXPECT_FALSE(r.written_after("", "\xff", 7));
+  // Neither pruning nor moving the ring into the treap forgets the newest write.
+  r.prepare(0, 1000);
+  r.prune(6);
+  EXPECT_TRUE(r.recorded_after(6));
+  EXPECT_TRUE(r.written_after_at("b", 6));
+  r.prune(7, /*force=*/true);
+  EXPECT_FALSE(r.recorded_after(7));
+}
+
 }  // namespace
 }  // namespace strata::engine

@@ -57,8 +57,14 @@ class ApplyReservation {
       most = std::max(most, points);
       bytes += r->write_bytes;
     }
-    store.reserve_writes(writes, bytes, bytes + writes * kv::VersionRecord::max_bytes_for(0));
+    reserve_plain(store, writes, bytes);
     return most;
+  }
+  // reserve() for `writes` sets and clears of keys, of `bytes` in all
+  // (CommitRequest::write_bytes), whose requests are each within kPlainBytes and only set
+  // and clear keys: a lone commit that the caller checked is so. Throws std::bad_alloc.
+  static void reserve_plain(kv::MvccStore& store, std::size_t writes, std::size_t bytes) {
+    store.reserve_writes(writes, bytes, bytes + writes * kv::VersionRecord::max_bytes_for(0));
   }
   // After the batch: frees what no write took.
   void end(kv::MvccStore& store) noexcept { store.end_writes(); }

@@ -22,6 +22,9 @@ constexpr std::size_t kPrepareBatch = 4;
 // as in a log replay; otherwise its writes are fetched together (prepare_writes).
 constexpr std::size_t kPrepareWrites = 16;
 
+// Collection keeps pace with writing: each write earns a few units of work.
+std::size_t earned_collection(std::size_t writes) { return 2 * writes + 16; }
+
 // The bytes logging a key's atomic operations as operations takes at most.
 std::uint64_t ops_log_bytes(std::string_view key, const PointWrite& entry) {
   std::uint64_t n = 0;
@@ -85,6 +88,7 @@ std::size_t CommitBatch::first_batch(std::span<CommitRequest* const> requests) c
 }
 
 BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
+  if (batch.size() == 1 && lone_plain(*batch.front())) return run_lone(batch.front());
   if (logs_) log_.reset();
   // Versions given before may not be published yet (their sync is under way).
   const Version version = std::max(store_.committed(), assigned_) + 1;
@@ -97,29 +101,12 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
     std::uint16_t index = 0;
     for (CommitRequest* r : batch) {
       r->batch_index = index++;
-      // Reads below the pruned history cannot be checked: the writes after them may be gone.
-      // Every live reader holds the history above its version, but a version revoked past
-      // its MVCC window does not, and a commit that passed its age check can reach here
-      // after that (FoundationDB's resolvers fail such a commit the same way).
-      if (r->read_version < resolver_.floor() &&
-          (r->read_ranges != nullptr || r->read_keys != nullptr)) {
-        r->error = ErrorCode::transaction_too_old;
-        continue;
-      }
-      if (!resolve(*r)) {
-        r->error = ErrorCode::not_committed;
-        continue;
-      }
-      record_writes(*r, version);
-      r->version = version;
-      ++out.committed;
+      if (admit(*r, version)) ++out.committed;
     }
     if (prepared) prepare_writes(batch);
     reserve_apply(batch, version, stamped_);
   } catch (...) {  // std::bad_alloc: nothing else is thrown before the point of no return
-    reservation_.end(store_);
-    fail_survivors(batch, ErrorCode::commit_proxy_memory_limit_exceeded, out);
-    out.status = BatchOutcome::Status::refused;
+    refuse(batch, out);
     return out;
   }
   // The point of no return: the store changes. What the writes need was reserved above
@@ -130,12 +117,7 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
   try {
     writes = apply_all(batch, version, prepared, stamped_);
   } catch (...) {  // std::bad_alloc
-    if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
-    reservation_.end(store_);
-    store_.expect_key_order(false);
-    log_.reset();
-    fail_survivors(batch, ErrorCode::database_failed, out);
-    out.status = BatchOutcome::Status::broken;
+    fail_applying(batch, out);
     return out;
   }
   if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
@@ -144,9 +126,85 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
     assigned_ = version;
     out.version = version;
   }
-  // Collection keeps pace with writing: each write earns a few units of work.
-  out.collect = 2 * writes + 16;
+  out.collect = earned_collection(writes);
   return out;
+}
+
+bool CommitBatch::lone_plain(const CommitRequest& r) const {
+  return !logs_ && r.writes->only_sets_and_clears() && r.write_bytes <= kPlainBytes &&
+         r.writes->points().size() < kPrepareWrites;
+}
+
+// run() for a batch of one request that lone_plain() admits: the same steps, without
+// the batch's loops, the paths prepared for larger batches or writes, and the general
+// reservation (the request's own bytes bound it, ApplyReservation::reserve_plain), which
+// in a commit this small cost more than its checks and writes.
+BatchOutcome CommitBatch::run_lone(CommitRequest* const& one) noexcept {
+  CommitRequest& r = *one;
+  const std::span<CommitRequest* const> batch(&one, 1);
+  const Version version = std::max(store_.committed(), assigned_) + 1;
+  const std::size_t points = r.writes->points().size();
+  BatchOutcome out;
+  stamped_.clear();
+  out.stamped = &stamped_;
+  r.batch_index = 0;
+  try {
+    if (!admit(r, version)) {
+      out.collect = earned_collection(0);
+      return out;
+    }
+    out.committed = 1;
+    ApplyReservation::reserve_plain(store_, points, r.write_bytes);
+  } catch (...) {  // std::bad_alloc
+    refuse(batch, out);
+    return out;
+  }
+  if constexpr (base::kDebugInvariants) store_.expect_reserved(true);
+  try {
+    apply_plain<false>(*r.writes, version, nullptr, nullptr);
+  } catch (...) {  // std::bad_alloc
+    fail_applying(batch, out);
+    return out;
+  }
+  if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
+  reservation_.end(store_);
+  assigned_ = version;
+  out.version = version;
+  out.collect = earned_collection(points);
+  return out;
+}
+
+bool CommitBatch::admit(CommitRequest& r, Version version) {
+  // Reads below the pruned history cannot be checked: the writes after them may be gone.
+  // Every live reader holds the history above its version, but a version revoked past
+  // its MVCC window does not, and a commit that passed its age check can reach here
+  // after that (FoundationDB's resolvers fail such a commit the same way).
+  if (r.read_version < resolver_.floor() && (r.read_ranges != nullptr || r.read_keys != nullptr)) {
+    r.error = ErrorCode::transaction_too_old;
+    return false;
+  }
+  if (!resolve(r)) {
+    r.error = ErrorCode::not_committed;
+    return false;
+  }
+  record_writes(r, version);
+  r.version = version;
+  return true;
+}
+
+void CommitBatch::refuse(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept {
+  reservation_.end(store_);
+  fail_survivors(batch, ErrorCode::commit_proxy_memory_limit_exceeded, out);
+  out.status = BatchOutcome::Status::refused;
+}
+
+void CommitBatch::fail_applying(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept {
+  if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
+  reservation_.end(store_);
+  store_.expect_key_order(false);
+  log_.reset();
+  fail_survivors(batch, ErrorCode::database_failed, out);
+  out.status = BatchOutcome::Status::broken;
 }
 
 std::size_t CommitBatch::apply_all(std::span<CommitRequest* const> batch, Version version,

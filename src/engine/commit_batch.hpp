@@ -125,6 +125,19 @@ class CommitBatch {
   void collect(std::size_t budget) noexcept;
 
  private:
+  // Whether a batch of `request` alone takes run_lone(): nothing to log, and a few sets
+  // and clears of keys (within kPlainBytes, fewer than kPrepareWrites).
+  bool lone_plain(const CommitRequest& request) const;
+  BatchOutcome run_lone(CommitRequest* const& request) noexcept;
+  // Checks the request (transaction_too_old, then its conflicts) and, when it survives,
+  // records its writes at `version` and gives it the version; else sets its error.
+  // Throws std::bad_alloc.
+  bool admit(CommitRequest& request, Version version);
+  // Out of memory before the point of no return: the batch's survivors fail with
+  // commit_proxy_memory_limit_exceeded, and the store is unchanged.
+  void refuse(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept;
+  // Out of memory past it: the survivors fail with database_failed (Status::broken).
+  void fail_applying(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept;
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
   // record_writes' part for versionstamped keys (few commits have any: out of line, it

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -441,6 +442,84 @@ TEST(CommitBatch, PlainSetsAndClearsApplyAndLogAsTheGeneralPathDoes) {
   }
   EXPECT_FALSE(records[0].empty());
   EXPECT_EQ(records[0], records[1]);
+}
+
+// A batch of one request of a few sets and clears, with nothing to log, takes run()'s lone
+// path (a lone in-memory commit: the request's write_bytes bound its reservation); the same
+// requests without write_bytes take the general path. Both answer the same: a read that a
+// commit in between wrote still conflicts (and is reported), a read at the newest version
+// commits, a clear removes the key, and a read below the pruned history is too old.
+TEST(CommitBatch, ALoneCommitAnswersAsTheGeneralPathDoes) {
+  struct Answer {
+    ErrorCode error;
+    Version version;
+    std::uint16_t batch_index;
+    std::vector<std::uint32_t> conflicting;
+    std::size_t collect;
+    bool operator==(const Answer&) const = default;
+  };
+  std::vector<std::vector<Answer>> answers;
+  std::vector<std::vector<std::optional<std::string>>> values;
+  for (const bool lone : {true, false}) {
+    std::vector<Answer>& got = answers.emplace_back();
+    kv::MvccStore store;
+    CommitBatch batch(store);
+    kv::ReaderRegistry::Slot* reader = store.registry().acquire();
+    ASSERT_EQ(kv::ReaderRegistry::announce(reader, store.committed_atomic()), 0);
+    auto run = [&](CommitRequest& r, const WriteMap& writes) {
+      r.writes = &writes;
+      if (lone) r.write_bytes = 64;  // at least its bytes (TransactionImpl::commit's count)
+      CommitRequest* const one[] = {&r};
+      const BatchOutcome out = batch.run(one);
+      if (out.version >= 0) store.publish(out.version);
+      batch.collect(out.collect);
+      got.push_back({r.error, r.version, r.batch_index,
+                     r.conflicting != nullptr ? *r.conflicting : std::vector<std::uint32_t>{},
+                     out.collect});
+    };
+    BlindWrite first("a", "1");
+    run(first.request, first.writes);
+    const Version v1 = first.request.version;
+    BlindWrite second("a", "2");  // a second transaction commits in between
+    run(second.request, second.writes);
+
+    ReadOfA stale("b", "2", v1);  // read "a" before `second` wrote it
+    std::vector<std::uint32_t> conflicting;
+    conflicting.reserve(1);
+    stale.request.conflicting = &conflicting;
+    run(stale.request, stale.writes);
+    ReadOfA fresh("b", "3", store.committed());  // nothing written after its read
+    run(fresh.request, fresh.writes);
+    WriteMap clears;
+    clears.clear("a");
+    clears.set("c", "4");
+    CommitRequest clearing;
+    clearing.read_version = store.committed();
+    run(clearing, clears);
+
+    // No reader holds the old versions any more: collection prunes their history.
+    kv::ReaderRegistry::withdraw(reader);
+    store.registry().release(reader);
+    BlindWrite later("d", "5");
+    run(later.request, later.writes);
+    ReadOfA too_old("e", "6", v1);
+    run(too_old.request, too_old.writes);
+    std::vector<std::optional<std::string>>& now = values.emplace_back();
+    for (const char* key : {"a", "b", "c", "d", "e"}) {
+      const std::optional<std::string_view> value = store.latest(key);
+      now.push_back(value ? std::optional<std::string>(*value) : std::nullopt);
+    }
+  }
+  ASSERT_EQ(answers[0].size(), 7U);
+  EXPECT_EQ(answers[0][2].error, ErrorCode::not_committed);
+  EXPECT_EQ(answers[0][2].conflicting, std::vector<std::uint32_t>{0});
+  EXPECT_EQ(answers[0][3].error, ErrorCode::success);
+  EXPECT_EQ(answers[0][4].error, ErrorCode::success);
+  EXPECT_EQ(answers[0][6].error, ErrorCode::transaction_too_old);
+  EXPECT_EQ(answers[0], answers[1]);
+  EXPECT_EQ(values[0],
+            (std::vector<std::optional<std::string>>{std::nullopt, "3", "4", "5", std::nullopt}));
+  EXPECT_EQ(values[0], values[1]);
 }
 
 }  // namespace

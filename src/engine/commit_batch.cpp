@@ -183,7 +183,9 @@ bool CommitBatch::admit(CommitRequest& r, Version version) {
     r.error = ErrorCode::transaction_too_old;
     return false;
   }
-  if (!resolve(r)) {
+  // Nothing was committed after its read version (a lone client's commit): none of its
+  // reads can conflict, and none is looked up.
+  if (resolver_.recorded_after(r.read_version) && !resolve(r)) {
     r.error = ErrorCode::not_committed;
     return false;
   }
@@ -325,9 +327,6 @@ void CommitBatch::log_dependent(std::string_view key, const PointWrite& entry,
 }
 
 bool CommitBatch::resolve(const CommitRequest& r) {
-  // Nothing was committed after its read version (a lone client's commit): none of its
-  // reads can conflict, and none is looked up.
-  if (!resolver_.recorded_after(r.read_version)) return true;
   const std::size_t queries = (r.read_ranges != nullptr ? r.read_ranges->size() : 0) +
                               (r.read_keys != nullptr ? r.read_keys->size() : 0);
   resolver_.prepare(r.read_version, queries);

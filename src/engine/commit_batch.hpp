@@ -138,6 +138,8 @@ class CommitBatch {
   void refuse(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept;
   // Out of memory past it: the survivors fail with database_failed (Status::broken).
   void fail_applying(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept;
+  // Whether none of the request's reads conflicts. admit() does not ask when nothing was
+  // recorded after its read version (Resolver::recorded_after): then none can.
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
   // record_writes' part for versionstamped keys (few commits have any: out of line, it

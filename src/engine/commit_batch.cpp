@@ -89,6 +89,10 @@ std::size_t CommitBatch::first_batch(std::span<CommitRequest* const> requests) c
 
 BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
   if (batch.size() == 1 && lone_plain(*batch.front())) return run_lone(batch.front());
+  return run_batch(batch);
+}
+
+BatchOutcome CommitBatch::run_batch(std::span<CommitRequest* const> batch) noexcept {
   if (logs_) log_.reset();
   // Versions given before may not be published yet (their sync is under way).
   const Version version = std::max(store_.committed(), assigned_) + 1;

@@ -129,6 +129,9 @@ class CommitBatch {
   // and clears of keys (within kPlainBytes, fewer than kPrepareWrites).
   bool lone_plain(const CommitRequest& request) const;
   BatchOutcome run_lone(CommitRequest* const& request) noexcept;
+  // run() for any other batch. Out of line: a lone commit's caller then keeps a frame
+  // the size of run_lone's.
+  [[gnu::noinline]] BatchOutcome run_batch(std::span<CommitRequest* const> batch) noexcept;
   // Checks the request (transaction_too_old, then its conflicts) and, when it survives,
   // records its writes at `version` and gives it the version; else sets its error.
   // Throws std::bad_alloc. Inlined, as apply_plain is: in a lone commit their calls'

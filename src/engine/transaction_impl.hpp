@@ -241,6 +241,10 @@ class TransactionImpl {
   template <class Output>
   static void emit_own_write(std::string_view key, const PointWrite& w,
                              std::optional<std::string_view> stored, Output& out);
+  // visit_range with a limit of one row and nothing to merge (the store alone: read_store's
+  // walk stopped at its first row), nor a pending versionstamped key to check the span for.
+  std::size_t visit_first(std::string_view begin, std::string_view end, bool reverse, ReadMode mode,
+                          RowVisitorRef visit);
   // The store alone at the read version, when there are no writes to merge (the read does
   // not see its own writes, or there are none): read_forward and read_reverse's walks with
   // no write map to step beside.

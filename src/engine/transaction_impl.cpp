@@ -410,7 +410,8 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
   const Version rv = read_version_;
   const bool serializable = mode == ReadMode::serializable;
   // read_store's first step, and its last: the limit is reached with the first row. There
-  // is nothing to subtract from the span (no write to merge, or none seen): own = false.
+  // is nothing to subtract from the span (no write to merge, or none seen): it goes in whole,
+  // as add_range_read adds it then.
   Node* n = nullptr;
   const kv::VersionRecord* record = nullptr;
   if (reverse) {
@@ -429,7 +430,7 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
     }
   }
   if (n == nullptr) {
-    if (serializable) add_range_read(begin, end, false, /*own=*/false);
+    if (serializable) add_span(begin, end);
     return 0;
   }
   const std::string_view key = n->key();
@@ -439,7 +440,7 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
   } catch (...) {
     // The visitor saw the row and may act on it: the read conflicts on all it could have seen.
     state_ = State::active;
-    if (serializable) add_range_read(begin, end, false, /*own=*/false);
+    if (serializable) add_span(begin, end);
     throw;
   }
   state_ = State::active;
@@ -447,9 +448,9 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
   // beginning to just after the row.
   if (serializable) {
     if (reverse) {
-      add_range_read(key, end, false, /*own=*/false);
+      add_span(key, end);
     } else {
-      add_range_read(begin, key, true, /*own=*/false);
+      add_span(begin, key, /*end_after=*/true);
     }
   }
   return 1;
@@ -462,8 +463,7 @@ void TransactionImpl::add_range_read(std::string_view begin, std::string_view en
   if (own && !writes_.nothing_to_merge()) {
     add_read_conflict(begin, end, end_after);
   } else {
-    conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
-    append_range(read_conflicts_, begin, end, end_after);
+    add_span(begin, end, end_after);
   }
 }
 

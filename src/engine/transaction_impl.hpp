@@ -144,6 +144,11 @@ class TransactionImpl {
   // A range read's conflict (a non-empty span): add_read_conflict when the read sees this
   // transaction's writes (`own`) and there are any, else the span as it is.
   void add_range_read(std::string_view begin, std::string_view end, bool end_after, bool own);
+  // The span as it is, with nothing subtracted.
+  void add_span(std::string_view begin, std::string_view end, bool end_after = false) {
+    conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
+    append_range(read_conflicts_, begin, end, end_after);
+  }
   void add_point_read(std::string_view key) {
     point_reads_.push_back(arena_.copy(key));
     conflict_bytes_ += 2 * key.size() + 1;

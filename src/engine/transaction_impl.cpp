@@ -369,6 +369,11 @@ std::size_t TransactionImpl::visit_range(std::string_view begin, std::string_vie
       (!sees_own_writes(mode) || (writes_.nothing_to_merge() && unreadable_.empty()))) {
     return visit_first(begin, end, options.reverse, mode, visit);
   }
+  return visit_rows(begin, end, options, mode, visit);
+}
+
+std::size_t TransactionImpl::visit_rows(std::string_view begin, std::string_view end,
+                                        RangeOptions options, ReadMode mode, RowVisitorRef visit) {
   bool visitor_threw = false;
   auto call = [&](std::string_view key, std::string_view value) {
     state_ = State::visiting;  // the visitor may not use this transaction

@@ -246,6 +246,11 @@ class TransactionImpl {
   template <class Output>
   static void emit_own_write(std::string_view key, const PointWrite& w,
                              std::optional<std::string_view> stored, Output& out);
+  // visit_range's general read (scan()), out of line: the one-row read does not set up its
+  // frame.
+  [[gnu::noinline]] std::size_t visit_rows(std::string_view begin, std::string_view end,
+                                           RangeOptions options, ReadMode mode,
+                                           RowVisitorRef visit);
   // visit_range with a limit of one row and nothing to merge (the store alone: read_store's
   // walk stopped at its first row), nor a pending versionstamped key to check the span for.
   std::size_t visit_first(std::string_view begin, std::string_view end, bool reverse, ReadMode mode,

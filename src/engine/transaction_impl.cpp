@@ -190,7 +190,7 @@ std::int64_t TransactionImpl::revoke_deadline(base::CoarseClock::time_point now)
   return (now + window).time_since_epoch().count();
 }
 
-TransactionImpl::StoreRead::StoreRead(TransactionImpl& t)
+inline TransactionImpl::StoreRead::StoreRead(TransactionImpl& t)
     : slot_((t.read_version_for_read(), t.slot_)) {
   if (!kv::ReaderRegistry::begin_read(slot_)) [[unlikely]]
     t.throw_released();

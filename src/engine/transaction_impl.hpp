@@ -201,10 +201,11 @@ class TransactionImpl {
   std::int64_t revoke_deadline(base::CoarseClock::time_point now) const;
   // Takes or checks the read version (read_version_for_read) and keeps it from being
   // revoked while a read walks the store; throws transaction_too_old when it is past its
-  // window or already revoked (the transaction sat idle).
+  // window or already revoked (the transaction sat idle). Inlined into each read: its call
+  // would cost as much as its body, and the one-row read's frame stays small.
   class StoreRead {
    public:
-    explicit StoreRead(TransactionImpl& t);
+    [[gnu::always_inline]] explicit StoreRead(TransactionImpl& t);
     ~StoreRead() { kv::ReaderRegistry::end_read(slot_); }
     StoreRead(const StoreRead&) = delete;
     StoreRead& operator=(const StoreRead&) = delete;

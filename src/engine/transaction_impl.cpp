@@ -190,7 +190,7 @@ std::int64_t TransactionImpl::revoke_deadline(base::CoarseClock::time_point now)
   return (now + window).time_since_epoch().count();
 }
 
-TransactionImpl::StoreRead::StoreRead(TransactionImpl& t)
+inline TransactionImpl::StoreRead::StoreRead(TransactionImpl& t)
     : slot_((t.read_version_for_read(), t.slot_)) {
   if (!kv::ReaderRegistry::begin_read(slot_)) [[unlikely]]
     t.throw_released();
@@ -362,6 +362,18 @@ RangeResult TransactionImpl::get_range(std::string_view begin, std::string_view 
 
 std::size_t TransactionImpl::visit_range(std::string_view begin, std::string_view end,
                                          RangeOptions options, ReadMode mode, RowVisitorRef visit) {
+  // A limit of one row (target_bytes cannot stop a read before its first row) with no
+  // writes of its own to merge, and no pending versionstamped key the span could reach: a
+  // queue's push and pop. It needs no merge and no row counting (visit_first).
+  if (options.limit == 1 && options.target_bytes >= 0 &&
+      (!sees_own_writes(mode) || (writes_.nothing_to_merge() && unreadable_.empty()))) {
+    return visit_first(begin, end, options.reverse, mode, visit);
+  }
+  return visit_rows(begin, end, options, mode, visit);
+}
+
+std::size_t TransactionImpl::visit_rows(std::string_view begin, std::string_view end,
+                                        RangeOptions options, ReadMode mode, RowVisitorRef visit) {
   bool visitor_threw = false;
   auto call = [&](std::string_view key, std::string_view value) {
     state_ = State::visiting;  // the visitor may not use this transaction
@@ -392,6 +404,63 @@ std::size_t TransactionImpl::visit_range(std::string_view begin, std::string_vie
   }
 }
 
+std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_view end, bool reverse,
+                                         ReadMode mode, RowVisitorRef visit) {
+  using Node = kv::MvccStore::Node;
+  check_usable();
+  base::check_range(begin, end, /*check_order=*/false);
+  if (!base::key_less(begin, end)) return 0;
+  const StoreRead reading(*this);  // the row's views and the span's key point into the store
+  const kv::MvccStore& store = db_->store();
+  const Version rv = read_version_;
+  const bool serializable = mode == ReadMode::serializable;
+  // read_store's first step, and its last: the limit is reached with the first row. There
+  // is nothing to subtract from the span (no write to merge, or none seen): it goes in whole,
+  // as add_range_read adds it then.
+  Node* n = nullptr;
+  const kv::VersionRecord* record = nullptr;
+  if (reverse) {
+    n = store.seek_visible_lt(end, begin, rv);
+    if (n != nullptr) record = kv::MvccStore::visible(n, rv);
+  } else {
+    // The first key at or after `begin` is usually the row (a queue's head): its record is
+    // looked at once, and first_visible walks on only when it is not visible.
+    n = store.seek_ge(begin);
+    if (n != nullptr) record = kv::MvccStore::visible(n, rv);
+    if (record == nullptr) {
+      n = store.first_visible(n, end, rv);
+      if (n != nullptr) record = kv::MvccStore::visible(n, rv);
+    } else if (!base::key_less(n->key(), end)) {
+      n = nullptr;
+    }
+  }
+  if (n == nullptr) {
+    if (serializable) add_span(begin, end);
+    return 0;
+  }
+  const std::string_view key = n->key();
+  state_ = State::visiting;  // the visitor may not use this transaction
+  try {
+    visit(key, record->value());
+  } catch (...) {
+    // The visitor saw the row and may act on it: the read conflicts on all it could have seen.
+    state_ = State::active;
+    if (serializable) add_span(begin, end);
+    throw;
+  }
+  state_ = State::active;
+  // The limited span, as scan() builds it: from the row to the end (reverse), or from the
+  // beginning to just after the row.
+  if (serializable) {
+    if (reverse) {
+      add_span(key, end);
+    } else {
+      add_span(begin, key, /*end_after=*/true);
+    }
+  }
+  return 1;
+}
+
 void TransactionImpl::add_range_read(std::string_view begin, std::string_view end, bool end_after,
                                      bool own) {
   // With no key written and no range cleared there is nothing to subtract, and the span
@@ -399,8 +468,7 @@ void TransactionImpl::add_range_read(std::string_view begin, std::string_view en
   if (own && !writes_.nothing_to_merge()) {
     add_read_conflict(begin, end, end_after);
   } else {
-    conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
-    append_range(read_conflicts_, begin, end, end_after);
+    add_span(begin, end, end_after);
   }
 }
 

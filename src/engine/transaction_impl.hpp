@@ -144,6 +144,11 @@ class TransactionImpl {
   // A range read's conflict (a non-empty span): add_read_conflict when the read sees this
   // transaction's writes (`own`) and there are any, else the span as it is.
   void add_range_read(std::string_view begin, std::string_view end, bool end_after, bool own);
+  // The span as it is, with nothing subtracted.
+  void add_span(std::string_view begin, std::string_view end, bool end_after = false) {
+    conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);
+    append_range(read_conflicts_, begin, end, end_after);
+  }
   void add_point_read(std::string_view key) {
     point_reads_.push_back(arena_.copy(key));
     conflict_bytes_ += 2 * key.size() + 1;
@@ -196,10 +201,11 @@ class TransactionImpl {
   std::int64_t revoke_deadline(base::CoarseClock::time_point now) const;
   // Takes or checks the read version (read_version_for_read) and keeps it from being
   // revoked while a read walks the store; throws transaction_too_old when it is past its
-  // window or already revoked (the transaction sat idle).
+  // window or already revoked (the transaction sat idle). Inlined into each read: its call
+  // would cost as much as its body, and the one-row read's frame stays small.
   class StoreRead {
    public:
-    explicit StoreRead(TransactionImpl& t);
+    [[gnu::always_inline]] explicit StoreRead(TransactionImpl& t);
     ~StoreRead() { kv::ReaderRegistry::end_read(slot_); }
     StoreRead(const StoreRead&) = delete;
     StoreRead& operator=(const StoreRead&) = delete;
@@ -241,6 +247,15 @@ class TransactionImpl {
   template <class Output>
   static void emit_own_write(std::string_view key, const PointWrite& w,
                              std::optional<std::string_view> stored, Output& out);
+  // visit_range's general read (scan()), out of line: the one-row read does not set up its
+  // frame.
+  [[gnu::noinline]] std::size_t visit_rows(std::string_view begin, std::string_view end,
+                                           RangeOptions options, ReadMode mode,
+                                           RowVisitorRef visit);
+  // visit_range with a limit of one row and nothing to merge (the store alone: read_store's
+  // walk stopped at its first row), nor a pending versionstamped key to check the span for.
+  std::size_t visit_first(std::string_view begin, std::string_view end, bool reverse, ReadMode mode,
+                          RowVisitorRef visit);
   // The store alone at the read version, when there are no writes to merge (the read does
   // not see its own writes, or there are none): read_forward and read_reverse's walks with
   // no write map to step beside.

@@ -125,6 +125,107 @@ TEST(VisitRange, StoreOnlyReadAnswersAsTheMergingRead) {
   }
 }
 
+// A visit of one row with no writes of its own to merge takes a path of its own (a queue's
+// push and pop). It answers as get_range of one row does, which walks the store through the
+// general read, and leaves the same conflict span; so does a visit of one row that merges a
+// write outside its range. Cases: keys set, rewritten and cleared before and after the read
+// version (a range whose first key is a deleted one), both directions, byte targets,
+// snapshot or not, ranges empty or reversed, a transaction that wrote in the range but does
+// not see its writes (snapshot reads without read-your-writes), and one with a pending
+// versionstamped key (its reads check the span, as get_range's do).
+TEST(VisitRange, OneRowVisitWithNothingToMergeAnswersAsTheGeneralRead) {
+  Database db = five_keys();
+  std::mt19937 rng(4093);
+  auto key = [&] { return "k" + std::to_string(rng() % 8) + (rng() % 2 ? "x" : ""); };
+  auto churn = [&] {
+    Transaction tr = db.create_transaction();
+    for (int i = 0; i < 4; ++i) {
+      if (rng() % 3 == 0) {
+        tr.clear(key());
+      } else {
+        tr.set(key(), std::string(1 + rng() % 3, 'v'));
+      }
+    }
+    tr.commit();
+  };
+  // The answer, or the error code it throws.
+  struct Answer {
+    std::vector<KeyValue> rows;
+    int error = 0;
+    bool operator==(const Answer&) const = default;
+  };
+  auto answer = [](const std::function<std::vector<KeyValue>()>& read) {
+    Answer a;
+    try {
+      a.rows = read();
+    } catch (const Error& e) {
+      a.error = e.code();
+    }
+    return a;
+  };
+  for (int iter = 0; iter < 400; ++iter) {
+    churn();
+    Transaction visiting = db.create_transaction();
+    Transaction reading = db.create_transaction();  // get_range: the general read
+    Transaction merging = db.create_transaction();  // a write outside every range below
+    const Version version = visiting.read_version();
+    reading.set_read_version(version);
+    merging.set_read_version(version);
+    merging.set("~outside", "w");
+    const int own = static_cast<int>(rng() % 4);
+    for (Transaction* tr : {&visiting, &reading, &merging}) {
+      if (own == 1) {  // written in the range, read without seeing it
+        tr->set_snapshot_read_your_writes(false);
+        tr->set("k3", "own");
+        tr->clear("k1");
+      } else if (own == 2) {  // a versionstamped key that may land in the range
+        std::string stamped = "k4";
+        stamped.append(10, '\0');
+        stamped.append("\x02\0\0\0", 4);
+        tr->atomic_op(MutationType::set_versionstamped_key, stamped, "v");
+      }
+    }
+    churn();  // newer versions none of the reads may see
+    std::string b = key(), e = key();
+    if (rng() % 4 != 0 && b > e) std::swap(b, e);
+    if (rng() % 5 == 0) b = "";
+    const RangeOptions o{.limit = 1,
+                         .reverse = rng() % 2 == 0,
+                         .target_bytes = rng() % 3 == 0 ? static_cast<int>(rng() % 8) : 0};
+    const bool snapshot = rng() % 2 == 0;
+    const Answer want = answer([&] {
+      return snapshot ? reading.snapshot().get_range(b, e, o) : reading.get_range(b, e, o);
+    });
+    const Answer got = answer([&] { return visited(visiting, b, e, o, snapshot); });
+    ASSERT_EQ(got, want) << "iteration " << iter;
+    ASSERT_EQ(visiting.read_conflict_ranges(), reading.read_conflict_ranges())
+        << "iteration " << iter;
+    ASSERT_EQ(answer([&] { return visited(merging, b, e, o, snapshot); }), want)
+        << "iteration " << iter;
+    ASSERT_EQ(merging.read_conflict_ranges(), reading.read_conflict_ranges())
+        << "iteration " << iter;
+    // A visitor that throws at the row leaves the whole range conflicting, on either path.
+    auto give_up = [](std::string_view, std::string_view) { throw std::runtime_error("no"); };
+    auto throwing_visit = [&](Transaction& tr) {
+      try {
+        snapshot ? tr.snapshot().visit_range(b, e, o, give_up) : tr.visit_range(b, e, o, give_up);
+      } catch (const std::runtime_error&) {
+        return true;
+      } catch (const Error&) {
+      }
+      return false;
+    };
+    Transaction visiting2 = db.create_transaction();
+    Transaction merging2 = db.create_transaction();
+    visiting2.set_read_version(version);
+    merging2.set_read_version(version);
+    merging2.set("~outside", "w");
+    ASSERT_EQ(throwing_visit(visiting2), throwing_visit(merging2)) << "iteration " << iter;
+    ASSERT_EQ(visiting2.read_conflict_ranges(), merging2.read_conflict_ranges())
+        << "iteration " << iter;
+  }
+}
+
 TEST(VisitRange, ViewsAreValidDuringTheCallAndNothingIsCopiedBeforeIt) {
   Database db = five_keys();
   Transaction tr = db.create_transaction();

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstddef>
 #include <memory_resource>
+#include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -80,6 +82,26 @@ TEST(Coalesce, ArenaRangesMergeAndStayInTheirArena) {
     for (std::string_view key : {range.begin, range.end}) {
       EXPECT_GE(key.data(), first);
       EXPECT_LE(key.data() + key.size(), first + buffer.size());
+    }
+  }
+}
+
+// ArenaRange::copy copies keys of 8 to 64 bytes in overlapping chunks and others with
+// memcpy: every size on each side of those bounds, with and without the 00 after the end.
+TEST(ArenaRange, CopiesKeysOfEverySize) {
+  std::array<std::byte, 1024> buffer;
+  base::Arena arena(buffer.data(), buffer.size());
+  std::string bytes;
+  for (int i = 0; i < 80; ++i) bytes.push_back(static_cast<char>('!' + i));
+  for (std::size_t b = 0; b <= 72; ++b) {
+    for (std::size_t e : {std::size_t{0}, std::size_t{7}, b, std::size_t{80} - b}) {
+      for (bool end_after : {false, true}) {
+        const std::string_view begin(bytes.data(), b), end(bytes.data() + 80 - e, e);
+        const ArenaRange r = ArenaRange::copy(arena, begin, end, end_after);
+        ASSERT_EQ(r.begin, begin) << b << " " << e;
+        ASSERT_EQ(r.end, end_after ? std::string(end) + '\0' : std::string(end)) << b << " " << e;
+        arena.release();
+      }
     }
   }
 }

@@ -25,6 +25,7 @@
 #include <iterator>
 #include <memory_resource>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "strata/transaction.hpp"
 
 #include "base/arena.hpp"
+#include "base/invariant.hpp"
 
 namespace strata::engine {
 
@@ -168,6 +170,22 @@ class PointMap {
   // Erases every entry and returns to the empty inline array (the arena's owner may now
   // release any room the array grew into).
   void clear();
+  // clear() without running the entries' destructors, which is what a transaction's reset
+  // does for a map of sets and clears only. REQUIRES: no entry ever held an AtomicOp (so no
+  // entry owns memory outside the arena: an `ops` vector that was never added to holds
+  // none, and skipping its destructor leaks nothing).
+  void forget() {
+    if (in_tree_) [[unlikely]] {
+      clear();
+      return;
+    }
+    for ([[maybe_unused]] const PointEntry& e : std::span(array_, size_)) {
+      STRATA_INVARIANT(e.second.ops.capacity() == 0);  // (the walk clear() would make)
+    }
+    array_ = inline_array();
+    size_ = 0;
+    capacity_ = kInlineCapacity;
+  }
 
  private:
   std::size_t array_index(std::string_view key) const;  // of the first key >= `key`

@@ -109,10 +109,14 @@ bool WriteMap::overwrites(std::string_view key) const {
 }
 
 void WriteMap::reset() {
-  points_.clear();
-  // Cleared ranges, stamped keys and the clears noted after them come only with writes
-  // that clear only_sets_and_clears_: a map of sets and clears has none to drop.
-  if (!only_sets_and_clears_) {
+  // Cleared ranges, stamped keys, the clears noted after them, and atomic operations (the
+  // only memory an entry holds outside the arena) come only with writes that clear
+  // only_sets_and_clears_: a map of sets and clears has none to drop, and its entries need
+  // no destructor.
+  if (only_sets_and_clears_) {
+    points_.forget();
+  } else {
+    points_.clear();
     later_clears_.forget();  // its room is in the arena, released next (or by its owner)
     cleared_.clear();
     stamped_keys_.clear();

@@ -6,24 +6,18 @@
 
 namespace strata::engine {
 
-void WriteMap::set(std::string_view key, std::string_view value) {
+void WriteMap::set_present(std::string_view key, std::string_view value) {
   PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::set;
   points_.assign(w, value);
   w.ops.clear();
 }
 
-void WriteMap::clear_point(std::string_view key) {
+void WriteMap::clear_present(std::string_view key) {
   PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::clear;
   w.size = 0;
   w.ops.clear();
-}
-
-void WriteMap::clear(std::string_view key) {
-  clear_point(key);
-  if (!stamped_keys_.empty()) [[unlikely]]
-    note_later_clear(key);
 }
 
 void WriteMap::clear_range(std::string_view begin, std::string_view end) {

@@ -73,6 +73,7 @@ class PriorityQueue {
   KeyRange items_;  // subspace_.range(), built once
   bool high_contention_;
   std::string waiters_key_;  // key() + "\xff"; empty for an empty prefix
+  std::string count_end_;    // waiters_key_ + "\x00": the items and the count
   Subspace min_requests_;    // pop_min requests: (Versionstamp, Bytes id) -> ""
   Subspace max_requests_;    // pop_max requests
   Subspace min_results_;     // items served to pop_min requests: (Versionstamp, Bytes id) -> item

@@ -20,11 +20,13 @@
 // Thread safety: none (one transaction's).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <memory_resource>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +34,7 @@
 #include "strata/transaction.hpp"
 
 #include "base/arena.hpp"
+#include "base/invariant.hpp"
 
 namespace strata::engine {
 
@@ -153,12 +156,29 @@ class PointMap {
   // with room left (a transaction's first write, or keys in ascending order) is inline;
   // the rest, out of line, keeps its frame and register saves off that path.
   PointWrite& find_or_insert(std::string_view key) {
-    if (!in_tree_ && size_ < capacity_ && (size_ == 0 || array_[size_ - 1].first < key)) {
+    if (appends(key)) {
       auto* entry = new (array_ + size_) PointEntry{arena_->copy(key), {}};
       ++size_;
       return entry->second;
     }
     return find_or_insert_slow(key);
+  }
+  // A new last entry for `key` of kind `kind` with value `value` (a transaction's first
+  // write, or keys in ascending order), its key and value bytes in one arena block; false,
+  // with nothing done, when the map cannot simply append it (the key may be present, or the
+  // array is full or a tree): then find_or_insert() and assign() it.
+  bool try_append(std::string_view key, std::string_view value, PointWrite::Kind kind) {
+    if (!appends(key)) return false;
+    auto* bytes = static_cast<char*>(arena_->bump(key.size() + value.size(), 1));
+    std::copy(key.begin(), key.end(), bytes);
+    std::copy(value.begin(), value.end(), bytes + key.size());
+    auto* entry = new (array_ + size_) PointEntry{{bytes, key.size()}, {}};
+    entry->second.kind = kind;
+    entry->second.bytes = bytes + key.size();
+    entry->second.size = static_cast<std::uint32_t>(value.size());
+    entry->second.capacity = static_cast<std::uint32_t>(value.size());
+    ++size_;
+    return true;
   }
   // Sets w's value bytes to `value`, in place when they fit (an arena frees nothing, so
   // a key written many times reuses its room, which grows by doubling).
@@ -168,9 +188,29 @@ class PointMap {
   // Erases every entry and returns to the empty inline array (the arena's owner may now
   // release any room the array grew into).
   void clear();
+  // clear() without running the entries' destructors, which is what a transaction's reset
+  // does for a map of sets and clears only. REQUIRES: no entry ever held an AtomicOp (so no
+  // entry owns memory outside the arena: an `ops` vector that was never added to holds
+  // none, and skipping its destructor leaks nothing).
+  void forget() {
+    if (in_tree_) [[unlikely]] {
+      clear();
+      return;
+    }
+    for ([[maybe_unused]] const PointEntry& e : std::span(array_, size_)) {
+      STRATA_INVARIANT(e.second.ops.capacity() == 0);  // (the walk clear() would make)
+    }
+    array_ = inline_array();
+    size_ = 0;
+    capacity_ = kInlineCapacity;
+  }
 
  private:
   std::size_t array_index(std::string_view key) const;  // of the first key >= `key`
+  // Whether `key` goes after every entry of the array, which has room for it.
+  bool appends(std::string_view key) const {
+    return !in_tree_ && size_ < capacity_ && (size_ == 0 || array_[size_ - 1].first < key);
+  }
   [[gnu::noinline]] PointWrite& find_or_insert_slow(std::string_view key);
   // Room for one more entry in the array (which moves to twice the room, in the arena). Out
   // of line: only a transaction that writes more than kInlineCapacity keys calls it, and

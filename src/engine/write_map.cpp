@@ -6,24 +6,18 @@
 
 namespace strata::engine {
 
-void WriteMap::set(std::string_view key, std::string_view value) {
+void WriteMap::set_present(std::string_view key, std::string_view value) {
   PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::set;
   points_.assign(w, value);
   w.ops.clear();
 }
 
-void WriteMap::clear_point(std::string_view key) {
+void WriteMap::clear_present(std::string_view key) {
   PointWrite& w = points_.find_or_insert(key);
   w.kind = PointWrite::Kind::clear;
   w.size = 0;
   w.ops.clear();
-}
-
-void WriteMap::clear(std::string_view key) {
-  clear_point(key);
-  if (!stamped_keys_.empty()) [[unlikely]]
-    note_later_clear(key);
 }
 
 void WriteMap::clear_range(std::string_view begin, std::string_view end) {
@@ -109,10 +103,14 @@ bool WriteMap::overwrites(std::string_view key) const {
 }
 
 void WriteMap::reset() {
-  points_.clear();
-  // Cleared ranges, stamped keys and the clears noted after them come only with writes
-  // that clear only_sets_and_clears_: a map of sets and clears has none to drop.
-  if (!only_sets_and_clears_) {
+  // Cleared ranges, stamped keys, the clears noted after them, and atomic operations (the
+  // only memory an entry holds outside the arena) come only with writes that clear
+  // only_sets_and_clears_: a map of sets and clears has none to drop, and its entries need
+  // no destructor.
+  if (only_sets_and_clears_) {
+    points_.forget();
+  } else {
+    points_.clear();
     later_clears_.forget();  // its room is in the arena, released next (or by its owner)
     cleared_.clear();
     stamped_keys_.clear();

@@ -60,8 +60,15 @@ class WriteMap {
         points_(arena_),
         later_clears_(arena_) {}
 
-  void set(std::string_view key, std::string_view value);
-  void clear(std::string_view key);
+  // Inline, as far as a new last key (most transactions' writes): the rest is out of line.
+  void set(std::string_view key, std::string_view value) {
+    if (!points_.try_append(key, value, PointWrite::Kind::set)) set_present(key, value);
+  }
+  void clear(std::string_view key) {
+    clear_point(key);
+    if (!stamped_keys_.empty()) [[unlikely]]
+      note_later_clear(key);
+  }
   void clear_range(std::string_view begin, std::string_view end);
   void atomic(std::string_view key, MutationType type, std::string_view param);
   void set_stamped_value(std::string_view key, std::string_view value_template,
@@ -107,7 +114,12 @@ class WriteMap {
   }
 
  private:
-  void clear_point(std::string_view key);  // clear() but for later_clears_
+  // set() and clear_point() when the key cannot simply be appended.
+  [[gnu::noinline]] void set_present(std::string_view key, std::string_view value);
+  [[gnu::noinline]] void clear_present(std::string_view key);
+  void clear_point(std::string_view key) {  // clear() but for later_clears_
+    if (!points_.try_append(key, {}, PointWrite::Kind::clear)) clear_present(key);
+  }
   [[gnu::noinline]] void note_later_clear(std::string_view key);
   [[gnu::noinline]] void note_later_clear(std::string_view begin, std::string_view end);
 

@@ -21,6 +21,7 @@ PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
       items_(subspace_.range()),
       high_contention_(high_contention),
       waiters_key_(recipes_detail::waiters_key(subspace_)) {
+  if (!waiters_key_.empty()) count_end_ = waiters_key_ + '\x00';
   if (high_contention_) {
     min_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "min"});
     max_requests_ = recipes_detail::bookkeeping(subspace_, Tuple{"pop", "max"});
@@ -45,16 +46,35 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
   end.back() = '\xff';
   const std::string_view level(begin.data(), level_size);
   std::int64_t count = 0;
-  tr.snapshot().visit_range(begin, end, {.limit = 1, .reverse = true},
-                            [&](std::string_view key, std::string_view) {
-                              count = recipes_detail::item_position(level, key) + 1;
-                            });
+  auto last_item = [&](std::string_view key, std::string_view) {
+    count = recipes_detail::item_position(level, key) + 1;
+  };
   // Signal only while a pop_min_wait or pop_max_wait waits (always without a count: an
-  // empty prefix). The count is read serializably: a waiter that registers or leaves after
-  // this read and before this commit makes the commit conflict, and the retry sees it. (Read
-  // before the item is written: the count is outside the items, so the order changes no
-  // answer, and the read's look into this transaction's writes finds none to search.)
-  const bool signal = waiters_key_.empty() || tr.get(waiters_key_).has_value();
+  // empty prefix). The count is the first key after the items (docs/decisions/0006), so one
+  // snapshot reverse read from this level up to it finds the count when it exists, else the
+  // last item at or above this level: this level's last item, or none, in the common case,
+  // and else a second read of the level finds it. The count is read serializably (an
+  // explicit read conflict): a waiter that registers or leaves after this read and before
+  // this commit makes the commit conflict, and the retry sees it. (Read before the item is
+  // written: the count is outside the items, so the order changes no answer.)
+  bool signal = waiters_key_.empty();
+  bool above = false;
+  if (!signal) {
+    tr.snapshot().visit_range(begin, count_end_, {.limit = 1, .reverse = true},
+                              [&](std::string_view key, std::string_view row_value) {
+                                if (key == waiters_key_) {
+                                  signal = true;
+                                } else if (key < end) {
+                                  last_item(key, row_value);
+                                } else {
+                                  above = true;  // a higher level's item
+                                }
+                              });
+    tr.add_read_conflict_key(waiters_key_);
+  }
+  if (signal || above) {
+    tr.snapshot().visit_range(begin, end, {.limit = 1, .reverse = true}, last_item);
+  }
   tr.set(recipes_detail::numbered_item_key(level, count), value);
   if (signal) recipes_detail::signal_waiters(tr, subspace_.key());
 }

@@ -140,6 +140,45 @@ TEST(WriteMap, KeysAndValuesLiveInTheGivenArenaAndRewritesReuseTheirRoom) {
   EXPECT_TRUE(w.empty());
 }
 
+// A key written after every other (a transaction's first write, or keys in ascending order)
+// is appended with its key and value in one arena block; rewriting, clearing and setting it
+// again must read as for a key written in any other order.
+TEST(WriteMap, AppendedKeysRewriteAsOthers) {
+  auto exercise = [](WriteMap& w, bool ascending) {
+    const char* first = ascending ? "a" : "b";
+    const char* second = ascending ? "b" : "a";
+    w.set(first, "1");
+    w.clear(second);
+    w.set(ascending ? "a" : "b", std::string(50, 'x'));  // grows past its first room
+    w.set(ascending ? "b" : "a", "22");                  // a clear's room was empty
+    w.set(ascending ? "a" : "b", "3");                   // fits again
+    w.clear("c");
+  };
+  WriteMap appended;
+  exercise(appended, true);
+  WriteMap inserted;
+  exercise(inserted, false);
+  EXPECT_EQ(appended.find("a")->value(), "3");
+  EXPECT_EQ(appended.find("b")->value(), "22");
+  EXPECT_EQ(inserted.find("b")->value(), "3");
+  EXPECT_EQ(inserted.find("a")->value(), "22");
+  for (WriteMap* w : {&appended, &inserted}) {
+    ASSERT_EQ(w->points().size(), 3u);
+    EXPECT_EQ(w->find("a")->kind, PointWrite::Kind::set);
+    EXPECT_EQ(w->find("c")->kind, PointWrite::Kind::clear);
+    EXPECT_EQ(w->find("c")->value(), "");
+    EXPECT_TRUE(w->overwrites("c"));
+    EXPECT_TRUE(w->only_sets_and_clears());
+    // A reset of sets and clears drops the entries as one; the map then starts over.
+    w->reset();
+    EXPECT_TRUE(w->empty());
+    w->set("z", "9");
+    ASSERT_EQ(w->points().size(), 1u);
+    EXPECT_EQ(w->find("z")->value(), "9");
+    EXPECT_EQ(w->find("a"), nullptr);
+  }
+}
+
 // Keys written in random order past PointMap::kMaxShift move the entries into a tree; the
 // map must read the same as a std::map throughout, in both representations, and after a
 // reset start over as an array.

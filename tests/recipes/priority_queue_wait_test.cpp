@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -96,6 +97,37 @@ TEST(PriorityQueueSignal, PushConflictsWithAWaiterRegisteringAfterItsRead) {
   pq.push(tr, "x", 1);
   tr.commit();
   EXPECT_EQ(committed(db, kSignalKey), le64(1));
+}
+
+// A push reads its level's last item and the waiter count with one reverse read when it
+// can: the count is the last key of that read when it exists, else the last item at or above
+// the level. Every case (the count, an item of the level, of a higher level, none) must
+// number the item as the level's next and signal exactly while the count exists.
+TEST(PriorityQueueSignal, PushesNumberOnPastAWaiterCountAndHigherLevels) {
+  Database db = testing::open_database();
+  PriorityQueue pq;
+  pq.push(db, "a5", 5);
+  pq.push(db, "a7", 7);
+  db.run([&](Transaction& tr) { tr.atomic_op(MutationType::add, kWaitersKey, le64(1)); });
+  pq.push(db, "b5", 5);  // the read finds the count: the level is read again
+  pq.push(db, "c3", 3);
+  pq.push(db, "d9", 9);  // no item at or above the level
+  db.run([&](Transaction& tr) { tr.clear(kWaitersKey); });
+  pq.push(db, "e5", 5);  // the read finds level 7's item: the level is read again
+  pq.push(db, "f7", 7);  // the read finds this level's item
+  pq.push(db, "g1", 1);
+  Subspace space(Tuple{"P"});
+  std::vector<std::pair<std::int64_t, std::int64_t>> seen;
+  for (const KeyValue& kv : recipestest::read_all(db, space.range())) {
+    Tuple t = space.unpack(kv.key);
+    seen.emplace_back(t[0].get<std::int64_t>(), t[1].get<std::int64_t>());
+  }
+  EXPECT_EQ(seen, (std::vector<std::pair<std::int64_t, std::int64_t>>{
+                      {1, 0}, {3, 0}, {5, 0}, {5, 1}, {5, 2}, {7, 0}, {7, 1}, {9, 0}}));
+  EXPECT_EQ(committed(db, kSignalKey), le64(3));  // b5, c3 and d9 signalled
+  EXPECT_EQ(committed(db, kWaitersKey), std::nullopt);
+  EXPECT_EQ(pq.pop_min(db), "g1");
+  EXPECT_EQ(pq.pop_max(db), "d9");
 }
 
 TEST(PriorityQueueSignal, WithAnEmptyPrefixEveryPushSignals) {

@@ -11,8 +11,9 @@
 // from the record pool, as every later record does: one pool for both kinds would give
 // point reads the same gain but slow a churning queue.
 //
-// Garbage collection (the reason queue heads do not rot): every write schedules its key;
-// once the write's version is at or below the oldest version any live reader holds
+// Garbage collection (the reason queue heads do not rot): every write schedules its key,
+// but a new key's first (a lone first record leaves nothing to collect); once the write's
+// version is at or below the oldest version any live reader holds
 // (ReaderRegistry::oldest), records older than the newest visible one are cut, and a
 // key whose only remaining record is a tombstone is unlinked. A lone value record made
 // with room for an older link is replaced by a linkless copy, so that overwrites reuse

@@ -201,6 +201,44 @@ TEST(MvccStore, SecondWriteInOneBatchReplacesTheFirst) {
   EXPECT_EQ(s.latest("k"), "y");
 }
 
+// A new key's first record is not queued for collection; written again in its batch, the
+// key is queued once. A key made and deleted in one batch is unlinked and freed like any
+// other, however many times the batch wrote it (a second entry would free it twice).
+TEST(MvccStore, AKeyMadeAndDeletedInOneBatchIsCollectedOnce) {
+  MvccStore s;
+  s.set("once", "x", 1);   // a first record: nothing queued
+  s.set("twice", "x", 1);  // a first record, then its replacement
+  s.clear("twice", 1);
+  for (int i = 0; i < 3; ++i) {  // value, tombstone, value, ...: one entry
+    s.set("often", "x", 1);
+    s.clear("often", 1);
+  }
+  s.set("back", "x", 1);  // made, deleted and made again
+  s.clear("back", 1);
+  s.set("back", "y", 1);
+  s.publish(1);
+  EXPECT_EQ(s.pending_gc(), 3u + 8u);  // twice, often, back; eight replaced records
+  EXPECT_EQ(read(s, "twice", 1), std::nullopt);
+  EXPECT_EQ(read(s, "often", 1), std::nullopt);
+  EXPECT_EQ(read(s, "back", 1), "y");
+  s.collect_garbage(1 << 20, s.registry().oldest(s.committed_atomic()));
+  EXPECT_EQ(count_keys(s), 2u);  // "back" and "once"
+  s.publish(2);
+  s.collect_garbage(1 << 20, s.registry().oldest(s.committed_atomic()));
+  EXPECT_EQ(s.pending_gc(), 0u);
+  EXPECT_EQ(read(s, "once", 2), "x");
+  EXPECT_EQ(read(s, "back", 2), "y");
+  // The kept keys' later writes are queued as usual: deleted, they go.
+  s.clear("once", 3);
+  s.clear("back", 3);
+  s.publish(3);
+  s.collect_garbage(1 << 20, s.registry().oldest(s.committed_atomic()));
+  EXPECT_EQ(count_keys(s), 0u);
+  s.publish(4);
+  s.collect_garbage(1 << 20, s.registry().oldest(s.committed_atomic()));
+  EXPECT_EQ(s.pending_gc(), 0u);
+}
+
 // first_visible passes deleted keys on their head's hint, and the hint holds a tombstone's
 // version modulo 2^15: a reader far behind the delete must still see the older value.
 TEST(MvccStore, FirstVisibleIsExactWhateverTheDistanceToTheDelete) {

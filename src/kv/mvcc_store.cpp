@@ -342,6 +342,22 @@ Version MvccStore::collect_garbage(std::size_t budget) {
   return resolving;
 }
 
+// What a skipped collection leaves undone is safe to leave: the horizon stays where the
+// last collection that used one put it, so pin_at refuses no version whose records are
+// gone and accepts none that are (versions between the two were collected by nobody);
+// the conflict history is pruned no further (it only keeps more); and reclaim frees at
+// most kIdleRetired entries later, at the next collection, which any queued write brings.
+bool MvccStore::skip_idle_collection() {
+  if (!gc_queue_.empty() || !short_lived_.empty() || retired_.size() > kIdleRetired ||
+      window_ns_ != 0 || !writer_sees_no_early_span()) {
+    return false;
+  }
+  revoke_expired_readers();
+  // Every commit moves a running index migration on (see collect_below).
+  retire_table(index_.advance());
+  return true;
+}
+
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
   {
     // Collection below `oldest` is about to start: no pin may go below it from now on.

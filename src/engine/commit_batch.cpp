@@ -305,6 +305,10 @@ void CommitBatch::prepare_writes(CommitRequest& r) {
 void CommitBatch::collect(std::size_t budget) noexcept {
   if (budget == 0 || collection_stopped_) return;
   try {
+    // Nothing to collect but a little retired memory: the horizon, the registry's scan and
+    // the conflict history's pruning wait for a collection with work (a queue's push
+    // commit leaves none: its pop's commit collects).
+    if (store_.skip_idle_collection()) return;
     // The history a committing transaction is checked against stays, though its records
     // may go (ReaderRegistry::kCommitting).
     const Version resolving = store_.collect_garbage(budget);

@@ -227,10 +227,15 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
   if (head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
-    // published version may be standing on it: retire, do not free.
-    node->payload().store(VersionRecord::make(record_pool_, version, value, head->older()),
+    // published version may be standing on it: retire, do not free. A linkless head of
+    // this batch is a new key's first record, which has no collection entry (below): the
+    // key gets its one entry now (this write may delete it). The replacement is made with
+    // room for a link, so that a third write in the batch finds the entry queued.
+    const bool queued = head->chained();
+    node->payload().store(VersionRecord::make_chained(record_pool_, version, value, head->older()),
                           std::memory_order_release);
     retired_.push_back({committed(), head, Retired::Kind::record});
+    if (!queued) gc_queue_.push_back({node, version, hash});
     return;
   }
   // A key deleted after one write since the horizon may go before the horizon passes it
@@ -243,7 +248,12 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
   VersionRecord* r = memory != nullptr ? VersionRecord::make_at(memory, version, value, head)
                                        : VersionRecord::make(record_pool_, version, value, head);
   node->payload().store(r, std::memory_order_release);
-  gc_queue_.push_back({node, version, hash});
+  // A new key's first record (a value: clear skips absent keys) is not queued for
+  // collection: there is nothing behind it to cut, it is no tombstone to unlink, and it
+  // has no link to compact away. Every later write to the key queues its own entry, which
+  // does all that an entry for this one would have done.
+  STRATA_INVARIANT(head != nullptr || value.has_value());
+  if (head != nullptr) gc_queue_.push_back({node, version, hash});
 }
 
 void MvccStore::revoke_expired_readers() {
@@ -330,6 +340,22 @@ Version MvccStore::collect_garbage(std::size_t budget) {
   }
   collect_below(budget, oldest);
   return resolving;
+}
+
+// What a skipped collection leaves undone is safe to leave: the horizon stays where the
+// last collection that used one put it, so pin_at refuses no version whose records are
+// gone and accepts none that are (versions between the two were collected by nobody);
+// the conflict history is pruned no further (it only keeps more); and reclaim frees at
+// most kIdleRetired entries later, at the next collection, which any queued write brings.
+bool MvccStore::skip_idle_collection() {
+  if (!gc_queue_.empty() || !short_lived_.empty() || retired_.size() > kIdleRetired ||
+      window_ns_ != 0 || !writer_sees_no_early_span()) {
+    return false;
+  }
+  revoke_expired_readers();
+  // Every commit moves a running index migration on (see collect_below).
+  retire_table(index_.advance());
+  return true;
 }
 
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {

@@ -11,8 +11,9 @@
 // from the record pool, as every later record does: one pool for both kinds would give
 // point reads the same gain but slow a churning queue.
 //
-// Garbage collection (the reason queue heads do not rot): every write schedules its key;
-// once the write's version is at or below the oldest version any live reader holds
+// Garbage collection (the reason queue heads do not rot): every write schedules its key,
+// but a new key's first (a lone first record leaves nothing to collect); once the write's
+// version is at or below the oldest version any live reader holds
 // (ReaderRegistry::oldest), records older than the newest visible one are cut, and a
 // key whose only remaining record is a tombstone is unlinked. A lone value record made
 // with room for an older link is replaced by a linkless copy, so that overwrites reuse
@@ -241,6 +242,14 @@ class MvccStore {
   // older while a transaction that read there is committing (ReaderRegistry::kCommitting).
   Version collect_garbage(std::size_t budget);
 
+  // For a writer that collects after every commit (engine::CommitBatch): when collection
+  // now could only free what waits in a short list of retired memory (no key queued, none
+  // short-lived, no early span, no window kept), takes the steps every commit takes
+  // (revocation on its schedule, the point index's migration step) and returns true: the
+  // rest waits for the next collection with work to do. Otherwise does nothing and returns
+  // false: collect_garbage then.
+  bool skip_idle_collection();
+
   // The collection horizon: the newest registry().oldest() that collection may have used.
   // A read at a version below it may miss collected records. advance_horizon() (writer)
   // takes oldest() and raises the horizon to it; pin_at() (any thread) announces an older
@@ -339,6 +348,7 @@ class MvccStore {
   std::atomic<Version> committed_{0};
   VersionWait version_wait_;
   static constexpr std::uint32_t kRevokeEvery = 64;  // collections
+  static constexpr std::size_t kIdleRetired = 16;    // most retired entries a skip leaves
   void revoke_expired_readers();
   // Writer: the newest version published at or before now - window (a sample's; never
   // newer than the exact one), or the largest Version when windows are not kept.
@@ -357,6 +367,8 @@ class MvccStore {
   Version horizon_ GUARDED_BY(horizon_mu_) = 0;
   // horizon_ read by the writer without the lock: only the writer changes it.
   Version writer_horizon() const NO_THREAD_SAFETY_ANALYSIS { return horizon_; }
+  // The same for whether early_spans_ is empty.
+  bool writer_sees_no_early_span() const NO_THREAD_SAFETY_ANALYSIS { return early_spans_.empty(); }
   // Spans covering [born, died) of every key unlinked early whose died is above horizon_
   // (overlapping ones merged, and the oldest two when there are too many): pin_at refuses
   // versions inside them unless a live reader holds that very version.

@@ -2,7 +2,8 @@
 //
 // A VersionRecord is immutable once published except for `older`, which garbage
 // collection may cut (to nullptr) below the oldest version any reader can ask for. A
-// record made with no older one (a key's first) has no room for the link at all.
+// record made with no older one (a key's first) has no room for the link at all, unless it
+// is made with room on purpose (make_chained: MvccStore's replacement of a record).
 //
 // Invariant: a chain's versions strictly descend from its head (a record is made only over
 // an older version; a second write at the same version replaces the record). Checked
@@ -40,16 +41,13 @@ class VersionRecord {
   // to the pool it is given, which must outlive the block's slab owner or be it.
   static VersionRecord* make_at(void* mem, Version version, std::optional<std::string_view> value,
                                 VersionRecord* older) {
-    STRATA_INVARIANT(older == nullptr || older->version() < version);
-    const std::size_t n = value ? value->size() : 0;
-    const bool chained = older != nullptr;
-    auto* r = new (mem) VersionRecord(version, chained);
-    std::byte* at = r->bytes();
-    if (chained) new (at + kOlderAt) std::atomic<VersionRecord*>(older);
-    const std::uint32_t size = value ? static_cast<std::uint32_t>(n) : kTombstone;
-    std::memcpy(at + r->size_at(), &size, sizeof size);
-    if (n != 0) std::memcpy(at + r->data_at(), value->data(), n);
-    return r;
+    return build(mem, version, value, older, older != nullptr);
+  }
+  // A record with room for an older link even when `older` is nullptr (chained() holds).
+  static VersionRecord* make_chained(SizeClassPool& pool, Version version,
+                                     std::optional<std::string_view> value, VersionRecord* older) {
+    return build(pool.allocate(max_bytes_for(value ? value->size() : 0)), version, value, older,
+                 true);
   }
   // The most bytes_for gives for a value of `value_size` bytes.
   static constexpr std::size_t max_bytes_for(std::size_t value_size) {
@@ -99,6 +97,19 @@ class VersionRecord {
   static constexpr std::size_t kFirstHeader = 12;
   static constexpr std::size_t kChainedHeader = 20;
   static_assert(kChainedBit >> 63 == 1 && kChainedHeader == kFirstHeader + 8);
+
+  static VersionRecord* build(void* mem, Version version, std::optional<std::string_view> value,
+                              VersionRecord* older, bool chained) {
+    STRATA_INVARIANT(older == nullptr || older->version() < version);
+    const std::size_t n = value ? value->size() : 0;
+    auto* r = new (mem) VersionRecord(version, chained);
+    std::byte* at = r->bytes();
+    if (chained) new (at + kOlderAt) std::atomic<VersionRecord*>(older);
+    const std::uint32_t size = value ? static_cast<std::uint32_t>(n) : kTombstone;
+    std::memcpy(at + r->size_at(), &size, sizeof size);
+    if (n != 0) std::memcpy(at + r->data_at(), value->data(), n);
+    return r;
+  }
 
   VersionRecord(Version v, bool chained)
       : word_(static_cast<std::uint64_t>(v) | (chained ? kChainedBit : 0)) {

@@ -214,6 +214,14 @@ TEST(CommitBatch, AReadBelowThePrunedHistoryIsTooOld) {
   ASSERT_EQ(first.request.error, ErrorCode::success);
   store.publish(out.version);
   batch.collect(out.collect);
+  // A commit that only adds keys leaves collection nothing to do, and its pruning waits
+  // for the next collection (kv::MvccStore::skip_idle_collection): a write over "a" has one.
+  BlindWrite again("a", "1");
+  CommitRequest* const over[] = {&again.request};
+  out = batch.run(over);
+  ASSERT_EQ(again.request.error, ErrorCode::success);
+  store.publish(out.version);
+  batch.collect(out.collect);
 
   ReadOfA stale("b", "2", first.request.version - 1);  // read "a" before `first` committed
   CommitRequest* const two[] = {&stale.request};

@@ -201,6 +201,83 @@ TEST(MvccStore, SecondWriteInOneBatchReplacesTheFirst) {
   EXPECT_EQ(s.latest("k"), "y");
 }
 
+// A new key's first record is not queued for collection; written again in its batch, the
+// key is queued once. A key made and deleted in one batch is unlinked and freed like any
+// other, however many times the batch wrote it (a second entry would free it twice).
+TEST(MvccStore, AKeyMadeAndDeletedInOneBatchIsCollectedOnce) {
+  MvccStore s;
+  s.set("once", "x", 1);   // a first record: nothing queued
+  s.set("twice", "x", 1);  // a first record, then its replacement
+  s.clear("twice", 1);
+  for (int i = 0; i < 3; ++i) {  // value, tombstone, value, ...: one entry
+    s.set("often", "x", 1);
+    s.clear("often", 1);
+  }
+  s.set("back", "x", 1);  // made, deleted and made again
+  s.clear("back", 1);
+  s.set("back", "y", 1);
+  s.publish(1);
+  EXPECT_EQ(s.pending_gc(), 3u + 8u);  // twice, often, back; eight replaced records
+  EXPECT_EQ(read(s, "twice", 1), std::nullopt);
+  EXPECT_EQ(read(s, "often", 1), std::nullopt);
+  EXPECT_EQ(read(s, "back", 1), "y");
+  s.collect_garbage(1 << 20, s.registry().oldest(s.committed_atomic()));
+  EXPECT_EQ(count_keys(s), 2u);  // "back" and "once"
+  s.publish(2);
+  s.collect_garbage(1 << 20, s.registry().oldest(s.committed_atomic()));
+  EXPECT_EQ(s.pending_gc(), 0u);
+  EXPECT_EQ(read(s, "once", 2), "x");
+  EXPECT_EQ(read(s, "back", 2), "y");
+  // The kept keys' later writes are queued as usual: deleted, they go.
+  s.clear("once", 3);
+  s.clear("back", 3);
+  s.publish(3);
+  s.collect_garbage(1 << 20, s.registry().oldest(s.committed_atomic()));
+  EXPECT_EQ(count_keys(s), 0u);
+  s.publish(4);
+  s.collect_garbage(1 << 20, s.registry().oldest(s.committed_atomic()));
+  EXPECT_EQ(s.pending_gc(), 0u);
+}
+
+// A collection with no key queued and little retired memory is skipped; the memory waits
+// for the next collection, which any queued write brings. Queued keys, or more retired
+// entries than a skip may leave, make it run.
+TEST(MvccStore, ACollectionWithNothingQueuedIsSkipped) {
+  MvccStore s;
+  s.set("a", "1", 1);
+  s.publish(1);
+  EXPECT_TRUE(s.skip_idle_collection());  // a first record: nothing queued
+  s.set("a", "2", 2);
+  s.publish(2);
+  EXPECT_FALSE(s.skip_idle_collection());
+  s.collect_garbage(64);  // cuts "a"@1 and compacts "a"@2: retired until the version moves on
+  EXPECT_EQ(s.pending_gc(), 2u);
+  s.set("b", "1", 3);
+  s.publish(3);
+  EXPECT_TRUE(s.skip_idle_collection());
+  EXPECT_EQ(s.pending_gc(), 2u);
+  s.clear("b", 4);
+  s.publish(4);
+  EXPECT_FALSE(s.skip_idle_collection());
+  s.collect_garbage(64);  // frees what "a" left, unlinks "b"
+  EXPECT_EQ(count_keys(s), 1u);
+  EXPECT_EQ(s.pending_gc(), 1u);  // "b", retired at 4
+  Version v = 4;
+  for (int i = 0; i < 40; ++i) {  // overwrites: each retires a record
+    s.set("a", std::to_string(i), ++v);
+    s.publish(v);
+    EXPECT_FALSE(s.skip_idle_collection());
+    s.collect_garbage(64);
+  }
+  for (int i = 0; i < 40; ++i) {  // new keys only: skipped, and the retired list stays short
+    s.set("n" + std::to_string(i), "x", ++v);
+    s.publish(v);
+    if (!s.skip_idle_collection()) s.collect_garbage(64);
+    EXPECT_LE(s.pending_gc(), 17u);
+  }
+  EXPECT_EQ(read(s, "a", v), "39");
+}
+
 // first_visible passes deleted keys on their head's hint, and the hint holds a tombstone's
 // version modulo 2^15: a reader far behind the delete must still see the older value.
 TEST(MvccStore, FirstVisibleIsExactWhateverTheDistanceToTheDelete) {

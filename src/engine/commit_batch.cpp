@@ -307,8 +307,13 @@ void CommitBatch::collect(std::size_t budget) noexcept {
   try {
     // Nothing to collect but a little retired memory: the horizon, the registry's scan and
     // the conflict history's pruning wait for a collection with work (a queue's push
-    // commit leaves none: its pop's commit collects).
-    if (store_.skip_idle_collection()) return;
+    // commit leaves none: its pop's commit collects). Only while the conflict history is
+    // short: commits that only add keys queue no work at all, and the history they record
+    // must still be pruned.
+    if (resolver_.recent_count() + resolver_.boundary_count() <= kIdleHistory &&
+        store_.skip_idle_collection()) {
+      return;
+    }
     // The history a committing transaction is checked against stays, though its records
     // may go (ReaderRegistry::kCommitting).
     const Version resolving = store_.collect_garbage(budget);

@@ -123,6 +123,13 @@ class CommitBatch {
   // Collects up to `budget` units of garbage and prunes the resolver's history to what
   // the store keeps. Out of memory stops collection for good (reported on stderr).
   void collect(std::size_t budget) noexcept;
+  // A collection with nothing queued is skipped (kv::MvccStore::skip_idle_collection) only
+  // while the conflict history holds at most this many writes and boundaries: it is pruned
+  // only by the collections that run.
+  static constexpr std::size_t kIdleHistory = 64;
+
+  // The conflict history (for tests and diagnostics).
+  const Resolver& resolver() const { return resolver_; }
 
  private:
   // Whether a batch of `request` alone takes run_lone(): nothing to log, and a few sets

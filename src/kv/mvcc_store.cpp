@@ -41,6 +41,7 @@ void MvccStore::free_retired(const Retired& r) {
     }
     case Retired::Kind::index_table:
       Index::destroy(static_cast<Index::Table*>(r.ptr));
+      --retired_tables_;
       break;
   }
 }
@@ -218,6 +219,7 @@ void MvccStore::unlink(Node* node, std::uint64_t hash) {
 void MvccStore::retire_table(Index::Table* t) {
   if (t != nullptr) {
     retired_.push_back({committed(), t, Retired::Kind::index_table});
+    ++retired_tables_;
     take_room_key();
   }
 }
@@ -346,10 +348,11 @@ Version MvccStore::collect_garbage(std::size_t budget) {
 // last collection that used one put it, so pin_at refuses no version whose records are
 // gone and accepts none that are (versions between the two were collected by nobody);
 // the conflict history is pruned no further (it only keeps more); and reclaim frees at
-// most kIdleRetired entries later, at the next collection, which any queued write brings.
+// most kIdleRetired entries later, at the next collection, which any queued write brings
+// (never an index table: the next collection after its retirement frees it).
 bool MvccStore::skip_idle_collection() {
   if (!gc_queue_.empty() || !short_lived_.empty() || retired_.size() > kIdleRetired ||
-      window_ns_ != 0 || !writer_sees_no_early_span()) {
+      retired_tables_ != 0 || window_ns_ != 0 || !writer_sees_no_early_span()) {
     return false;
   }
   revoke_expired_readers();

@@ -244,9 +244,9 @@ class MvccStore {
 
   // For a writer that collects after every commit (engine::CommitBatch): when collection
   // now could only free what waits in a short list of retired memory (no key queued, none
-  // short-lived, no early span, no window kept), takes the steps every commit takes
-  // (revocation on its schedule, the point index's migration step) and returns true: the
-  // rest waits for the next collection with work to do. Otherwise does nothing and returns
+  // short-lived, no early span, no window kept, no index table retired), takes the steps every
+  // commit takes (revocation on its schedule, the point index's migration step) and returns true:
+  // the rest waits for the next collection with work to do. Otherwise does nothing and returns
   // false: collect_garbage then.
   bool skip_idle_collection();
 
@@ -349,6 +349,9 @@ class MvccStore {
   VersionWait version_wait_;
   static constexpr std::uint32_t kRevokeEvery = 64;  // collections
   static constexpr std::size_t kIdleRetired = 16;    // most retired entries a skip leaves
+  // Index tables among retired_: a skip leaves none waiting (a table is the size of the
+  // whole index, and its memory serves the growth that follows once it is freed).
+  std::size_t retired_tables_ = 0;
   void revoke_expired_readers();
   // Writer: the newest version published at or before now - window (a sample's; never
   // newer than the exact one), or the largest Version when windows are not kept.

@@ -5,6 +5,7 @@
 // record within the bound each committer puts on it.
 #include "engine/commit_batch.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -235,6 +236,26 @@ TEST(CommitBatch, AReadBelowThePrunedHistoryIsTooOld) {
   CommitRequest* const three[] = {&blind.request};
   out = batch.run(three);
   EXPECT_EQ(blind.request.error, ErrorCode::success);
+}
+
+// Commits that only add keys queue no collection work, so their collections are skipped
+// (kv::MvccStore::skip_idle_collection), but only while the conflict history is short: the
+// history each commit records is still pruned, and a bulk load of new keys does not grow it.
+TEST(CommitBatch, CommitsThatOnlyAddKeysStillPruneTheConflictHistory) {
+  kv::MvccStore store;
+  CommitBatch batch(store);
+  std::size_t most = 0;
+  for (int i = 0; i < 1000; ++i) {
+    BlindWrite add("k" + std::to_string(i), "v");
+    CommitRequest* const one[] = {&add.request};
+    const BatchOutcome out = batch.run(one);
+    ASSERT_EQ(add.request.error, ErrorCode::success);
+    store.publish(out.version);
+    batch.collect(out.collect);
+    most = std::max(most, batch.resolver().recent_count() + batch.resolver().boundary_count());
+  }
+  // No reader holds any version: a collection that runs prunes all but the newest writes.
+  EXPECT_LE(most, CommitBatch::kIdleHistory + 2);
 }
 
 // A request that reports its conflicts (CommitRequest::conflicting) names every read that

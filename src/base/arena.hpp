@@ -18,6 +18,8 @@
 #include <new>
 #include <string_view>
 
+#include "base/copy_bytes.hpp"
+
 namespace strata::base {
 
 class Arena final : public std::pmr::memory_resource {
@@ -48,10 +50,11 @@ class Arena final : public std::pmr::memory_resource {
     return allocate_from_new_block(bytes, alignment);
   }
 
-  // `bytes` copied into the arena, viewed (valid until release()).
+  // `bytes` copied into the arena, viewed (valid until release()). Its callers copy keys
+  // (a write map's, a read conflict's): copy_key_bytes copies those without a call.
   std::string_view copy(std::string_view bytes) {
     auto* to = static_cast<char*>(bump(bytes.size(), 1));
-    std::copy(bytes.begin(), bytes.end(), to);
+    copy_key_bytes(to, bytes);
     return {to, bytes.size()};
   }
 

@@ -3,7 +3,9 @@
 // For a transaction's short lists (its read conflict ranges, the keys it read): a push is a
 // store, and a full array moves to twice the room, bump-allocated, leaving the old room in
 // the arena until its release. A std::pmr::vector does the same through the polymorphic
-// allocator's virtual calls and its general growth path.
+// allocator's virtual calls and its general growth path. The first kFirstCapacity elements
+// have room in the array itself, so a transaction that reads a range or a key or two grows
+// nothing (each transaction starts its lists anew: forget()).
 //
 // Thread safety: none. The arena must outlive the array, and forget() must be called before
 // the arena is released if the array is to be used again.
@@ -25,6 +27,9 @@ class ArenaVector {
 
  public:
   explicit ArenaVector(Arena* arena) : arena_(arena) {}
+  // Not copied: a copy would view the original's inline room.
+  ArenaVector(const ArenaVector&) = delete;
+  ArenaVector& operator=(const ArenaVector&) = delete;
 
   Arena* arena() const { return arena_; }
   T* begin() { return data_; }
@@ -46,28 +51,32 @@ class ArenaVector {
     T* tail = std::copy(last, end(), first);
     size_ = static_cast<std::size_t>(tail - data_);
   }
-  // Empties the array and lets go of its room (which the arena's owner may then release).
+  // Empties the array and lets go of its room in the arena (which the arena's owner may
+  // then release): it is back to its inline room.
   void forget() {
-    data_ = nullptr;
+    data_ = inline_data();
     size_ = 0;
-    capacity_ = 0;
+    capacity_ = kFirstCapacity;
   }
 
  private:
   static constexpr std::size_t kFirstCapacity = 2;
 
-  void grow() {
-    const std::size_t capacity = capacity_ == 0 ? kFirstCapacity : 2 * capacity_;
+  // Out of line: a push that grows is rare, and inlined it would give every push a frame.
+  [[gnu::noinline]] void grow() {
+    const std::size_t capacity = 2 * capacity_;
     T* grown = static_cast<T*>(arena_->bump(capacity * sizeof(T), alignof(T)));
     std::copy(data_, data_ + size_, grown);
     data_ = grown;
     capacity_ = capacity;
   }
+  T* inline_data() { return reinterpret_cast<T*>(inline_room_); }
 
   Arena* arena_;
-  T* data_ = nullptr;
+  alignas(T) std::byte inline_room_[kFirstCapacity * sizeof(T)];
+  T* data_ = inline_data();
   std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
+  std::size_t capacity_ = kFirstCapacity;
 };
 
 }  // namespace strata::base

@@ -34,6 +34,7 @@
 #include "strata/transaction.hpp"
 
 #include "base/arena.hpp"
+#include "base/copy_bytes.hpp"
 #include "base/invariant.hpp"
 
 namespace strata::engine {
@@ -170,7 +171,7 @@ class PointMap {
   bool try_append(std::string_view key, std::string_view value, PointWrite::Kind kind) {
     if (!appends(key)) return false;
     auto* bytes = static_cast<char*>(arena_->bump(key.size() + value.size(), 1));
-    std::copy(key.begin(), key.end(), bytes);
+    base::copy_key_bytes(bytes, key);
     std::copy(value.begin(), value.end(), bytes + key.size());
     auto* entry = new (array_ + size_) PointEntry{{bytes, key.size()}, {}};
     entry->second.kind = kind;

@@ -18,6 +18,7 @@
 
 #include "base/arena.hpp"
 #include "base/arena_vector.hpp"
+#include "base/copy_bytes.hpp"
 
 namespace strata::engine {
 
@@ -60,37 +61,6 @@ class RangeSet {
   std::map<std::string, std::string, std::less<>> ranges_;  // begin -> end
 };
 
-// N bytes from `from` to `to`, as one load and one store.
-template <std::size_t N>
-void copy_chunk(char* to, const char* from) {
-  struct Chunk {
-    char bytes[N];
-  } chunk;
-  std::memcpy(&chunk, from, N);
-  std::memcpy(to, &chunk, N);
-}
-
-// Copies `from` to `to` (which must not overlap it). A key of 8 to 64 bytes (most are) is
-// copied inline, in chunks from its start and from its end that overlap in the middle: a
-// copy of unknown size would call memmove, whose call costs more than such a copy.
-inline void copy_key_bytes(char* to, std::string_view from) {
-  const char* p = from.data();
-  const std::size_t n = from.size();
-  if (n >= 16 && n <= 64) {
-    copy_chunk<16>(to, p);
-    copy_chunk<16>(to + n - 16, p + n - 16);
-    if (n > 32) {
-      copy_chunk<16>(to + 16, p + 16);
-      copy_chunk<16>(to + n - 32, p + n - 32);
-    }
-  } else if (n >= 8 && n < 16) {
-    copy_chunk<8>(to, p);
-    copy_chunk<8>(to + n - 8, p + n - 8);
-  } else if (n != 0) {
-    std::memcpy(to, p, n);
-  }
-}
-
 // A key range whose bytes live in a transaction's arena: both keys copied into one block,
 // viewed. Nothing frees the block but the arena's release, so copies view the same bytes.
 // (Two pmr::strings would cost two allocations and two constructions per range read.)
@@ -102,8 +72,8 @@ struct ArenaRange {
                          bool end_after = false) {
     const std::size_t end_size = e.size() + (end_after ? 1 : 0);
     auto* bytes = static_cast<char*>(arena.bump(b.size() + end_size, 1));
-    copy_key_bytes(bytes, b);
-    copy_key_bytes(bytes + b.size(), e);
+    base::copy_key_bytes(bytes, b);
+    base::copy_key_bytes(bytes + b.size(), e);
     if (end_after) bytes[b.size() + e.size()] = '\0';
     return {std::string_view(bytes, b.size()), std::string_view(bytes + b.size(), end_size)};
   }

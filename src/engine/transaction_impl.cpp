@@ -9,6 +9,7 @@
 
 #include "base/deadline.hpp"
 #include "base/futex.hpp"
+#include "base/invariant.hpp"
 #include "base/key_compare.hpp"
 #include "base/limits.hpp"
 #include "engine/database_impl.hpp"
@@ -812,6 +813,14 @@ namespace {
 // explicit and read conflict ranges. Inline: every commit counts them.
 [[gnu::always_inline]] inline std::size_t write_size(const WriteMap& writes) {
   std::size_t n = 0;
+  if (writes.only_sets_and_clears()) {  // no operation, cleared range or stamped key to count
+    for (const auto& [key, w] : writes.points()) {
+      STRATA_INVARIANT(w.ops.empty());
+      n += 2 * key.size() + w.size + 1;
+    }
+    STRATA_INVARIANT(writes.cleared_ranges().empty() && writes.stamped_keys().empty());
+    return n;
+  }
   for (const auto& [key, w] : writes.points()) {
     n += 2 * key.size() + w.size + 1;  // mutation and its write conflict range
     for (const AtomicOp& op : w.ops) n += key.size() + op.param.size();

@@ -96,6 +96,9 @@ bool WriteMap::cleared_after(const StampedKeyWrite& write, std::string_view key)
 }
 
 bool WriteMap::overwrites(std::string_view key) const {
+  // A transaction that has written nothing yet (a queue's push, whose read conflict key
+  // comes before its write) skips the search.
+  if (points_.empty()) return cleared_.contains(key);
   if (const PointWrite* w = find(key)) {
     return w->kind == PointWrite::Kind::set || w->kind == PointWrite::Kind::clear;
   }

@@ -306,11 +306,25 @@ Subspace bookkeeping(const Subspace& items, const Tuple& name) {
 
 namespace {
 
+// copy_into's other case: `to` of another size. One too small (pop_min's new string) is
+// replaced by a copy made at from's size, rather than grown and then overwritten.
+[[gnu::noinline]] void copy_resized(std::string& to, std::string_view from) {
+  if (to.capacity() < from.size()) {
+    to = std::string(from);
+  } else {
+    to.assign(from);
+  }
+}
+
 // to = from, for a `to` that usually has from's size already (a queue's values and item
-// keys): resized in place, then one copy, without assign's general path (aliasing, growth).
+// keys): one copy in place, without assign's general path (aliasing, growth), which
+// copy_resized takes out of line, so the visitors that call this stay small.
 // REQUIRES: `from` does not point into `to`.
 void copy_into(std::string& to, std::string_view from) {
-  to.resize(from.size());
+  if (to.size() != from.size()) [[unlikely]] {
+    copy_resized(to, from);
+    return;
+  }
   if (!from.empty()) std::memcpy(to.data(), from.data(), from.size());
 }
 

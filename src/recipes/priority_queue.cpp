@@ -1,5 +1,6 @@
 #include "strata/priority_queue.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,6 +14,34 @@ namespace strata {
 namespace {
 
 using recipes_detail::End;
+
+// prefix + pack(priority) + 00: where the level's items begin, in the calling thread's
+// buffer; the view is valid until the thread's next call.
+std::string_view level_begin(const std::string& prefix, const Element& priority) {
+  thread_local std::string buffer;
+  if (!priority.is<std::int64_t>()) {  // any other element, through the tuple layer
+    buffer.assign(prefix);
+    append_packed(buffer, priority);
+    buffer.push_back('\x00');
+    return buffer;
+  }
+  // An integer, the usual priority, written in place: the buffer keeps the room of the
+  // longest level it has held, so there is no allocation and no append per byte.
+  const std::size_t most = prefix.size() + kMaxPackedIntSize + 1;
+  if (buffer.size() < most) buffer.resize(most);
+  char* out = std::copy(prefix.begin(), prefix.end(), buffer.data());
+  out = pack_int_at(out, priority.get<std::int64_t>());
+  *out++ = '\x00';
+  return {buffer.data(), static_cast<std::size_t>(out - buffer.data())};
+}
+
+// Whether `key`, at or after level + 00, is below level + FF: an item of this level.
+bool key_in_level(std::string_view key, std::string_view level) {
+  // For a key at or after level + 00, key < level + FF exactly when the key extends the
+  // level with a byte other than FF: a key that does not start with the level differs
+  // from it at a byte where it is the greater, and so is above level + FF too.
+  return key.starts_with(level) && key.size() > level.size() && key[level.size()] != '\xff';
+}
 
 }  // namespace
 
@@ -33,18 +62,12 @@ PriorityQueue::PriorityQueue(Subspace subspace, bool high_contention)
 }
 
 void PriorityQueue::push(Transaction& tr, std::string_view value, const Element& priority) const {
-  // The recipe's subspace_[priority] and its range, built in the calling thread's buffers:
-  // the level's prefix once, then its range's bounds as that prefix and 00 or FF (a
-  // Subspace and a KeyRange per push would be three allocations on every push).
-  thread_local std::string begin;
-  thread_local std::string end;
-  begin.assign(subspace_.key());
-  append_packed(begin, priority);
-  const std::size_t level_size = begin.size();
-  begin.push_back('\x00');
-  end.assign(begin);
-  end.back() = '\xff';
-  const std::string_view level(begin.data(), level_size);
+  // subspace_[priority] (the level) and where its range begins, level + 00, in the calling
+  // thread's buffer: no Subspace and no KeyRange per push. The range's end, level + FF, is
+  // built only for the second read below; the first read's visitor tests against it
+  // without it (key_in_level).
+  const std::string_view begin = level_begin(subspace_.key(), priority);
+  const std::string_view level = begin.substr(0, begin.size() - 1);
   std::int64_t count = 0;
   auto last_item = [&](std::string_view key, std::string_view) {
     count = recipes_detail::item_position(level, key) + 1;
@@ -64,7 +87,7 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
                               [&](std::string_view key, std::string_view row_value) {
                                 if (key == waiters_key_) {
                                   signal = true;
-                                } else if (key < end) {
+                                } else if (key_in_level(key, level)) {
                                   last_item(key, row_value);
                                 } else {
                                   above = true;  // a higher level's item
@@ -73,6 +96,8 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
     tr.add_read_conflict_key(waiters_key_);
   }
   if (signal || above) {
+    std::string end(level);
+    end.push_back('\xff');
     tr.snapshot().visit_range(begin, end, {.limit = 1, .reverse = true}, last_item);
   }
   tr.set(recipes_detail::numbered_item_key(level, count), value);

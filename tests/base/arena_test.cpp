@@ -10,6 +10,7 @@
 #include <memory_resource>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -55,6 +56,22 @@ TEST(Arena, AllocationsAreAlignedAndDisjointAcrossBlocks) {
   }
   EXPECT_TRUE(inside(pieces.front().p, buffer));
   EXPECT_FALSE(inside(pieces.back().p, buffer));
+}
+
+// copy() copies keys of 8 to 64 bytes in overlapping chunks and others with memcpy: every
+// size around the chunks' edges comes out whole, next to the copies made before it.
+TEST(Arena, CopiesBytesOfEverySizeWhole) {
+  std::array<std::byte, 256> buffer{};
+  Arena arena(buffer.data(), buffer.size());
+  std::string source;
+  for (int i = 0; i < 100; ++i) source.push_back(static_cast<char>('a' + i % 26 + (i / 26)));
+  std::vector<std::string_view> copies;
+  for (std::size_t n = 0; n <= source.size(); ++n) {
+    copies.push_back(arena.copy(std::string_view(source).substr(source.size() - n)));
+  }
+  for (std::size_t n = 0; n < copies.size(); ++n) {
+    EXPECT_EQ(copies[n], std::string_view(source).substr(source.size() - n)) << n << " bytes";
+  }
 }
 
 TEST(Arena, ReleaseRewindsToTheInlineBuffer) {

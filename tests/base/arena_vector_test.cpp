@@ -27,6 +27,27 @@ TEST(ArenaVector, GrowsInOrderInsideTheArena) {
   EXPECT_LE(p + 100 * sizeof(int), buffer.data() + buffer.size());
 }
 
+// The first two elements live in the array itself: a transaction's one read range or key
+// takes nothing from the arena. The third moves them all into the arena, in order.
+TEST(ArenaVector, FirstElementsTakeNoArenaRoom) {
+  std::array<std::byte, 256> buffer{};
+  Arena arena(buffer.data(), buffer.size());
+  ArenaVector<int> v(&arena);
+  for (int round = 0; round < 2; ++round) {
+    v.push_back(1);
+    v.push_back(2);
+    EXPECT_EQ(arena.bump(1, 1), buffer.data());  // nothing was taken before
+    v.push_back(3);
+    EXPECT_EQ(std::vector<int>(v.begin(), v.end()), (std::vector<int>{1, 2, 3}));
+    const auto* p = reinterpret_cast<const std::byte*>(v.begin());
+    EXPECT_GT(p, buffer.data());  // in the arena, after the byte taken above
+    EXPECT_LT(p, buffer.data() + buffer.size());
+    v.forget();
+    arena.release();
+    EXPECT_TRUE(v.empty());
+  }
+}
+
 TEST(ArenaVector, EraseMovesTheTailDown) {
   Arena arena(nullptr, 0);
   ArenaVector<int> v(&arena);

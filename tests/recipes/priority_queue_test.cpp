@@ -144,6 +144,36 @@ TEST(PriorityQueue, EveryIntegerPriorityPopsBeforeEveryDouble) {
   EXPECT_EQ(pq.pop_min(db), "two and a half");
 }
 
+// A push counts the items of its own level only. Bytes{"a\0"} packs as Bytes{"a"}'s level
+// followed by FF 00, so its items sort right after the level of Bytes{"a"} and share its
+// bytes: a push of "a" that reads them must see them as a higher level's (push tests a key
+// against the level's end, level + FF, without building it), and the pushes of "a" count
+// 0, 1 among themselves, as integer levels do beside a higher one.
+TEST(PriorityQueue, PushCountsItsLevelAloneWhenAHigherLevelExtendsItsBytes) {
+  Database db = testing::open_database();
+  PriorityQueue pq;
+  const Bytes low{std::string("a")};
+  const Bytes high{std::string("a\0", 2)};
+  pq.push(db, "high", high);
+  pq.push(db, "low-0", low);
+  pq.push(db, "low-1", low);
+  pq.push(db, "int-0", 7);
+  pq.push(db, "int-1", 7);
+  Subspace space(Tuple{"P"});
+  std::vector<std::pair<std::string, std::int64_t>> seen;
+  for (const KeyValue& kv : read_all(db, space.range())) {
+    seen.emplace_back(kv.value, space.unpack(kv.key)[1].get<std::int64_t>());
+  }
+  // Byte strings (01) sort before integers (15).
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::int64_t>>{
+                      {"low-0", 0}, {"low-1", 1}, {"high", 0}, {"int-0", 0}, {"int-1", 1}}));
+  EXPECT_EQ(pq.pop_max(db), "int-1");
+  EXPECT_EQ(pq.pop_min(db), "low-0");
+  EXPECT_EQ(pq.pop_min(db), "low-1");
+  EXPECT_EQ(pq.pop_min(db), "high");
+  EXPECT_EQ(pq.pop_min(db), "int-0");
+}
+
 TEST(PriorityQueue, NestedTuplePriorityKeysAsTheSubspaceWouldPackThem) {
   Database db = testing::open_database();
   PriorityQueue pq;

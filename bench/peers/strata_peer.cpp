@@ -1,6 +1,9 @@
 // bench/peers/strata_peer.cpp: strata through its public API only: Queue, PriorityQueue
-// (Database& overloads, which run the retry loop; simple or high-contention mode) and
-// Database::run for point operations.
+// (Database& overloads, which run the retry loop; simple or high-contention mode),
+// Database::run for point sets, and for point gets a Transaction per thread, reset after
+// each get (as LMDB's peer renews and resets a read transaction per thread).
+#include <vector>
+
 #include "peer.hpp"
 #include <strata/strata.hpp>
 
@@ -13,7 +16,10 @@ class StrataPeer final : public Peer {
  public:
   StrataPeer() : db_(strata::Database::open()) {}
 
-  void prepare(int) override {}
+  void prepare(int threads) override {
+    readers_.clear();
+    for (int t = 0; t < threads; ++t) readers_.push_back(db_.create_transaction());
+  }
 
   std::string counters() override {
     strata::DatabaseStats now = db_.stats();
@@ -36,9 +42,14 @@ class StrataPeer final : public Peer {
   void set(int, std::string_view key, std::string_view value) override {
     db_.run([&](strata::Transaction& tr) { tr.set(key, value); });
   }
-  bool get(int, std::string_view key, std::string& out) override {
-    // Into the harness's string, as every other peer reads: no allocation per get.
-    return db_.run([&](strata::Transaction& tr) { return tr.get(key, out); });
+  bool get(int t, std::string_view key, std::string& out) override {
+    // A read-only transaction per get, on the thread's own Transaction: reset afterwards,
+    // so that no read version stays pinned between gets. Into the harness's string, as
+    // every other peer reads: no allocation per get.
+    strata::Transaction& tr = readers_[static_cast<std::size_t>(t)];
+    const bool found = tr.get(key, out);
+    tr.reset();
+    return found;
   }
   void load(std::uint64_t n, std::string_view value) override {
     constexpr std::uint64_t kBatch = 1000;
@@ -52,6 +63,7 @@ class StrataPeer final : public Peer {
  private:
   strata::Database db_;
   strata::DatabaseStats last_{};
+  std::vector<strata::Transaction> readers_;  // point gets: one per thread
   strata::Queue queue_{strata::Subspace(strata::Tuple{"Q"}), g_high_contention};
   strata::PriorityQueue pqueue_{strata::Subspace(strata::Tuple{"P"}), g_high_contention};
 };

@@ -45,10 +45,35 @@ bool conflicts(const std::function<void(Transaction&)>& reader, std::string_view
   return reader_conflicts_with(db, reader, [&](Transaction& tr) { tr.set(written, "w"); });
 }
 
+// Random keys among k0..k7 and k0x..k7x (between and beside five_keys()'s), and commits
+// that set, rewrite and clear some of them: the reads below run over keys of every age.
+class RandomKeys {
+ public:
+  explicit RandomKeys(unsigned seed) : rng_(seed) {}
+  std::string key() { return "k" + std::to_string(rng_() % 8) + (rng_() % 2 ? "x" : ""); }
+  std::mt19937& rng() { return rng_; }
+  // Commits four writes: a clear one time in three, else a value of 1 to 3 bytes.
+  void churn(Database& db) {
+    Transaction tr = db.create_transaction();
+    for (int i = 0; i < 4; ++i) {
+      if (rng_() % 3 == 0) {
+        tr.clear(key());
+      } else {
+        tr.set(key(), std::string(1 + rng_() % 3, 'v'));
+      }
+    }
+    tr.commit();
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
 TEST(VisitRange, MatchesGetRangeOverRandomReadsWithOwnWritesAndLimits) {
   Database db = five_keys();
-  std::mt19937 rng(515);
-  auto key = [&] { return "k" + std::to_string(rng() % 8) + (rng() % 2 ? "x" : ""); };
+  RandomKeys random(515);
+  std::mt19937& rng = random.rng();
+  auto key = [&] { return random.key(); };
   for (int iter = 0; iter < 300; ++iter) {
     Transaction tr = db.create_transaction();
     for (int op = 0; op < 6; ++op) {
@@ -87,19 +112,10 @@ TEST(VisitRange, MatchesGetRangeOverRandomReadsWithOwnWritesAndLimits) {
 // byte target, snapshot or not.
 TEST(VisitRange, StoreOnlyReadAnswersAsTheMergingRead) {
   Database db = five_keys();
-  std::mt19937 rng(2049);
-  auto key = [&] { return "k" + std::to_string(rng() % 8) + (rng() % 2 ? "x" : ""); };
-  auto churn = [&] {
-    Transaction tr = db.create_transaction();
-    for (int i = 0; i < 4; ++i) {
-      if (rng() % 3 == 0) {
-        tr.clear(key());
-      } else {
-        tr.set(key(), std::string(1 + rng() % 3, 'v'));
-      }
-    }
-    tr.commit();
-  };
+  RandomKeys random(2049);
+  std::mt19937& rng = random.rng();
+  auto key = [&] { return random.key(); };
+  auto churn = [&] { random.churn(db); };
   for (int iter = 0; iter < 200; ++iter) {
     churn();
     Transaction alone = db.create_transaction();
@@ -135,19 +151,10 @@ TEST(VisitRange, StoreOnlyReadAnswersAsTheMergingRead) {
 // versionstamped key (its reads check the span, as get_range's do).
 TEST(VisitRange, OneRowVisitWithNothingToMergeAnswersAsTheGeneralRead) {
   Database db = five_keys();
-  std::mt19937 rng(4093);
-  auto key = [&] { return "k" + std::to_string(rng() % 8) + (rng() % 2 ? "x" : ""); };
-  auto churn = [&] {
-    Transaction tr = db.create_transaction();
-    for (int i = 0; i < 4; ++i) {
-      if (rng() % 3 == 0) {
-        tr.clear(key());
-      } else {
-        tr.set(key(), std::string(1 + rng() % 3, 'v'));
-      }
-    }
-    tr.commit();
-  };
+  RandomKeys random(4093);
+  std::mt19937& rng = random.rng();
+  auto key = [&] { return random.key(); };
+  auto churn = [&] { random.churn(db); };
   // The answer, or the error code it throws.
   struct Answer {
     std::vector<KeyValue> rows;

@@ -98,10 +98,14 @@ void MvccStore::set(std::string_view key, std::string_view value, Version versio
     return;
   }
   Node* n = insert(key, hash, path);
-  // A new key's first record right behind its node, when the node was just carved.
-  push(n, value, version, hash,
-       node_pool_.allocate_after(n, List::allocation_size(*n),
-                                 VersionRecord::bytes_for(value, nullptr)));
+  // A new key's first record right behind its node, when the node was just carved. It is
+  // what push() makes of a node without records, without push's look at an older head:
+  // no earlier write of this batch, nothing to collect, no collection entry (see push).
+  const std::size_t bytes = VersionRecord::bytes_for(value, nullptr);
+  void* memory = node_pool_.allocate_after(n, List::allocation_size(*n), bytes);
+  VersionRecord* r = memory != nullptr ? VersionRecord::make_at(memory, version, value, nullptr)
+                                       : VersionRecord::make(record_pool_, version, value, nullptr);
+  n->payload().store(r, std::memory_order_release);
 }
 
 void MvccStore::reserve_room(std::size_t keys, std::size_t bytes) {
@@ -225,7 +229,7 @@ void MvccStore::retire_table(Index::Table* t) {
 }
 
 void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version,
-                     std::uint64_t hash, void* memory) {
+                     std::uint64_t hash) {
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
   if (head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
@@ -247,9 +251,8 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
     short_lived_.push_back({node, head->version(), version, 0});
   }
   // Release: a reader that loads the new head sees its contents and its older link.
-  VersionRecord* r = memory != nullptr ? VersionRecord::make_at(memory, version, value, head)
-                                       : VersionRecord::make(record_pool_, version, value, head);
-  node->payload().store(r, std::memory_order_release);
+  node->payload().store(VersionRecord::make(record_pool_, version, value, head),
+                        std::memory_order_release);
   // A new key's first record (a value: clear skips absent keys) is not queued for
   // collection: there is nothing behind it to cut, it is no tombstone to unlink, and it
   // has no link to compact away. Every later write to the key queues its own entry, which

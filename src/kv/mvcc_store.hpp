@@ -303,11 +303,9 @@ class MvccStore {
     Kind kind;
   };
 
-  // The new newest record of `node`, built in `memory` (bytes_for(value, nullptr) from a pool)
-  // when given, else in record_pool_. REQUIRES: memory is null unless `node` has no record.
-  // `hash` is hash(node->key()).
-  void push(Node* node, std::optional<std::string_view> value, Version version, std::uint64_t hash,
-            void* memory = nullptr);
+  // The new newest record of `node`, from record_pool_ (a new key's first record is set's
+  // own). `hash` is hash(node->key()).
+  void push(Node* node, std::optional<std::string_view> value, Version version, std::uint64_t hash);
   // Replaces `head`, the only record of `node` and a live value, by a linkless copy.
   void compact_head(Node* node, VersionRecord* head);
   // A new key's node, linked (along `path` when given and filled).

@@ -244,12 +244,9 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
     if (!queued) gc_queue_.push_back({node, version, hash});
     return;
   }
-  // A key deleted after one write since the horizon may go before the horizon passes it
-  // (unless the window is kept: then every version in it stays readable).
-  if (!value && head != nullptr && !head->is_tombstone() && head->older() == nullptr &&
-      head->version() > writer_horizon() && window_ns_ == 0) {
-    short_lived_.push_back({node, head->version(), version, 0});
-  }
+  // A deletion of a key written once since the horizon is noted as short-lived from its
+  // collection entry, by the next collection that finds it beyond the horizon
+  // (note_short_lived): most are collected by the ordinary path first.
   // Release: a reader that loads the new head sees its contents and its older link.
   node->payload().store(VersionRecord::make(record_pool_, version, value, head),
                         std::memory_order_release);
@@ -301,7 +298,7 @@ Version MvccStore::advance_horizon() {
   const Version floor = window_floor();
   base::UniqueLock lock(horizon_mu_);
   Version oldest = std::min(registry_.oldest(committed_), floor);
-  horizon_ = std::max(horizon_, oldest);
+  raise_horizon(oldest);
   return oldest;
 }
 
@@ -340,7 +337,7 @@ Version MvccStore::collect_garbage(std::size_t budget) {
     const ReaderRegistry::Horizons horizons = registry_.horizons(committed_);
     oldest = std::min(horizons.reading, floor);
     resolving = std::min(horizons.resolving, floor);
-    horizon_ = std::max(horizon_, oldest);
+    raise_horizon(oldest);
     collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
@@ -368,7 +365,7 @@ void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
   {
     // Collection below `oldest` is about to start: no pin may go below it from now on.
     base::UniqueLock lock(horizon_mu_);
-    horizon_ = std::max(horizon_, oldest);
+    raise_horizon(oldest);
     collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
@@ -391,6 +388,7 @@ void MvccStore::collect_below(std::size_t budget, Version oldest) {
   while (budget > 0 && !gc_queue_.empty() && gc_queue_.front().version <= oldest) {
     collect_key(gc_queue_.front(), oldest);
     gc_queue_.pop_front();
+    gc_examined_ -= gc_examined_ != 0 ? 1 : 0;
     --budget;
   }
   reclaim(oldest);
@@ -436,6 +434,33 @@ void MvccStore::compact_head(Node* node, VersionRecord* head) {
   retired_.push_back({committed(), head, Retired::Kind::record});
   take_room_key();
   room_bytes_ -= std::min(room_bytes_, bytes);
+}
+
+void MvccStore::raise_horizon(Version oldest) {
+  note_short_lived(std::max(horizon_, oldest));
+  horizon_ = std::max(horizon_, oldest);
+}
+
+// note_short_lived's look at the entries: those queued since the last look were all queued
+// under the horizon as it is still. A deletion among them of a key whose one record was born above
+// it is short-lived, unless `horizon` (the one about to be taken) is not below the deletion (the
+// ordinary path then owns it, as short_lived_due says). The entry of the newest write to
+// its key shows it: its head is the tombstone, behind it the one record it deleted. (A key
+// set and then cleared by one batch's later write looks the same: the same chain, which
+// unlinks the same way.) Not while the window is kept: every version in it stays readable.
+void MvccStore::scan_short_lived(Version horizon) {
+  for (std::size_t i = gc_examined_; i < gc_queue_.size(); ++i) {
+    const GcEntry& e = gc_queue_[i];
+    if (e.version <= horizon) continue;
+    const VersionRecord* head = e.node->payload().load(std::memory_order_relaxed);
+    if (head->version() != e.version || !head->is_tombstone()) continue;
+    const VersionRecord* born = head->older();
+    if (born == nullptr || born->is_tombstone() || born->older() != nullptr ||
+        born->version() <= horizon_) {
+      continue;
+    }
+    short_lived_.push_back({e.node, born->version(), e.version, 0});
+  }
 }
 
 // A key deleted by the newest published batch waits for a later collection: its deleter

@@ -27,7 +27,7 @@ class Fifo {
   // The i-th item from the front.
   const T& operator[](std::size_t i) const { return ring_[(head_ + i) & mask_]; }
 
-  void push_back(const T& item) {
+  [[gnu::always_inline]] void push_back(const T& item) {
     if (size_ == capacity()) grow();
     ring_[(head_ + size_) & mask_] = item;
     ++size_;
@@ -61,7 +61,8 @@ class Fifo {
   [[gnu::noinline]] void grow_for(std::size_t n) {
     while (capacity() - size_ < n) grow();
   }
-  void grow() {
+  // Out of line: push_back, inline, asks only whether the ring is full.
+  [[gnu::noinline]] void grow() {
     const std::size_t next = capacity() == 0 ? 16 : 2 * capacity();
     std::unique_ptr<T[]> ring(new T[next]);
     for (std::size_t i = 0; i < size_; ++i) ring[i] = (*this)[i];

@@ -415,25 +415,26 @@ void CommitBatch::apply_plain(const WriteMap& w, Version version,
   for (const auto& [key, entry] : w.points()) {
     const kv::MvccStore::List::Path* path = kPrepared ? paths++ : nullptr;
     const std::uint64_t hash = kPrepared ? *hashes++ : kv::MvccStore::hash(key);
-    apply_point(key, entry, version, hash, path);
+    apply_point(key, entry, version, hash, path, logs_);
   }
 }
 
 void CommitBatch::apply_points(std::span<const PointEntry> points, Version version) {
   for (const auto& [key, entry] : points) {
-    apply_point(key, entry, version, kv::MvccStore::hash(key), nullptr);
+    apply_point(key, entry, version, kv::MvccStore::hash(key), nullptr, /*logs=*/false);
   }
 }
 
 void CommitBatch::apply_point(std::string_view key, const PointWrite& entry, Version version,
-                              std::uint64_t hash, const kv::MvccStore::List::Path* path) {
+                              std::uint64_t hash, const kv::MvccStore::List::Path* path,
+                              bool logs) {
   STRATA_INVARIANT(entry.kind == PointWrite::Kind::set || entry.kind == PointWrite::Kind::clear);
   if (entry.kind == PointWrite::Kind::set) {
     store_.set(key, entry.value(), version, hash, path);
-    if (logs_) log_.set(key, entry.value());
+    if (logs) log_.set(key, entry.value());
   } else {
     store_.clear(key, version, hash);
-    if (logs_) log_.clear(key);
+    if (logs) log_.clear(key);
   }
 }
 

@@ -202,10 +202,11 @@ class CommitBatch {
   // apply_plain<false> for `points` (run_lone's).
   [[gnu::always_inline]] inline void apply_points(std::span<const PointEntry> points,
                                                   Version version);
-  // One set or clear of apply_plain's.
+  // One set or clear of apply_plain's; `logs`: encoded for the log too (logs_, which
+  // run_lone's batch never has).
   [[gnu::always_inline]] inline void apply_point(std::string_view key, const PointWrite& entry,
                                                  Version version, std::uint64_t hash,
-                                                 const kv::MvccStore::List::Path* path);
+                                                 const kv::MvccStore::List::Path* path, bool logs);
   // Logs a dependent entry's atomic operations by their `result`, or as the operations
   // when those take fewer bytes.
   void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);

@@ -283,6 +283,7 @@ void Resolver::make_room() {
     std::vector<Recent> grown(2 * recent_.size());
     for (std::size_t i = 0; i < recent_size_; ++i) grown[i] = std::move(recent_at(i));
     recent_.swap(grown);
+    recent_mask_ = recent_.size() - 1;
     recent_first_ = 0;
   } else {
     flush_recent();
@@ -347,11 +348,10 @@ void Resolver::record_in_treap(std::string_view begin, std::string_view end, Ver
 void Resolver::prune(Version oldest, bool force) {
   floor_ = std::max(floor_, oldest);
   // Recent writes at or below `oldest` can go: oldest first, so they are a prefix.
-  const std::size_t mask = recent_.size() - 1;
   std::size_t first = recent_first_;
   std::size_t size = recent_size_;
   while (size > 0 && recent_[first].version <= oldest) {
-    first = (first + 1) & mask;
+    first = (first + 1) & recent_mask_;
     --size;
   }
   recent_first_ = first;

@@ -52,10 +52,11 @@ class Fifo {
  private:
   static constexpr std::size_t kKeptCapacity = 4096;  // items kept when the queue empties
 
-  std::size_t capacity() const { return ring_ == nullptr ? 0 : mask_ + 1; }
+  // Without a ring mask_ is all ones: the capacity is then 0 without a look at ring_.
+  std::size_t capacity() const { return mask_ + 1; }
   void give_back() {
     ring_.reset();
-    mask_ = 0;
+    mask_ = kNoRing;
     if (zero_on_give_back_ != nullptr) *zero_on_give_back_ = 0;
   }
   [[gnu::noinline]] void grow_for(std::size_t n) {
@@ -72,7 +73,8 @@ class Fifo {
   }
 
   std::unique_ptr<T[]> ring_;
-  std::size_t mask_ = 0;  // capacity - 1 (a power of two)
+  static constexpr std::size_t kNoRing = ~std::size_t{0};
+  std::size_t mask_ = kNoRing;  // capacity - 1 (a power of two), kNoRing without a ring
   std::size_t head_ = 0;
   std::size_t size_ = 0;
   std::size_t* zero_on_give_back_ = nullptr;

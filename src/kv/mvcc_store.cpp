@@ -388,9 +388,10 @@ void MvccStore::collect_below(std::size_t budget, Version oldest) {
   while (budget > 0 && !gc_queue_.empty() && gc_queue_.front().version <= oldest) {
     collect_key(gc_queue_.front(), oldest);
     gc_queue_.pop_front();
-    gc_examined_ -= gc_examined_ != 0 ? 1 : 0;
     --budget;
   }
+  // Every entry was looked at for short-lived deletions just before (raise_horizon).
+  gc_examined_ = gc_queue_.size();
   reclaim(oldest);
 }
 

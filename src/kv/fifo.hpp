@@ -40,10 +40,7 @@ class Fifo {
   }
   void pop_front() {
     head_ = (head_ + 1) & mask_;
-    if (--size_ == 0) {
-      head_ = 0;
-      if (capacity() > kKeptCapacity) give_back();
-    }
+    if (--size_ == 0 && capacity() > kKeptCapacity) give_back();
   }
   // Has `*room` set to 0 whenever the queue gives its ring back (room the owner counted on
   // is gone then). `room` must outlive the queue.

@@ -94,7 +94,7 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
 void MvccStore::set(std::string_view key, std::string_view value, Version version,
                     std::uint64_t hash, const List::Path* path) {
   if (Node* n = index_.find(key, hash)) {
-    push(n, value, version, hash);
+    push(n, n->payload().load(std::memory_order_relaxed), value, version, hash);
     return;
   }
   Node* n = insert(key, hash, path);
@@ -192,16 +192,18 @@ void MvccStore::prepare_writes_in_order(std::span<const std::string_view> keys,
 void MvccStore::clear(std::string_view key, Version version, std::uint64_t h) {
   Node* n = index_.find(key, h);
   if (n == nullptr) return;
-  const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
+  VersionRecord* head = n->payload().load(std::memory_order_relaxed);
   if (head == nullptr || head->is_tombstone()) return;
-  push(n, std::nullopt, version, h);
+  push(n, head, std::nullopt, version, h);
 }
 
 void MvccStore::clear_range(std::string_view begin, std::string_view end, Version version) {
   for (Node* n = list_.find_greater_or_equal(begin); n != nullptr && n->key() < end;
        n = n->next(0)) {
-    const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
-    if (head != nullptr && !head->is_tombstone()) push(n, std::nullopt, version, hash(n->key()));
+    VersionRecord* head = n->payload().load(std::memory_order_relaxed);
+    if (head != nullptr && !head->is_tombstone()) {
+      push(n, head, std::nullopt, version, hash(n->key()));
+    }
   }
 }
 
@@ -228,9 +230,8 @@ void MvccStore::retire_table(Index::Table* t) {
   }
 }
 
-void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version,
-                     std::uint64_t hash) {
-  VersionRecord* head = node->payload().load(std::memory_order_relaxed);
+void MvccStore::push(Node* node, VersionRecord* head, std::optional<std::string_view> value,
+                     Version version, std::uint64_t hash) {
   if (head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
     // published version may be standing on it: retire, do not free. A linkless head of

@@ -304,8 +304,9 @@ class MvccStore {
   };
 
   // The new newest record of `node`, from record_pool_ (a new key's first record is set's
-  // own). `hash` is hash(node->key()).
-  void push(Node* node, std::optional<std::string_view> value, Version version, std::uint64_t hash);
+  // own). `head` is node's newest record (the caller loaded it), `hash` hash(node->key()).
+  void push(Node* node, VersionRecord* head, std::optional<std::string_view> value, Version version,
+            std::uint64_t hash);
   // Replaces `head`, the only record of `node` and a live value, by a linkless copy.
   void compact_head(Node* node, VersionRecord* head);
   // A new key's node, linked (along `path` when given and filled).

@@ -321,10 +321,7 @@ void CommitBatch::collect(std::size_t budget) noexcept {
         store_.skip_idle_collection()) {
       return;
     }
-    // The history a committing transaction is checked against stays, though its records
-    // may go (ReaderRegistry::kCommitting).
-    const Version resolving = store_.collect_garbage(budget);
-    resolver_.prune(resolving);
+    collect_now(budget);
   } catch (...) {
     // Out of memory part-way through a step: what it unlinked or cut is left unreclaimed,
     // which readers never notice, but the step would not be safe to take again. Collection
@@ -335,6 +332,13 @@ void CommitBatch::collect(std::size_t budget) noexcept {
         "database is reopened\n",
         stderr);
   }
+}
+
+void CommitBatch::collect_now(std::size_t budget) {
+  // The history a committing transaction is checked against stays, though its records
+  // may go (ReaderRegistry::kCommitting).
+  const Version resolving = store_.collect_garbage(budget);
+  resolver_.prune(resolving);
 }
 
 void CommitBatch::log_dependent(std::string_view key, const PointWrite& entry,

@@ -136,6 +136,8 @@ class CommitBatch {
   // and clears of keys (within kPlainBytes, fewer than kPrepareWrites) in an array
   // (PointMap::array).
   bool lone_plain(const CommitRequest& request) const;
+  // collect() past the idle skip, out of line: the skip then saves no registers for it.
+  [[gnu::noinline]] void collect_now(std::size_t budget);
   BatchOutcome run_lone(CommitRequest* const& request) noexcept;
   // run() for any other batch. Out of line: a lone commit's caller then keeps a frame
   // the size of run_lone's.

@@ -136,7 +136,7 @@ BatchOutcome CommitBatch::run_batch(std::span<CommitRequest* const> batch) noexc
 
 bool CommitBatch::lone_plain(const CommitRequest& r) const {
   return !logs_ && r.writes->only_sets_and_clears() && r.write_bytes <= kPlainBytes &&
-         r.writes->points().size() < kPrepareWrites;
+         !r.writes->points().in_tree() && r.writes->points().size() < kPrepareWrites;
 }
 
 // run() for a batch of one request that lone_plain() admits: the same steps, without
@@ -147,25 +147,27 @@ BatchOutcome CommitBatch::run_lone(CommitRequest* const& one) noexcept {
   CommitRequest& r = *one;
   const std::span<CommitRequest* const> batch(&one, 1);
   const Version version = std::max(store_.committed(), assigned_) + 1;
-  const std::size_t points = r.writes->points().size();
+  const std::span<const PointEntry> points = r.writes->points().array();
   BatchOutcome out;
   stamped_.clear();
   out.stamped = &stamped_;
   r.batch_index = 0;
   try {
-    if (!admit(r, version)) {
+    if (!passes(r)) {
       out.collect = earned_collection(0);
       return out;
     }
+    record_plain(r, points, version);
+    r.version = version;
     out.committed = 1;
-    ApplyReservation::reserve_plain(store_, points, r.write_bytes);
+    ApplyReservation::reserve_plain(store_, points.size(), r.write_bytes);
   } catch (...) {  // std::bad_alloc
     refuse(batch, out);
     return out;
   }
   if constexpr (base::kDebugInvariants) store_.expect_reserved(true);
   try {
-    apply_plain<false>(*r.writes, version, nullptr, nullptr);
+    apply_points(points, version);
   } catch (...) {  // std::bad_alloc
     fail_applying(batch, out);
     return out;
@@ -174,11 +176,18 @@ BatchOutcome CommitBatch::run_lone(CommitRequest* const& one) noexcept {
   reservation_.end(store_);
   assigned_ = version;
   out.version = version;
-  out.collect = earned_collection(points);
+  out.collect = earned_collection(points.size());
   return out;
 }
 
 bool CommitBatch::admit(CommitRequest& r, Version version) {
+  if (!passes(r)) return false;
+  record_writes(r, version);
+  r.version = version;
+  return true;
+}
+
+bool CommitBatch::passes(CommitRequest& r) {
   // Reads below the pruned history cannot be checked: the writes after them may be gone.
   // Every live reader holds the history above its version, but a version revoked past
   // its MVCC window does not, and a commit that passed its age check can reach here
@@ -193,8 +202,6 @@ bool CommitBatch::admit(CommitRequest& r, Version version) {
     r.error = ErrorCode::not_committed;
     return false;
   }
-  record_writes(r, version);
-  r.version = version;
   return true;
 }
 
@@ -314,10 +321,7 @@ void CommitBatch::collect(std::size_t budget) noexcept {
         store_.skip_idle_collection()) {
       return;
     }
-    // The history a committing transaction is checked against stays, though its records
-    // may go (ReaderRegistry::kCommitting).
-    const Version resolving = store_.collect_garbage(budget);
-    resolver_.prune(resolving);
+    collect_now(budget);
   } catch (...) {
     // Out of memory part-way through a step: what it unlinked or cut is left unreclaimed,
     // which readers never notice, but the step would not be safe to take again. Collection
@@ -328,6 +332,13 @@ void CommitBatch::collect(std::size_t budget) noexcept {
         "database is reopened\n",
         stderr);
   }
+}
+
+void CommitBatch::collect_now(std::size_t budget) {
+  // The history a committing transaction is checked against stays, though its records
+  // may go (ReaderRegistry::kCommitting).
+  const Version resolving = store_.collect_garbage(budget);
+  resolver_.prune(resolving);
 }
 
 void CommitBatch::log_dependent(std::string_view key, const PointWrite& entry,
@@ -381,6 +392,16 @@ void CommitBatch::record_writes(CommitRequest& r, Version version) {
   if (!r.writes->stamped_keys().empty()) record_stamped_keys(r, version);
 }
 
+void CommitBatch::record_plain(const CommitRequest& r, std::span<const PointEntry> points,
+                               Version version) {
+  if (r.write_ranges != nullptr) {
+    for (const KeyRange& range : *r.write_ranges) {
+      resolver_.record_write(range.begin, range.end, version);
+    }
+  }
+  for (const PointEntry& point : points) resolver_.record_write_at(point.first, version);
+}
+
 void CommitBatch::record_stamped_keys(const CommitRequest& r, Version version) {
   std::string stamp = make_versionstamp(version, r.batch_index);
   for (const StampedKeyWrite& w : r.writes->stamped_keys()) {
@@ -396,16 +417,28 @@ template <bool kPrepared>
 void CommitBatch::apply_plain(const WriteMap& w, Version version,
                               const kv::MvccStore::List::Path* paths, const std::uint64_t* hashes) {
   for (const auto& [key, entry] : w.points()) {
-    STRATA_INVARIANT(entry.kind == PointWrite::Kind::set || entry.kind == PointWrite::Kind::clear);
     const kv::MvccStore::List::Path* path = kPrepared ? paths++ : nullptr;
     const std::uint64_t hash = kPrepared ? *hashes++ : kv::MvccStore::hash(key);
-    if (entry.kind == PointWrite::Kind::set) {
-      store_.set(key, entry.value(), version, hash, path);
-      if (logs_) log_.set(key, entry.value());
-    } else {
-      store_.clear(key, version, hash);
-      if (logs_) log_.clear(key);
-    }
+    apply_point(key, entry, version, hash, path, logs_);
+  }
+}
+
+void CommitBatch::apply_points(std::span<const PointEntry> points, Version version) {
+  for (const auto& [key, entry] : points) {
+    apply_point(key, entry, version, kv::MvccStore::hash(key), nullptr, /*logs=*/false);
+  }
+}
+
+void CommitBatch::apply_point(std::string_view key, const PointWrite& entry, Version version,
+                              std::uint64_t hash, const kv::MvccStore::List::Path* path,
+                              bool logs) {
+  STRATA_INVARIANT(entry.kind == PointWrite::Kind::set || entry.kind == PointWrite::Kind::clear);
+  if (entry.kind == PointWrite::Kind::set) {
+    store_.set(key, entry.value(), version, hash, path);
+    if (logs) log_.set(key, entry.value());
+  } else {
+    store_.clear(key, version, hash);
+    if (logs) log_.clear(key);
   }
 }
 

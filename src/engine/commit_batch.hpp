@@ -133,8 +133,11 @@ class CommitBatch {
 
  private:
   // Whether a batch of `request` alone takes run_lone(): nothing to log, and a few sets
-  // and clears of keys (within kPlainBytes, fewer than kPrepareWrites).
+  // and clears of keys (within kPlainBytes, fewer than kPrepareWrites) in an array
+  // (PointMap::array).
   bool lone_plain(const CommitRequest& request) const;
+  // collect() past the idle skip, out of line: the skip then saves no registers for it.
+  [[gnu::noinline]] void collect_now(std::size_t budget);
   BatchOutcome run_lone(CommitRequest* const& request) noexcept;
   // run() for any other batch. Out of line: a lone commit's caller then keeps a frame
   // the size of run_lone's.
@@ -144,6 +147,8 @@ class CommitBatch {
   // Throws std::bad_alloc. Inlined, as apply_plain is: in a lone commit their calls'
   // frames cost about as much as their work.
   [[gnu::always_inline]] inline bool admit(CommitRequest& request, Version version);
+  // admit()'s checks: whether the request may commit (else its error is set).
+  [[gnu::always_inline]] inline bool passes(CommitRequest& request);
   // Out of memory before the point of no return: the batch's survivors fail with
   // commit_proxy_memory_limit_exceeded, and the store is unchanged.
   void refuse(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept;
@@ -153,6 +158,10 @@ class CommitBatch {
   // recorded after its read version (Resolver::recorded_after): then none can.
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
+  // record_writes for a request run_lone() takes: its point writes are `points`, and it
+  // has no stamped keys.
+  void record_plain(const CommitRequest& request, std::span<const PointEntry> points,
+                    Version version);
   // record_writes' part for versionstamped keys (few commits have any: out of line, it
   // keeps their strings out of every commit's path).
   [[gnu::noinline]] void record_stamped_keys(const CommitRequest& request, Version version);
@@ -192,6 +201,14 @@ class CommitBatch {
   [[gnu::always_inline]] inline void apply_plain(const WriteMap& writes, Version version,
                                                  const kv::MvccStore::List::Path* paths,
                                                  const std::uint64_t* hashes);
+  // apply_plain<false> for `points` (run_lone's).
+  [[gnu::always_inline]] inline void apply_points(std::span<const PointEntry> points,
+                                                  Version version);
+  // One set or clear of apply_plain's; `logs`: encoded for the log too (logs_, which
+  // run_lone's batch never has).
+  [[gnu::always_inline]] inline void apply_point(std::string_view key, const PointWrite& entry,
+                                                 Version version, std::uint64_t hash,
+                                                 const kv::MvccStore::List::Path* path, bool logs);
   // Logs a dependent entry's atomic operations by their `result`, or as the operations
   // when those take fewer bytes.
   void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);

@@ -422,8 +422,10 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
   }
   commits_.store(commits_.load(std::memory_order_relaxed) + out.committed,
                  std::memory_order_relaxed);
-  conflicts_.store(conflicts_.load(std::memory_order_relaxed) + (batch.size() - out.committed),
-                   std::memory_order_relaxed);
+  if (out.committed != batch.size()) {  // most batches have no conflict to count
+    conflicts_.store(conflicts_.load(std::memory_order_relaxed) + (batch.size() - out.committed),
+                     std::memory_order_relaxed);
+  }
   batches_.store(batches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (persistence_ != nullptr) persistence_->maybe_checkpoint();
   if (deferred) {

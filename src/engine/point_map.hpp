@@ -136,6 +136,11 @@ class PointMap {
   bool empty() const { return in_tree_ ? tree_.empty() : size_ == 0; }
   std::size_t size() const { return in_tree_ ? tree_.size() : size_; }
   bool in_tree() const { return in_tree_; }
+  // The entries, in key order. REQUIRES: !in_tree().
+  std::span<const PointEntry> array() const {
+    STRATA_INVARIANT(!in_tree_);
+    return {array_, size_};
+  }
 
   const_iterator begin() const {
     return in_tree_ ? const_iterator(tree_.begin()) : const_iterator(array_);

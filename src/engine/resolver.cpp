@@ -283,6 +283,7 @@ void Resolver::make_room() {
     std::vector<Recent> grown(2 * recent_.size());
     for (std::size_t i = 0; i < recent_size_; ++i) grown[i] = std::move(recent_at(i));
     recent_.swap(grown);
+    recent_mask_ = recent_.size() - 1;
     recent_first_ = 0;
   } else {
     flush_recent();
@@ -347,10 +348,14 @@ void Resolver::record_in_treap(std::string_view begin, std::string_view end, Ver
 void Resolver::prune(Version oldest, bool force) {
   floor_ = std::max(floor_, oldest);
   // Recent writes at or below `oldest` can go: oldest first, so they are a prefix.
-  while (recent_size_ > 0 && recent_[recent_first_].version <= oldest) {
-    recent_first_ = (recent_first_ + 1) & (recent_.size() - 1);
-    --recent_size_;
+  std::size_t first = recent_first_;
+  std::size_t size = recent_size_;
+  while (size > 0 && recent_[first].version <= oldest) {
+    first = (first + 1) & recent_mask_;
+    --size;
   }
+  recent_first_ = first;
+  recent_size_ = size;
   // All of the treap is history (a burst that an old reader held there is over): free it
   // now. Later writes may never reach the treap to double its count.
   if (size_ < prune_at_ && !force && (root_ == nullptr || max_of(root_) > oldest)) return;

@@ -106,14 +106,14 @@ class Resolver {
     bool point;  // [begin, begin+00); end unused
   };
 
-  Recent& recent_at(std::size_t i) { return recent_[(recent_first_ + i) & (recent_.size() - 1)]; }
+  Recent& recent_at(std::size_t i) { return recent_[(recent_first_ + i) & recent_mask_]; }
   const Recent& recent_at(std::size_t i) const {
-    return recent_[(recent_first_ + i) & (recent_.size() - 1)];
+    return recent_[(recent_first_ + i) & recent_mask_];
   }
   // A slot at the end of the ring (growing it, or flushing it into the treap, when full).
   // Inline: every commit records its writes here, and the ring is rarely full.
   Recent& next_recent(Version version) {
-    if (recent_size_ == recent_.size()) [[unlikely]]
+    if (recent_size_ > recent_mask_) [[unlikely]]
       make_room();
     Recent& r = recent_at(recent_size_++);
     r.version = version;
@@ -175,6 +175,7 @@ class Resolver {
   // A ring: recent_at(0) .. recent_at(recent_size_ - 1), oldest first. Versions only grow,
   // so pruning drops a prefix. Its capacity is a power of two.
   std::vector<Recent> recent_ = std::vector<Recent>(kMinRecent);
+  std::size_t recent_mask_ = kMinRecent - 1;  // recent_.size() - 1, kept at hand
   std::size_t recent_first_ = 0;
   std::size_t recent_size_ = 0;
   std::vector<Node*> spare_;    // recycled nodes (their keys keep their capacity)

@@ -27,7 +27,7 @@ class Fifo {
   // The i-th item from the front.
   const T& operator[](std::size_t i) const { return ring_[(head_ + i) & mask_]; }
 
-  void push_back(const T& item) {
+  [[gnu::always_inline]] void push_back(const T& item) {
     if (size_ == capacity()) grow();
     ring_[(head_ + size_) & mask_] = item;
     ++size_;
@@ -40,10 +40,7 @@ class Fifo {
   }
   void pop_front() {
     head_ = (head_ + 1) & mask_;
-    if (--size_ == 0) {
-      head_ = 0;
-      if (capacity() > kKeptCapacity) give_back();
-    }
+    if (--size_ == 0 && capacity() > kKeptCapacity) give_back();
   }
   // Has `*room` set to 0 whenever the queue gives its ring back (room the owner counted on
   // is gone then). `room` must outlive the queue.
@@ -52,16 +49,18 @@ class Fifo {
  private:
   static constexpr std::size_t kKeptCapacity = 4096;  // items kept when the queue empties
 
-  std::size_t capacity() const { return ring_ == nullptr ? 0 : mask_ + 1; }
+  // Without a ring mask_ is all ones: the capacity is then 0 without a look at ring_.
+  std::size_t capacity() const { return mask_ + 1; }
   void give_back() {
     ring_.reset();
-    mask_ = 0;
+    mask_ = kNoRing;
     if (zero_on_give_back_ != nullptr) *zero_on_give_back_ = 0;
   }
   [[gnu::noinline]] void grow_for(std::size_t n) {
     while (capacity() - size_ < n) grow();
   }
-  void grow() {
+  // Out of line: push_back, inline, asks only whether the ring is full.
+  [[gnu::noinline]] void grow() {
     const std::size_t next = capacity() == 0 ? 16 : 2 * capacity();
     std::unique_ptr<T[]> ring(new T[next]);
     for (std::size_t i = 0; i < size_; ++i) ring[i] = (*this)[i];
@@ -71,7 +70,8 @@ class Fifo {
   }
 
   std::unique_ptr<T[]> ring_;
-  std::size_t mask_ = 0;  // capacity - 1 (a power of two)
+  static constexpr std::size_t kNoRing = ~std::size_t{0};
+  std::size_t mask_ = kNoRing;  // capacity - 1 (a power of two), kNoRing without a ring
   std::size_t head_ = 0;
   std::size_t size_ = 0;
   std::size_t* zero_on_give_back_ = nullptr;

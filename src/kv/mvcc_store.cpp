@@ -94,14 +94,18 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
 void MvccStore::set(std::string_view key, std::string_view value, Version version,
                     std::uint64_t hash, const List::Path* path) {
   if (Node* n = index_.find(key, hash)) {
-    push(n, value, version, hash);
+    push(n, n->payload().load(std::memory_order_relaxed), value, version, hash);
     return;
   }
   Node* n = insert(key, hash, path);
-  // A new key's first record right behind its node, when the node was just carved.
-  push(n, value, version, hash,
-       node_pool_.allocate_after(n, List::allocation_size(*n),
-                                 VersionRecord::bytes_for(value, nullptr)));
+  // A new key's first record right behind its node, when the node was just carved. It is
+  // what push() makes of a node without records, without push's look at an older head:
+  // no earlier write of this batch, nothing to collect, no collection entry (see push).
+  const std::size_t bytes = VersionRecord::bytes_for(value, nullptr);
+  void* memory = node_pool_.allocate_after(n, List::allocation_size(*n), bytes);
+  VersionRecord* r = memory != nullptr ? VersionRecord::make_at(memory, version, value, nullptr)
+                                       : VersionRecord::make(record_pool_, version, value, nullptr);
+  n->payload().store(r, std::memory_order_release);
 }
 
 void MvccStore::reserve_room(std::size_t keys, std::size_t bytes) {
@@ -188,16 +192,18 @@ void MvccStore::prepare_writes_in_order(std::span<const std::string_view> keys,
 void MvccStore::clear(std::string_view key, Version version, std::uint64_t h) {
   Node* n = index_.find(key, h);
   if (n == nullptr) return;
-  const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
+  VersionRecord* head = n->payload().load(std::memory_order_relaxed);
   if (head == nullptr || head->is_tombstone()) return;
-  push(n, std::nullopt, version, h);
+  push(n, head, std::nullopt, version, h);
 }
 
 void MvccStore::clear_range(std::string_view begin, std::string_view end, Version version) {
   for (Node* n = list_.find_greater_or_equal(begin); n != nullptr && n->key() < end;
        n = n->next(0)) {
-    const VersionRecord* head = n->payload().load(std::memory_order_relaxed);
-    if (head != nullptr && !head->is_tombstone()) push(n, std::nullopt, version, hash(n->key()));
+    VersionRecord* head = n->payload().load(std::memory_order_relaxed);
+    if (head != nullptr && !head->is_tombstone()) {
+      push(n, head, std::nullopt, version, hash(n->key()));
+    }
   }
 }
 
@@ -224,9 +230,8 @@ void MvccStore::retire_table(Index::Table* t) {
   }
 }
 
-void MvccStore::push(Node* node, std::optional<std::string_view> value, Version version,
-                     std::uint64_t hash, void* memory) {
-  VersionRecord* head = node->payload().load(std::memory_order_relaxed);
+void MvccStore::push(Node* node, VersionRecord* head, std::optional<std::string_view> value,
+                     Version version, std::uint64_t hash) {
   if (head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
     // published version may be standing on it: retire, do not free. A linkless head of
@@ -240,16 +245,12 @@ void MvccStore::push(Node* node, std::optional<std::string_view> value, Version 
     if (!queued) gc_queue_.push_back({node, version, hash});
     return;
   }
-  // A key deleted after one write since the horizon may go before the horizon passes it
-  // (unless the window is kept: then every version in it stays readable).
-  if (!value && head != nullptr && !head->is_tombstone() && head->older() == nullptr &&
-      head->version() > writer_horizon() && window_ns_ == 0) {
-    short_lived_.push_back({node, head->version(), version, 0});
-  }
+  // A deletion of a key written once since the horizon is noted as short-lived from its
+  // collection entry, by the next collection that finds it beyond the horizon
+  // (note_short_lived): most are collected by the ordinary path first.
   // Release: a reader that loads the new head sees its contents and its older link.
-  VersionRecord* r = memory != nullptr ? VersionRecord::make_at(memory, version, value, head)
-                                       : VersionRecord::make(record_pool_, version, value, head);
-  node->payload().store(r, std::memory_order_release);
+  node->payload().store(VersionRecord::make(record_pool_, version, value, head),
+                        std::memory_order_release);
   // A new key's first record (a value: clear skips absent keys) is not queued for
   // collection: there is nothing behind it to cut, it is no tombstone to unlink, and it
   // has no link to compact away. Every later write to the key queues its own entry, which
@@ -298,7 +299,7 @@ Version MvccStore::advance_horizon() {
   const Version floor = window_floor();
   base::UniqueLock lock(horizon_mu_);
   Version oldest = std::min(registry_.oldest(committed_), floor);
-  horizon_ = std::max(horizon_, oldest);
+  raise_horizon(oldest);
   return oldest;
 }
 
@@ -337,7 +338,7 @@ Version MvccStore::collect_garbage(std::size_t budget) {
     const ReaderRegistry::Horizons horizons = registry_.horizons(committed_);
     oldest = std::min(horizons.reading, floor);
     resolving = std::min(horizons.resolving, floor);
-    horizon_ = std::max(horizon_, oldest);
+    raise_horizon(oldest);
     collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
@@ -365,7 +366,7 @@ void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
   {
     // Collection below `oldest` is about to start: no pin may go below it from now on.
     base::UniqueLock lock(horizon_mu_);
-    horizon_ = std::max(horizon_, oldest);
+    raise_horizon(oldest);
     collect_short_lived_if_due(budget);
   }
   collect_below(budget, oldest);
@@ -390,6 +391,8 @@ void MvccStore::collect_below(std::size_t budget, Version oldest) {
     gc_queue_.pop_front();
     --budget;
   }
+  // Every entry was looked at for short-lived deletions just before (raise_horizon).
+  gc_examined_ = gc_queue_.size();
   reclaim(oldest);
 }
 
@@ -433,6 +436,33 @@ void MvccStore::compact_head(Node* node, VersionRecord* head) {
   retired_.push_back({committed(), head, Retired::Kind::record});
   take_room_key();
   room_bytes_ -= std::min(room_bytes_, bytes);
+}
+
+void MvccStore::raise_horizon(Version oldest) {
+  note_short_lived(std::max(horizon_, oldest));
+  horizon_ = std::max(horizon_, oldest);
+}
+
+// note_short_lived's look at the entries: those queued since the last look were all queued
+// under the horizon as it is still. A deletion among them of a key whose one record was born above
+// it is short-lived, unless `horizon` (the one about to be taken) is not below the deletion (the
+// ordinary path then owns it, as short_lived_due says). The entry of the newest write to
+// its key shows it: its head is the tombstone, behind it the one record it deleted. (A key
+// set and then cleared by one batch's later write looks the same: the same chain, which
+// unlinks the same way.) Not while the window is kept: every version in it stays readable.
+void MvccStore::scan_short_lived(Version horizon) {
+  for (std::size_t i = gc_examined_; i < gc_queue_.size(); ++i) {
+    const GcEntry& e = gc_queue_[i];
+    if (e.version <= horizon) continue;
+    const VersionRecord* head = e.node->payload().load(std::memory_order_relaxed);
+    if (head->version() != e.version || !head->is_tombstone()) continue;
+    const VersionRecord* born = head->older();
+    if (born == nullptr || born->is_tombstone() || born->older() != nullptr ||
+        born->version() <= horizon_) {
+      continue;
+    }
+    short_lived_.push_back({e.node, born->version(), e.version, 0});
+  }
 }
 
 // A key deleted by the newest published batch waits for a later collection: its deleter

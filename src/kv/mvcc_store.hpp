@@ -303,11 +303,10 @@ class MvccStore {
     Kind kind;
   };
 
-  // The new newest record of `node`, built in `memory` (bytes_for(value, nullptr) from a pool)
-  // when given, else in record_pool_. REQUIRES: memory is null unless `node` has no record.
-  // `hash` is hash(node->key()).
-  void push(Node* node, std::optional<std::string_view> value, Version version, std::uint64_t hash,
-            void* memory = nullptr);
+  // The new newest record of `node`, from record_pool_ (a new key's first record is set's
+  // own). `head` is node's newest record (the caller loaded it), `hash` hash(node->key()).
+  void push(Node* node, VersionRecord* head, std::optional<std::string_view> value, Version version,
+            std::uint64_t hash);
   // Replaces `head`, the only record of `node` and a live value, by a linkless copy.
   void compact_head(Node* node, VersionRecord* head);
   // A new key's node, linked (along `path` when given and filled).
@@ -321,6 +320,19 @@ class MvccStore {
       REQUIRES(horizon_mu_);
   // collect_short_lived with a registry snapshot taken now, when short_lived_due.
   void collect_short_lived_if_due(std::size_t budget) REQUIRES(horizon_mu_);
+  // Raises horizon_ to `oldest` (when above it), noting first the short-lived deletions
+  // queued since the last look.
+  void raise_horizon(Version oldest) REQUIRES(horizon_mu_);
+  // Adds to short_lived_ the short-lived deletions among the collection entries queued
+  // since the last look (gc_examined_ on) that lie above `horizon`. The look is out of
+  // line: most collections find every new entry at or below the horizon.
+  void note_short_lived(Version horizon) REQUIRES(horizon_mu_) {
+    const std::size_t size = gc_queue_.size();
+    if (gc_examined_ == size) return;
+    if (window_ns_ == 0 && gc_queue_[size - 1].version > horizon) scan_short_lived(horizon);
+    gc_examined_ = size;
+  }
+  [[gnu::noinline]] void scan_short_lived(Version horizon) REQUIRES(horizon_mu_);
   void drop_passed_spans() REQUIRES(horizon_mu_);
   // Drops candidates the ordinary path owns now; whether one is due for a look.
   bool short_lived_due() REQUIRES(horizon_mu_);
@@ -378,6 +390,7 @@ class MvccStore {
   std::deque<Span> early_spans_ GUARDED_BY(horizon_mu_);
   // Writer-only state.
   Fifo<GcEntry> gc_queue_;
+  std::size_t gc_examined_ = 0;  // gc_queue_'s first entries note_short_lived looked at
   Fifo<Retired> retired_;
   Fifo<ShortLived> short_lived_;
   std::vector<Version> exact_readers_;  // scratch for collect_short_lived

@@ -63,10 +63,14 @@ class SkipList {
 
    private:
     friend class SkipList;
-    Node(std::string_view key, int height)
+    // Each level's next pointer starts as prev[level]'s successor there (the node goes
+    // right after prev[level]), or nullptr when `prev` is null (the head).
+    Node(std::string_view key, int height, Node* const* prev)
         : key_size_(static_cast<std::uint32_t>(key.size())),
           height_(static_cast<std::uint8_t>(height)) {
-      for (int i = 0; i < height; ++i) new (&next_[i]) std::atomic<Node*>(nullptr);
+      for (int i = 0; i < height; ++i) {
+        new (&next_[i]) std::atomic<Node*>(prev != nullptr ? prev[i]->next(i) : nullptr);
+      }
       // The head node has an empty key whose data() may be null: memcpy(dst, nullptr, 0)
       // is undefined behaviour (UBSan reports it), so skip the copy when there is nothing.
       if (!key.empty()) std::memcpy(key_data(), key.data(), key.size());
@@ -83,7 +87,7 @@ class SkipList {
     std::atomic<Node*> next_[1];  // really next_[height_], followed by the key bytes
   };
 
-  explicit SkipList(SizeClassPool& pool) : pool_(pool), head_(make_node({}, kMaxHeight)) {}
+  explicit SkipList(SizeClassPool& pool) : pool_(pool), head_(make_node({}, kMaxHeight, nullptr)) {}
   SkipList(const SkipList&) = delete;
   SkipList& operator=(const SkipList&) = delete;
   ~SkipList() {
@@ -358,11 +362,9 @@ class SkipList {
         STRATA_INVARIANT(after == nullptr || key_less(key, after->key()));
       }
     }
-    Node* n = make_node(key, height);
-    for (int i = 0; i < height; ++i) {
-      n->set_next(i, prev[i]->next(i));
-      prev[i]->set_next(i, n);
-    }
+    // Built with its successors already in place: one store per level links it.
+    Node* n = make_node(key, height, prev);
+    for (int i = 0; i < height; ++i) prev[i]->set_next(i, n);
     if (in_key_order) {
       for (int i = 0; i < std::max(height, old_height); ++i) finger_[i] = i < height ? n : prev[i];
       last_insert_ = n;
@@ -477,9 +479,10 @@ class SkipList {
     return offsetof(Node, next_) + sizeof(std::atomic<Node*>) * height + key_size;
   }
   SizeClassPool& pool_for(int height) { return height >= 2 ? index_pool_ : pool_; }
-  Node* make_node(std::string_view key, int height) {
+  // `prev`: as Node's constructor.
+  Node* make_node(std::string_view key, int height, Node* const* prev) {
     void* mem = pool_for(height).allocate(node_size(key.size(), height));
-    return new (mem) Node(key, height);
+    return new (mem) Node(key, height, prev);
   }
 
   SizeClassPool& pool_;              // nodes of height 1

@@ -47,7 +47,13 @@ class StrataPeer final : public Peer {
     // so that no read version stays pinned between gets. Into the harness's string, as
     // every other peer reads: no allocation per get.
     strata::Transaction& tr = readers_[static_cast<std::size_t>(t)];
-    const bool found = tr.get(key, out);
+    bool found = false;
+    try {
+      found = tr.get(key, out);
+    } catch (...) {
+      tr.reset();  // nothing stays pinned, whatever the caller does next
+      throw;
+    }
     tr.reset();
     return found;
   }

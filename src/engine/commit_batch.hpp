@@ -144,17 +144,18 @@ class CommitBatch {
   [[gnu::noinline]] BatchOutcome run_batch(std::span<CommitRequest* const> batch) noexcept;
   // Checks the request (transaction_too_old, then its conflicts) and, when it survives,
   // records its writes at `version` and gives it the version; else sets its error.
-  // Throws std::bad_alloc. Inlined, as apply_plain is: in a lone commit their calls'
-  // frames cost about as much as their work.
+  // Throws std::bad_alloc. Inlined, as apply_plain is: in a batch of small commits their
+  // calls' frames cost about as much as their work.
   [[gnu::always_inline]] inline bool admit(CommitRequest& request, Version version);
-  // admit()'s checks: whether the request may commit (else its error is set).
+  // admit()'s checks, which a lone commit runs itself (it records its writes with
+  // record_plain): whether the request may commit (else its error is set).
   [[gnu::always_inline]] inline bool passes(CommitRequest& request);
   // Out of memory before the point of no return: the batch's survivors fail with
   // commit_proxy_memory_limit_exceeded, and the store is unchanged.
   void refuse(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept;
   // Out of memory past it: the survivors fail with database_failed (Status::broken).
   void fail_applying(std::span<CommitRequest* const> batch, BatchOutcome& out) noexcept;
-  // Whether none of the request's reads conflicts. admit() does not ask when nothing was
+  // Whether none of the request's reads conflicts. passes() does not ask when nothing was
   // recorded after its read version (Resolver::recorded_after): then none can.
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);

@@ -121,7 +121,9 @@ void MvccStore::reserve_room(std::size_t keys, std::size_t bytes) {
   // Tall nodes: a quarter of new keys on average; past this a tall node is made short.
   list_.reserve_tall_nodes(std::min(b, SizeClassPool::kHugeSlab));
   list_.keep_tall_nodes_reserved(true);
-  // A write pushes at most one entry on each queue, and the index's growth retires a table.
+  // A write pushes at most one entry on the collection queue, and the collection that
+  // follows notes at most one short-lived deletion per key; the index's growth retires a
+  // table.
   gc_queue_.reserve_more(k);
   short_lived_.reserve_more(k);
   retired_.reserve_more(k + 4);

@@ -380,9 +380,8 @@ class MvccStore {
 
   base::AdaptiveMutex horizon_mu_;
   Version horizon_ GUARDED_BY(horizon_mu_) = 0;
-  // horizon_ read by the writer without the lock: only the writer changes it.
-  Version writer_horizon() const NO_THREAD_SAFETY_ANALYSIS { return horizon_; }
-  // The same for whether early_spans_ is empty.
+  // Whether early_spans_ is empty, read by the writer without the lock: only the writer
+  // changes it.
   bool writer_sees_no_early_span() const NO_THREAD_SAFETY_ANALYSIS { return early_spans_.empty(); }
   // Spans covering [born, died) of every key unlinked early whose died is above horizon_
   // (overlapping ones merged, and the oldest two when there are too many): pin_at refuses

@@ -474,6 +474,51 @@ TEST(MvccStore, ReaderInsideTheLifetimeKeepsAShortLivedKey) {
   EXPECT_EQ(count_keys(s), 0u);
 }
 
+// A key set once and then, in one later batch, set again and cleared (the clear replaces
+// the batch's own set) lived from its first version to the batch's: a reader older than
+// that lets it go early, a reader inside that lifetime keeps it and reads its value.
+TEST(MvccStore, AKeySetAndClearedInOneBatchAfterItsFirstRecordIsShortLived) {
+  for (const bool reader_inside : {false, true}) {
+    SCOPED_TRACE(reader_inside ? "a reader inside the lifetime" : "an older reader only");
+    MvccStore s;
+    s.set("base", "b", 1);
+    s.publish(1);
+    ReaderRegistry::Slot* reader = s.registry().acquire();
+    if (!reader_inside) {
+      ASSERT_EQ(ReaderRegistry::announce(reader, s.committed_atomic()), 1);
+    }
+    s.set("q", "item", 2);
+    s.publish(2);
+    if (reader_inside) {
+      ASSERT_EQ(ReaderRegistry::announce(reader, s.committed_atomic()), 2);
+    }
+    s.set("q", "again", 3);
+    s.clear("q", 3);
+    s.publish(3);
+    s.collect_garbage(64, s.advance_horizon());
+    s.publish(4);
+    s.collect_garbage(64, s.advance_horizon());
+    if (reader_inside) {
+      EXPECT_EQ(s.early_unlinks(), 0u);
+      EXPECT_EQ(read(s, "q", 2), "item");
+      EXPECT_EQ(count_keys(s), 2u);
+    } else {
+      EXPECT_EQ(s.early_unlinks(), 1u);
+      EXPECT_EQ(count_keys(s), 1u);  // only "base"
+    }
+    EXPECT_EQ(read(s, "base", 1), "b");
+    EXPECT_EQ(read(s, "q", 4), std::nullopt);
+    ReaderRegistry::withdraw(reader);
+    s.registry().release(reader);
+    s.publish(5);
+    s.collect_garbage(1 << 20, s.advance_horizon());
+    s.publish(6);
+    s.collect_garbage(1 << 20, s.advance_horizon());
+    EXPECT_EQ(count_keys(s), 1u);
+    EXPECT_EQ(s.pending_gc(), 0u);
+  }
+}
+
 // A key written again (or written twice before its delete) is not short-lived: an old
 // reader may see an earlier value, so only ordinary collection may touch it.
 TEST(MvccStore, KeysWithSeveralVersionsWaitForOrdinaryCollection) {

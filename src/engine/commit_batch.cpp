@@ -134,6 +134,16 @@ BatchOutcome CommitBatch::run_batch(std::span<CommitRequest* const> batch) noexc
   return out;
 }
 
+template <class Points>
+void CommitBatch::record_points(const CommitRequest& r, const Points& points, Version version) {
+  if (r.write_ranges != nullptr) {
+    for (const KeyRange& range : *r.write_ranges) {
+      resolver_.record_write(range.begin, range.end, version);
+    }
+  }
+  for (const auto& point : points) resolver_.record_write_at(point.first, version);
+}
+
 bool CommitBatch::lone_plain(const CommitRequest& r) const {
   return !logs_ && r.writes->only_sets_and_clears() && r.write_bytes <= kPlainBytes &&
          !r.writes->points().in_tree() && r.writes->points().size() < kPrepareWrites;
@@ -157,7 +167,7 @@ BatchOutcome CommitBatch::run_lone(CommitRequest* const& one) noexcept {
       out.collect = earned_collection(0);
       return out;
     }
-    record_plain(r, points, version);
+    record_points(r, points, version);
     r.version = version;
     out.committed = 1;
     ApplyReservation::reserve_plain(store_, points.size(), r.write_bytes);
@@ -383,23 +393,8 @@ bool CommitBatch::resolve(const CommitRequest& r) {
 }
 
 void CommitBatch::record_writes(CommitRequest& r, Version version) {
-  if (r.write_ranges != nullptr) {
-    for (const KeyRange& range : *r.write_ranges) {
-      resolver_.record_write(range.begin, range.end, version);
-    }
-  }
-  for (const auto& point : r.writes->points()) resolver_.record_write_at(point.first, version);
+  record_points(r, r.writes->points(), version);
   if (!r.writes->stamped_keys().empty()) record_stamped_keys(r, version);
-}
-
-void CommitBatch::record_plain(const CommitRequest& r, std::span<const PointEntry> points,
-                               Version version) {
-  if (r.write_ranges != nullptr) {
-    for (const KeyRange& range : *r.write_ranges) {
-      resolver_.record_write(range.begin, range.end, version);
-    }
-  }
-  for (const PointEntry& point : points) resolver_.record_write_at(point.first, version);
 }
 
 void CommitBatch::record_stamped_keys(const CommitRequest& r, Version version) {

@@ -148,7 +148,7 @@ class CommitBatch {
   // calls' frames cost about as much as their work.
   [[gnu::always_inline]] inline bool admit(CommitRequest& request, Version version);
   // admit()'s checks, which a lone commit runs itself (it records its writes with
-  // record_plain): whether the request may commit (else its error is set).
+  // record_points): whether the request may commit (else its error is set).
   [[gnu::always_inline]] inline bool passes(CommitRequest& request);
   // Out of memory before the point of no return: the batch's survivors fail with
   // commit_proxy_memory_limit_exceeded, and the store is unchanged.
@@ -159,10 +159,11 @@ class CommitBatch {
   // recorded after its read version (Resolver::recorded_after): then none can.
   bool resolve(const CommitRequest& request);
   void record_writes(CommitRequest& request, Version version);
-  // record_writes for a request run_lone() takes: its point writes are `points`, and it
-  // has no stamped keys.
-  void record_plain(const CommitRequest& request, std::span<const PointEntry> points,
-                    Version version);
+  // record_writes but for stamped keys: the write conflict ranges and `points`, the
+  // request's point writes (walked as an array in a lone commit, which has no stamped
+  // keys).
+  template <class Points>
+  void record_points(const CommitRequest& request, const Points& points, Version version);
   // record_writes' part for versionstamped keys (few commits have any: out of line, it
   // keeps their strings out of every commit's path).
   [[gnu::noinline]] void record_stamped_keys(const CommitRequest& request, Version version);

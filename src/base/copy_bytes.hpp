@@ -21,8 +21,9 @@ void copy_chunk(char* to, const char* from) {
 
 // Copies `from` to `to` (which must not overlap it). A key of 8 to 64 bytes (most are) is
 // copied inline, in chunks from its start and from its end that overlap in the middle: a
-// copy of unknown size would call memmove, whose call costs more than such a copy.
-inline void copy_key_bytes(char* to, std::string_view from) {
+// copy of unknown size would call memmove, whose call costs more than such a copy. Always
+// inlined: out of line, its call would cost as much.
+[[gnu::always_inline]] inline void copy_key_bytes(char* to, std::string_view from) {
   const char* p = from.data();
   const std::size_t n = from.size();
   if (n >= 16 && n <= 64) {

@@ -1,8 +1,11 @@
-// base/key_compare.hpp: the byte-order comparison every ordered structure uses.
+// base/key_compare.hpp: the byte-order comparison every ordered structure uses, and the
+// equality test of a point lookup.
 //
 // The same order as std::string_view's operator< (unsigned bytes, then length), but
 // inline, 8 bytes at a time: skiplist seeks and resolver walks call it at every node they
-// visit, and a call to memcmp costs more than the comparison of a short key.
+// visit, and a call to memcmp costs more than the comparison of a short key. key_equal is
+// std::string_view's operator== the same way: a point lookup (kv/point_index.hpp) tests
+// the key of the node it finds.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +40,40 @@ inline int key_compare(std::string_view a, std::string_view b) {
     if (x != y) return x < y ? -1 : 1;
   }
   return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+}
+
+namespace detail {
+// Whether the sizeof(Word) bytes at a and at b are equal, as one load from each.
+template <class Word>
+bool same_word(const char* a, const char* b) {
+  Word x, y;
+  std::memcpy(&x, a, sizeof x);
+  std::memcpy(&y, b, sizeof y);
+  return x == y;
+}
+}  // namespace detail
+
+// a == b, 8 bytes at a time: the last 8 overlap the bytes before when the size is not a
+// multiple of 8 (4 and 4 below 8 bytes).
+inline bool key_equal(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* p = a.data();
+  const char* q = b.data();
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 < n; i += 8) {
+      if (!detail::same_word<std::uint64_t>(p + i, q + i)) return false;
+    }
+    return detail::same_word<std::uint64_t>(p + n - 8, q + n - 8);
+  }
+  if (n >= 4) {
+    return detail::same_word<std::uint32_t>(p, q) &&
+           detail::same_word<std::uint32_t>(p + n - 4, q + n - 4);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (p[i] != q[i]) return false;
+  }
+  return true;
 }
 
 // a < b in unsigned byte order.

@@ -1,6 +1,7 @@
 #include "engine/transaction_impl.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -55,6 +56,20 @@ class RowOutput {
   bool reached_ = false;
 };
 
+// out = value, for a `value` that does not point into `out`. A caller that reads into the
+// same string again and again has the room after its first read: the value is copied over
+// what is there, and the string's general assign (its aliasing checks and growth policy
+// cost more than copying a value of a hundred bytes) runs only for what does not fit.
+void copy_value(std::string& out, std::string_view value) {
+  const std::size_t kept = std::min(out.size(), value.size());
+  if (kept != 0) std::memcpy(out.data(), value.data(), kept);
+  if (value.size() > kept) {
+    out.append(value.substr(kept));
+  } else if (value.size() < out.size()) {
+    out.resize(value.size());
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -103,9 +118,10 @@ std::unique_ptr<TransactionImpl> TransactionImpl::make_borrowed(DatabaseImpl& db
   return t;
 }
 
-void TransactionImpl::apply_database_defaults() {
+inline void TransactionImpl::apply_database_defaults() {
   const Options& o = db_->options();
-  if (o.transaction_timeout.count() > 0) set_deadline(o.transaction_timeout);
+  if (o.transaction_timeout.count() > 0) [[unlikely]]
+    set_deadline(o.transaction_timeout);
   retry_limit_ = o.transaction_retry_limit;
   max_backoff_ = o.transaction_max_retry_delay;
 }
@@ -311,7 +327,7 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
   base::check_readable_key(key, /*metadata_version_ok=*/true);
   // Fills `out` from a value, or clears it: only once nothing more can throw.
   auto found = [&out](std::string_view value) {
-    out.assign(value);
+    copy_value(out, value);
     return true;
   };
   auto absent = [&out] {
@@ -328,7 +344,9 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
     if (mode == ReadMode::serializable) add_point_read(key);
     return r;
   };
-  if (!sees_own_writes(mode)) {
+  // The store alone when the read does not see this transaction's writes, or there are
+  // none to see: no key written, no range cleared, nothing unreadable.
+  if (!sees_own_writes(mode) || (writes_.nothing_to_merge() && unreadable_.empty())) {
     const StoreRead reading(*this);
     const kv::VersionRecord* r = read_store();
     return r != nullptr ? found(r->value()) : absent();

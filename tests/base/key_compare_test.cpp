@@ -1,5 +1,6 @@
 // key_less and key_compare must order exactly as std::string_view does (unsigned bytes, then
 // length): the skiplist, the resolver and range reads all rely on agreeing with std::map's order.
+// key_equal must agree with its operator== (point lookups rely on it).
 #include "base/key_compare.hpp"
 
 #include <random>
@@ -76,6 +77,37 @@ TEST(KeyLess, OrdersByTheOneDifferingByteAtEveryPosition) {
         }
       }
     }
+  }
+}
+
+// key_equal must agree with std::string_view's operator== at every size (the word, the
+// overlapping last word, the two halves below 8 bytes and the byte loop below 4) and with
+// the one differing byte at every position.
+TEST(KeyEqual, MatchesStringViewEqualityAtEverySizeAndPosition) {
+  for (std::size_t size = 0; size <= 40; ++size) {
+    const std::string a(size, 'k');
+    EXPECT_TRUE(key_equal(a, std::string(size, 'k'))) << size;
+    EXPECT_FALSE(key_equal(a, std::string(size + 1, 'k'))) << size;
+    if (size > 0) {
+      EXPECT_FALSE(key_equal(a, a.substr(0, size - 1))) << size;
+    }
+    for (std::size_t at = 0; at < size; ++at) {
+      std::string b = a;
+      b[at] = static_cast<char>(0xff);
+      ASSERT_FALSE(key_equal(a, b)) << size << " " << at;
+      ASSERT_FALSE(key_equal(b, a)) << size << " " << at;
+    }
+  }
+}
+
+TEST(KeyEqual, MatchesStringViewEqualityOnRandomKeys) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 20000; ++i) {
+    std::string a(rng() % 24, '\0');
+    for (char& c : a) c = static_cast<char>('a' + rng() % 2);
+    std::string b = a;
+    if (!b.empty() && rng() % 2 == 0) b[rng() % b.size()] = static_cast<char>('a' + rng() % 2);
+    ASSERT_EQ(key_equal(a, b), std::string_view(a) == std::string_view(b));
   }
 }
 

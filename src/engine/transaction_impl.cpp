@@ -58,9 +58,14 @@ class RowOutput {
 
 // out = value, for a `value` that does not point into `out`. A caller that reads into the
 // same string again and again has the room after its first read: the value is copied over
-// what is there, and the string's general assign (its aliasing checks and growth policy
-// cost more than copying a value of a hundred bytes) runs only for what does not fit.
+// what is there (the string's general assign, with its aliasing checks and growth policy,
+// costs more than copying a value of a hundred bytes). Without the room, assign: a failed
+// allocation then leaves `out` as it was.
 void copy_value(std::string& out, std::string_view value) {
+  if (value.size() > out.capacity()) [[unlikely]] {
+    out.assign(value);
+    return;
+  }
   const std::size_t kept = std::min(out.size(), value.size());
   if (kept != 0) std::memcpy(out.data(), value.data(), kept);
   if (value.size() > kept) {

@@ -252,6 +252,32 @@ TEST_P(AllocationFailure, FiringWatches) {
 // visit_range takes its visitor by reference (RowVisitorRef), so a visitor that captures
 // more than std::function keeps in place costs no allocation: armed to fail the next
 // operator new, a visit that passes every row to such a visitor allocates nothing.
+// A get into a string too short for the value grows the string: when that allocation (or
+// any other of the get's) fails, the get throws and the caller's string is as it was.
+TEST(GetAllocation, AGetThatCannotAllocateLeavesTheCallersStringAsItWas) {
+  Database db = Database::open();
+  const std::string value(1000, 'v');
+  db.run([&](Transaction& tr) { tr.set("k", value); });
+  Transaction tr = db.create_transaction();
+  bool fired_once = false;
+  for (long n = 1;; ++n) {
+    std::string out = "what the caller had";
+    fa::fail_nth(n);
+    try {
+      EXPECT_TRUE(tr.get("k", out));
+      fa::fail_nth(0);
+      EXPECT_EQ(out, value);
+      break;
+    } catch (const std::bad_alloc&) {
+      fa::fail_nth(0);
+      fired_once = true;
+      EXPECT_EQ(out, "what the caller had") << "allocation " << n;
+    }
+    tr.reset();
+  }
+  EXPECT_TRUE(fired_once);  // the string's growth, at least, was failed
+}
+
 TEST(VisitorAllocation, AVisitorCapturingMuchIsNotCopiedToTheHeap) {
   Database db = Database::open();
   db.run([](Transaction& tr) {

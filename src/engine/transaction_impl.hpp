@@ -126,7 +126,7 @@ class TransactionImpl {
   // The database's transaction_* options, as a new or reset transaction starts with.
   // Inlined into reset() and make(): its call would cost as much as its body when, as
   // usual, the database sets no timeout.
-  [[gnu::always_inline]] void apply_database_defaults();
+  [[gnu::always_inline]] inline void apply_database_defaults();
   bool timed_out() const { return expired_ || (timeout_.count() > 0 && Clock::now() >= deadline_); }
   Version ensure_read_version();
   void check_not_too_old() const;

@@ -249,9 +249,7 @@ TEST_P(AllocationFailure, FiringWatches) {
   // Each was fired by the commit, or by the one after a refused commit.
   for (Watch& w : watches) w.wait();
 }
-// visit_range takes its visitor by reference (RowVisitorRef), so a visitor that captures
-// more than std::function keeps in place costs no allocation: armed to fail the next
-// operator new, a visit that passes every row to such a visitor allocates nothing.
+
 // A get into a string too short for the value grows the string: when that allocation (or
 // any other of the get's) fails, the get throws and the caller's string is as it was.
 TEST(GetAllocation, AGetThatCannotAllocateLeavesTheCallersStringAsItWas) {
@@ -275,9 +273,12 @@ TEST(GetAllocation, AGetThatCannotAllocateLeavesTheCallersStringAsItWas) {
     }
     tr.reset();
   }
-  EXPECT_TRUE(fired_once);  // the string's growth, at least, was failed
+  EXPECT_TRUE(fired_once);  // some allocation of the get was failed
 }
 
+// visit_range takes its visitor by reference (RowVisitorRef), so a visitor that captures
+// more than std::function keeps in place costs no allocation: armed to fail the next
+// operator new, a visit that passes every row to such a visitor allocates nothing.
 TEST(VisitorAllocation, AVisitorCapturingMuchIsNotCopiedToTheHeap) {
   Database db = Database::open();
   db.run([](Transaction& tr) {

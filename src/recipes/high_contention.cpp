@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -12,7 +13,6 @@
 #include "strata/error.hpp"
 #include "strata/tuple.hpp"
 
-#include "base/copy_string.hpp"
 #include "recipes/contention.hpp"
 #include "recipes/pop_probe.hpp"
 #include "recipes/random_id.hpp"
@@ -304,6 +304,32 @@ Subspace bookkeeping(const Subspace& items, const Tuple& name) {
   return Subspace(name, items.key() + "\xff");
 }
 
+namespace {
+
+// copy_into's other case: `to` of another size. One too small (pop_min's new string) is
+// replaced by a copy made at from's size, rather than grown and then overwritten.
+[[gnu::noinline]] void copy_resized(std::string& to, std::string_view from) {
+  if (to.capacity() < from.size()) {
+    to = std::string(from);
+  } else {
+    to.assign(from);
+  }
+}
+
+// to = from, for a `to` that usually has from's size already (a queue's values and item
+// keys): one copy in place, without assign's general path (aliasing, growth), which
+// copy_resized takes out of line, so the visitors that call this stay small.
+// REQUIRES: `from` does not point into `to`.
+void copy_into(std::string& to, std::string_view from) {
+  if (to.size() != from.size()) [[unlikely]] {
+    copy_resized(to, from);
+    return;
+  }
+  if (!from.empty()) std::memcpy(to.data(), from.data(), from.size());
+}
+
+}  // namespace
+
 bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std::string& out) {
   // Visited, not copied into a vector of rows: the value is the one copy made, and the key
   // goes to the calling thread's buffer for the clear (a row vector would be three
@@ -312,9 +338,9 @@ bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std:
   bool found = false;
   tr.visit_range(items, {.limit = 1, .reverse = end == End::last},
                  [&](std::string_view k, std::string_view v) {
-                   base::copy_into(out, v);  // both views point into strata's memory
+                   copy_into(out, v);  // both views point into strata's memory
                    found = true;
-                   if (take) base::copy_into(key, k);
+                   if (take) copy_into(key, k);
                  });
   if (!found) {
     out.clear();

@@ -43,9 +43,8 @@
 #include <sys/mman.h>
 
 #define XXH_INLINE_ALL  // header only: nothing to link
-#include <xxhash.h>
-
 #include "base/key_compare.hpp"
+#include <xxhash.h>
 
 namespace strata::kv {
 
@@ -330,8 +329,7 @@ class PointIndex {
 
   // Inlined with find() at every lookup: a point read pays no calls but the hash's, and
   // the writer's lookups, mostly of new keys, stay in the loops that make them.
-  [[gnu::always_inline]] static Node* probe(const Table& t, std::string_view key,
-                                            std::uint64_t h) {
+  [[gnu::always_inline]] static Node* probe(const Table& t, std::string_view key, std::uint64_t h) {
     const std::uint64_t fp = fingerprint(h);
     for (std::size_t i = t.home(h);; i = t.after(i)) {
       const std::uint64_t s = t.slot(i).load(std::memory_order_acquire);

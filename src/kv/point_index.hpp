@@ -336,9 +336,20 @@ class PointIndex {
       if (s == kEmpty) return nullptr;
       if ((s & kFingerprintMask) == fp && s != kTombstone) {
         Node* n = node_of(s);
+        prefetch_following(n);
         if (base::key_equal(n->key(), key)) return n;  // inline: no call to memcmp
       }
     }
+  }
+
+  // Starts fetching the cache lines after the one `n` starts in, where a key's first
+  // record usually sits (MvccStore places it right behind its node), so that the record
+  // and its value arrive with the node rather than one miss after it.
+  [[gnu::always_inline]] static void prefetch_following(const Node* n) {
+    const char* at = reinterpret_cast<const char*>(n);
+    __builtin_prefetch(at + 64);
+    __builtin_prefetch(at + 128);
+    __builtin_prefetch(at + 192);
   }
 
   // Takes `node`'s slot in `t` out, if `t` holds it: a tombstone, unless the next slot is

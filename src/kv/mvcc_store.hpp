@@ -4,10 +4,11 @@
 // hash index beside the list (kv/point_index.hpp) finds a key's node without a seek.
 // A read at version v sees, for each key, the newest record at or below v.
 //
-// A new key whose node was just carved from a slab (a bulk load, a growing store) gets its
-// first record carved right behind the node. A point read of it then pays two dependent
-// cache misses (the index slot, the node) instead of three: the record's lines come with
-// the node's. A node reused from a free list (a churning store's) takes its first record
+// A new key whose one-level node was just carved from a slab (a bulk load, a growing
+// store) gets its first record carved right behind the node, and the index's lookup
+// fetches the lines after a node with the node (PointIndex::prefetch_following). A point
+// read of it then pays two dependent cache misses (the index slot, the node) instead of
+// three. A node reused from a free list (a churning store's) takes its first record
 // from the record pool, as every later record does: one pool for both kinds would give
 // point reads the same gain but slow a churning queue.
 //

@@ -2,10 +2,10 @@
 //
 // On a virtual machine the host may move the two virtual CPUs between cores that share a
 // cache and cores that do not, from one second to the next; the round trip then takes one
-// of two values, and the producers/consumers figures follow it (docs/benchmarks.md,
-// "Peers"). strata-peers prints it each round; strata-core-latency prints it alone. On a busy
-// machine the figure measures the scheduler instead (a pinned thread waits for its CPU):
-// microseconds.
+// of two values, and the producers/consumers figures move with it, though not with it
+// alone (docs/benchmarks.md, "Peers"). strata-peers prints it each round;
+// strata-core-latency prints it alone. On a busy machine the figure measures the scheduler
+// instead (a pinned thread waits for its CPU): microseconds.
 #pragma once
 
 #include <atomic>

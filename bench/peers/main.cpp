@@ -316,7 +316,8 @@ Cell run_churn(Peer& p, double seconds, std::string& drift) {
 }
 
 // Producers wait while 2,000 items are in flight (bench/backlog.hpp), asleep rather than
-// spinning. The cell's rate follows the host's vCPU placement (core_latency.hpp).
+// spinning. The cell's rate moves with the host more than with any engine: the vCPUs'
+// cache-line round trip (core_latency.hpp) is one factor, not the only one.
 Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
   constexpr std::int64_t kMaxInFlight = 2000;  // the backlog producers wait beyond
   const int producers = w.clients / 2;

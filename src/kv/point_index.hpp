@@ -40,10 +40,10 @@
 #include <string_view>
 #include <utility>
 
+#include "base/key_compare.hpp"
 #include <sys/mman.h>
 
 #define XXH_INLINE_ALL  // header only: nothing to link
-#include "base/key_compare.hpp"
 #include <xxhash.h>
 
 namespace strata::kv {

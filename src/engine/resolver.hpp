@@ -36,6 +36,8 @@
 
 #include "strata/types.hpp"
 
+#include "base/copy_bytes.hpp"
+
 namespace strata::engine {
 
 class Resolver {
@@ -81,21 +83,24 @@ class Resolver {
  private:
   struct Node;
   struct Split;
-  // A key's bytes, which keep their room from one write to the next: a copy is one
-  // memcpy, not std::string::assign's general path.
+  // A key's bytes, which keep their room from one write to the next: a copy is a few
+  // moves inline (base::copy_key_bytes), not std::string::assign's general path.
   class KeyCopy {
    public:
-    void assign(std::string_view key) {
-      if (key.size() > capacity_) {
-        bytes_ = std::make_unique_for_overwrite<char[]>(key.size());
-        capacity_ = key.size();
-      }
-      std::copy(key.begin(), key.end(), bytes_.get());
+    [[gnu::always_inline]] void assign(std::string_view key) {
+      if (key.size() > capacity_) [[unlikely]]
+        make_room(key.size());
+      base::copy_key_bytes(bytes_.get(), key);
       size_ = key.size();
     }
     operator std::string_view() const { return {bytes_.get(), size_}; }  // implicit: a key
 
    private:
+    [[gnu::noinline]] void make_room(std::size_t bytes) {
+      bytes_ = std::make_unique_for_overwrite<char[]>(bytes);
+      capacity_ = bytes;
+    }
+
     std::unique_ptr<char[]> bytes_;
     std::size_t size_ = 0;
     std::size_t capacity_ = 0;

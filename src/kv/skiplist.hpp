@@ -36,6 +36,7 @@
 #include <span>
 #include <string_view>
 
+#include "base/copy_bytes.hpp"
 #include "base/invariant.hpp"
 #include "base/key_compare.hpp"
 #include "kv/size_class_pool.hpp"
@@ -71,9 +72,9 @@ class SkipList {
       for (int i = 0; i < height; ++i) {
         new (&next_[i]) std::atomic<Node*>(prev != nullptr ? prev[i]->next(i) : nullptr);
       }
-      // The head node has an empty key whose data() may be null: memcpy(dst, nullptr, 0)
-      // is undefined behaviour (UBSan reports it), so skip the copy when there is nothing.
-      if (!key.empty()) std::memcpy(key_data(), key.data(), key.size());
+      // A key of 8 to 64 bytes is copied inline (base::copy_key_bytes); the head's empty
+      // key, whose data() may be null, not at all.
+      base::copy_key_bytes(key_data(), key);
     }
     // Release: publishes everything written to the node before this link.
     void set_next(int level, Node* n) { next_[level].store(n, std::memory_order_release); }

@@ -328,9 +328,15 @@ void copy_into(std::string& to, std::string_view from) {
   if (!from.empty()) std::memcpy(to.data(), from.data(), from.size());
 }
 
-}  // namespace
+// Where a pop puts the value it read, and how it says there was none: the caller's string,
+// reused (copy_into), or a new string made at the value's size (no empty string grown).
+void take_value(std::string& to, std::string_view from) { copy_into(to, from); }
+void take_value(std::optional<std::string>& to, std::string_view from) { to.emplace(from); }
+void drop_value(std::string& to) { to.clear(); }
+void drop_value(std::optional<std::string>& to) { to.reset(); }
 
-bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std::string& out) {
+template <class Value>
+bool pop_first(Transaction& tr, const KeyRange& items, End end, bool take, Value& out) {
   // Visited, not copied into a vector of rows: the value is the one copy made, and the key
   // goes to the calling thread's buffer for the clear (a row vector would be three
   // allocations).
@@ -338,46 +344,57 @@ bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std:
   bool found = false;
   tr.visit_range(items, {.limit = 1, .reverse = end == End::last},
                  [&](std::string_view k, std::string_view v) {
-                   copy_into(out, v);  // both views point into strata's memory
+                   take_value(out, v);  // both views point into strata's memory
                    found = true;
                    if (take) copy_into(key, k);
                  });
   if (!found) {
-    out.clear();
+    drop_value(out);
     return false;
   }
   if (take) tr.clear(key);
   return true;
 }
 
-std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, End end, bool take) {
-  std::optional<std::string> value(std::in_place);  // empty: no allocation yet
-  if (!pop_simple(tr, items, end, take, *value)) value.reset();
-  return value;
-}
-
-bool pop_simple(Database& db, const KeyRange& items, End end, std::string& out) {
+template <class Value>
+bool pop_first(Database& db, const KeyRange& items, End end, Value& out) {
   bool first_attempt = true;
   bool found = false;
   try {
     found = db.run([&](Transaction& tr) {
       if (!first_attempt) probe_count(PopEvent::retry);
       first_attempt = false;
-      const bool popped = pop_simple(tr, items, end, true, out);
+      const bool popped = pop_first(tr, items, end, true, out);
       probe_before_commit();
       return popped;
     });
   } catch (...) {
-    out.clear();  // a value a failed attempt read was not taken
+    drop_value(out);  // a value a failed attempt read was not taken
     throw;
   }
   probe_count(PopEvent::pop);
   return found;
 }
 
+}  // namespace
+
+bool pop_simple(Transaction& tr, const KeyRange& items, End end, bool take, std::string& out) {
+  return pop_first(tr, items, end, take, out);
+}
+
+std::optional<std::string> pop_simple(Transaction& tr, const KeyRange& items, End end, bool take) {
+  std::optional<std::string> value;
+  pop_first(tr, items, end, take, value);
+  return value;
+}
+
+bool pop_simple(Database& db, const KeyRange& items, End end, std::string& out) {
+  return pop_first(db, items, end, out);
+}
+
 std::optional<std::string> pop_simple(Database& db, const KeyRange& items, End end) {
-  std::optional<std::string> value(std::in_place);
-  if (!pop_simple(db, items, end, *value)) value.reset();
+  std::optional<std::string> value;
+  pop_first(db, items, end, value);
   return value;
 }
 

@@ -15,10 +15,10 @@ namespace {
 
 using recipes_detail::End;
 
-// prefix + pack(priority) + 00: where the level's items begin, in the calling thread's
-// buffer; the view is valid until the thread's next call.
-std::string_view level_begin(const std::string& prefix, const Element& priority) {
-  thread_local std::string buffer;
+// prefix + pack(priority) + 00: where the level's items begin, written into `buffer`; the
+// view is valid until the buffer next changes.
+std::string_view level_begin(std::string& buffer, const std::string& prefix,
+                             const Element& priority) {
   if (!priority.is<std::int64_t>()) {  // any other element, through the tuple layer
     buffer.assign(prefix);
     append_packed(buffer, priority);
@@ -65,8 +65,9 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
   // subspace_[priority] (the level) and where its range begins, level + 00, in the calling
   // thread's buffer: no Subspace and no KeyRange per push. The range's end, level + FF, is
   // built only for the second read below; the first read's visitor tests against it
-  // without it (key_in_level).
-  const std::string_view begin = level_begin(subspace_.key(), priority);
+  // without it (key_in_level). The item's key is built after the level in the same buffer.
+  thread_local std::string buffer;
+  const std::string_view begin = level_begin(buffer, subspace_.key(), priority);
   const std::string_view level = begin.substr(0, begin.size() - 1);
   std::int64_t count = 0;
   auto last_item = [&](std::string_view key, std::string_view) {
@@ -100,7 +101,7 @@ void PriorityQueue::push(Transaction& tr, std::string_view value, const Element&
     end.push_back('\xff');
     tr.snapshot().visit_range(begin, end, {.limit = 1, .reverse = true}, last_item);
   }
-  tr.set(recipes_detail::numbered_item_key(level, count), value);
+  tr.set(recipes_detail::numbered_item_key_after(buffer, level.size(), count), value);
   if (signal) recipes_detail::signal_waiters(tr, subspace_.key());
 }
 

@@ -80,15 +80,14 @@ Bytes random_id() {
   return Bytes{std::move(bytes)};
 }
 
-std::string_view numbered_item_key(std::string_view prefix, std::int64_t position) {
+namespace {
+
+// numbered_item_key_after's work: the caller has made room for the key after the prefix.
+[[gnu::always_inline]] inline std::string_view write_numbered(std::string& buffer,
+                                                              std::size_t prefix_size,
+                                                              std::int64_t position) {
   const IdWords id = draw_id();
-  // Written in place into the calling thread's buffer, which keeps the room of the longest
-  // key it has held: no allocation, no per-byte appends, no resizing per key.
-  thread_local std::string buffer;
-  const std::size_t most = prefix.size() + kMaxPackedIntSize + max_packed_bytes_size(kRandomIdSize);
-  if (buffer.size() < most) buffer.resize(most);
-  char* out = std::copy(prefix.begin(), prefix.end(), buffer.data());
-  out = pack_int_at(out, position);
+  char* out = pack_int_at(buffer.data() + prefix_size, position);
   if (id.has_zero_byte()) [[unlikely]] {  // about one id in 13: 00s to escape
     std::array<char, kRandomIdSize> bytes;
     id.write(bytes.data());
@@ -101,6 +100,27 @@ std::string_view numbered_item_key(std::string_view prefix, std::int64_t positio
     *out++ = '\0';
   }
   return {buffer.data(), static_cast<std::size_t>(out - buffer.data())};
+}
+
+// The most bytes an item key takes beyond its prefix.
+constexpr std::size_t kMostAfterPrefix = kMaxPackedIntSize + max_packed_bytes_size(kRandomIdSize);
+
+}  // namespace
+
+std::string_view numbered_item_key(std::string_view prefix, std::int64_t position) {
+  // Written in place into the calling thread's buffer, which keeps the room of the longest
+  // key it has held: no allocation, no per-byte appends, no resizing per key.
+  thread_local std::string buffer;
+  if (buffer.size() < prefix.size() + kMostAfterPrefix)
+    buffer.resize(prefix.size() + kMostAfterPrefix);
+  std::copy(prefix.begin(), prefix.end(), buffer.data());
+  return write_numbered(buffer, prefix.size(), position);
+}
+
+std::string_view numbered_item_key_after(std::string& buffer, std::size_t prefix_size,
+                                         std::int64_t position) {
+  if (buffer.size() < prefix_size + kMostAfterPrefix) buffer.resize(prefix_size + kMostAfterPrefix);
+  return write_numbered(buffer, prefix_size, position);
 }
 
 std::int64_t item_position(std::string_view prefix, std::string_view key) {

@@ -29,6 +29,11 @@ std::string_view numbered_item_key(std::string_view prefix, std::int64_t positio
 inline std::string_view numbered_item_key(const Subspace& subspace, std::int64_t position) {
   return numbered_item_key(std::string_view(subspace.key()), position);
 }
+// The same key built in `buffer`, whose first `prefix_size` bytes already hold the prefix
+// (a caller that built the prefix there is spared its copy); the rest is overwritten, and
+// the buffer grows when it must. The view is valid until the buffer next changes.
+std::string_view numbered_item_key_after(std::string& buffer, std::size_t prefix_size,
+                                         std::int64_t position);
 
 // subspace.unpack(key)[0] as an integer: the position of an item key, decoded without
 // unpacking the id after it (no Tuple, no copy of the id). Throws what unpack() and

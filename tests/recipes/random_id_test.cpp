@@ -76,6 +76,26 @@ TEST(NumberedItemKey, AShortKeyAfterALongOneIsExact) {
   }
 }
 
+// The key built after a prefix already in the caller's buffer (a priority queue's level):
+// the prefix's bytes stay, the rest is the packed (position, id), whatever the buffer held
+// beyond the prefix or however short it was.
+TEST(NumberedItemKey, BuiltAfterAPrefixInTheCallersBuffer) {
+  const Subspace level(Tuple{"pq", std::int64_t{42}});
+  for (const std::string& before :
+       {level.key(), level.key() + std::string(1, '\0'), level.key() + std::string(300, '\xff')}) {
+    for (std::int64_t position : {std::int64_t{0}, std::int64_t{-5}, std::int64_t{1} << 50}) {
+      std::string buffer = before;
+      const std::string key(numbered_item_key_after(buffer, level.key().size(), position));
+      ASSERT_TRUE(key.starts_with(level.key()));
+      const Tuple item = level.unpack(key);
+      ASSERT_EQ(item.size(), 2u);
+      EXPECT_EQ(item[0].get<std::int64_t>(), position);
+      EXPECT_EQ(item[1].get<Bytes>().data.size(), kRandomIdSize);
+      EXPECT_EQ(level.pack(item), key);
+    }
+  }
+}
+
 // item_position refuses what subspace.unpack(key)[0].get<std::int64_t>() refuses.
 TEST(ItemPosition, RefusesWhatUnpackRefuses) {
   const Subspace subspace(Tuple{"q"});

@@ -306,8 +306,9 @@ Subspace bookkeeping(const Subspace& items, const Tuple& name) {
 
 namespace {
 
-// copy_into's other case: `to` of another size. One too small (pop_min's new string) is
-// replaced by a copy made at from's size, rather than grown and then overwritten.
+// copy_into's other case: `to` of another size. One too small (a caller's new, empty
+// string) is replaced by a copy made at from's size, rather than grown and then
+// overwritten.
 [[gnu::noinline]] void copy_resized(std::string& to, std::string_view from) {
   if (to.capacity() < from.size()) {
     to = std::string(from);
@@ -329,7 +330,7 @@ void copy_into(std::string& to, std::string_view from) {
 }
 
 // Where a pop puts the value it read, and how it says there was none: the caller's string,
-// reused (copy_into), or a new string made at the value's size (no empty string grown).
+// reused (copy_into), or an optional's string constructed from the value.
 void take_value(std::string& to, std::string_view from) { copy_into(to, from); }
 void take_value(std::optional<std::string>& to, std::string_view from) { to.emplace(from); }
 void drop_value(std::string& to) { to.clear(); }

@@ -82,7 +82,16 @@ Bytes random_id() {
 
 namespace {
 
-// numbered_item_key_after's work: the caller has made room for the key after the prefix.
+// Makes `buffer` long enough for an item key after a prefix of `prefix_size` bytes. The
+// buffer keeps the room of the longest key it has held: no allocation, no per-byte
+// appends, no resizing per key.
+void make_room(std::string& buffer, std::size_t prefix_size) {
+  const std::size_t most = prefix_size + kMaxPackedIntSize + max_packed_bytes_size(kRandomIdSize);
+  if (buffer.size() < most) buffer.resize(most);
+}
+
+// Writes (position, id) packed after the prefix in `buffer`'s first `prefix_size` bytes.
+// REQUIRES: make_room(buffer, prefix_size).
 [[gnu::always_inline]] inline std::string_view write_numbered(std::string& buffer,
                                                               std::size_t prefix_size,
                                                               std::int64_t position) {
@@ -102,24 +111,18 @@ namespace {
   return {buffer.data(), static_cast<std::size_t>(out - buffer.data())};
 }
 
-// The most bytes an item key takes beyond its prefix.
-constexpr std::size_t kMostAfterPrefix = kMaxPackedIntSize + max_packed_bytes_size(kRandomIdSize);
-
 }  // namespace
 
 std::string_view numbered_item_key(std::string_view prefix, std::int64_t position) {
-  // Written in place into the calling thread's buffer, which keeps the room of the longest
-  // key it has held: no allocation, no per-byte appends, no resizing per key.
-  thread_local std::string buffer;
-  if (buffer.size() < prefix.size() + kMostAfterPrefix)
-    buffer.resize(prefix.size() + kMostAfterPrefix);
+  thread_local std::string buffer;  // written in place
+  make_room(buffer, prefix.size());
   std::copy(prefix.begin(), prefix.end(), buffer.data());
   return write_numbered(buffer, prefix.size(), position);
 }
 
 std::string_view numbered_item_key_after(std::string& buffer, std::size_t prefix_size,
                                          std::int64_t position) {
-  if (buffer.size() < prefix_size + kMostAfterPrefix) buffer.resize(prefix_size + kMostAfterPrefix);
+  make_room(buffer, prefix_size);
   return write_numbered(buffer, prefix_size, position);
 }
 

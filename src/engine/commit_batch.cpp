@@ -250,10 +250,13 @@ std::size_t CommitBatch::apply_all(std::span<CommitRequest* const> batch, Versio
     }
     if (in_order) store_.expect_key_order(true);
     if (r->writes->only_sets_and_clears()) {
+      // A transaction's write map holds each key once: alone in its batch, it writes no
+      // key twice.
+      const Repeats repeats = batch.size() == 1 ? Repeats::none : Repeats::possible;
       if (hashes == nullptr) {
-        apply_plain<false>(*r->writes, version, nullptr, nullptr);
+        apply_plain<false>(*r->writes, version, nullptr, nullptr, repeats);
       } else {
-        apply_plain<true>(*r->writes, version, paths, hashes);
+        apply_plain<true>(*r->writes, version, paths, hashes, repeats);
       }
     } else {
       apply(*r, version, stamped, paths, hashes);
@@ -410,26 +413,28 @@ void CommitBatch::record_stamped_keys(const CommitRequest& r, Version version) {
 // (WriteMap::only_sets_and_clears), whose strings and branches cost every commit.
 template <bool kPrepared>
 void CommitBatch::apply_plain(const WriteMap& w, Version version,
-                              const kv::MvccStore::List::Path* paths, const std::uint64_t* hashes) {
+                              const kv::MvccStore::List::Path* paths, const std::uint64_t* hashes,
+                              Repeats repeats) {
   for (const auto& [key, entry] : w.points()) {
     const kv::MvccStore::List::Path* path = kPrepared ? paths++ : nullptr;
     const std::uint64_t hash = kPrepared ? *hashes++ : kv::MvccStore::hash(key);
-    apply_point(key, entry, version, hash, path, logs_);
+    apply_point(key, entry, version, hash, path, logs_, repeats);
   }
 }
 
 void CommitBatch::apply_points(std::span<const PointEntry> points, Version version) {
   for (const auto& [key, entry] : points) {
-    apply_point(key, entry, version, kv::MvccStore::hash(key), nullptr, /*logs=*/false);
+    apply_point(key, entry, version, kv::MvccStore::hash(key), nullptr, /*logs=*/false,
+                Repeats::none);
   }
 }
 
 void CommitBatch::apply_point(std::string_view key, const PointWrite& entry, Version version,
-                              std::uint64_t hash, const kv::MvccStore::List::Path* path,
-                              bool logs) {
+                              std::uint64_t hash, const kv::MvccStore::List::Path* path, bool logs,
+                              Repeats repeats) {
   STRATA_INVARIANT(entry.kind == PointWrite::Kind::set || entry.kind == PointWrite::Kind::clear);
   if (entry.kind == PointWrite::Kind::set) {
-    store_.set(key, entry.value(), version, hash, path);
+    store_.set(key, entry.value(), version, hash, path, repeats);
     if (logs) log_.set(key, entry.value());
   } else {
     store_.clear(key, version, hash);

@@ -132,6 +132,7 @@ class CommitBatch {
   const Resolver& resolver() const { return resolver_; }
 
  private:
+  using Repeats = kv::MvccStore::Repeats;
   // Whether a batch of `request` alone takes run_lone(): nothing to log, and a few sets
   // and clears of keys (within kPlainBytes, fewer than kPrepareWrites) in an array
   // (PointMap::array).
@@ -199,10 +200,11 @@ class CommitBatch {
   // apply() for writes that are only sets and clears of keys (WriteMap::only_sets_and_clears).
   // kPrepared: with `paths` and `hashes` from prepare_writes (else both null); a loop of
   // its own for each, so that an unprepared commit does not step through them.
+  // `repeats`: whether another request of the batch may write the same keys.
   template <bool kPrepared>
   [[gnu::always_inline]] inline void apply_plain(const WriteMap& writes, Version version,
                                                  const kv::MvccStore::List::Path* paths,
-                                                 const std::uint64_t* hashes);
+                                                 const std::uint64_t* hashes, Repeats repeats);
   // apply_plain<false> for `points` (run_lone's).
   [[gnu::always_inline]] inline void apply_points(std::span<const PointEntry> points,
                                                   Version version);
@@ -210,7 +212,8 @@ class CommitBatch {
   // run_lone's batch never has).
   [[gnu::always_inline]] inline void apply_point(std::string_view key, const PointWrite& entry,
                                                  Version version, std::uint64_t hash,
-                                                 const kv::MvccStore::List::Path* path, bool logs);
+                                                 const kv::MvccStore::List::Path* path, bool logs,
+                                                 Repeats repeats);
   // Logs a dependent entry's atomic operations by their `result`, or as the operations
   // when those take fewer bytes.
   void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);

@@ -19,7 +19,9 @@
 // key whose only remaining record is a tombstone is unlinked. A lone value record made
 // with room for an older link is replaced by a linkless copy, so that overwrites reuse
 // the blocks of the records they replace. Cut, replaced and unlinked memory is freed once
-// no reader that might hold it remains.
+// no reader that might hold it remains. A write that is the only one to its key in its
+// batch (Repeats::none) does not read the record it replaces: that record's first read
+// is its release, a collection later, and its cut starts fetching it.
 //
 // One old reader would hold all of that back, so a key that lived a short while (written
 // once at `born`, deleted at `died`, like a queue item) is also unlinked as soon as no live
@@ -124,10 +126,15 @@ class MvccStore {
     set(key, value, version, hash(key));
   }
   static std::uint64_t hash(std::string_view key) { return Index::hash(key); }
+  // Whether a commit batch may write a key more than once. A second write at a version
+  // replaces the first, so a write looks at the key's newest record for its own version;
+  // a batch that writes each key once (a lone transaction's: its write map holds each key
+  // once) spares an overwrite that look, one cache miss on the record it replaces.
+  enum class Repeats : bool { possible, none };
   // The same with `hash` from prefetch(key) or hash(key), and when `path` is given (prepare_writes'
   // for `key`), a new key's node linked along it rather than after a seek.
   void set(std::string_view key, std::string_view value, Version version, std::uint64_t hash,
-           const List::Path* path = nullptr);
+           const List::Path* path = nullptr, Repeats repeats = Repeats::possible);
   // Whether new keys will come mostly in ascending order (a log replay): then a key that
   // follows the previous new one is linked without a seek. Off by default.
   void expect_key_order(bool on) { in_key_order_ = on; }
@@ -297,8 +304,9 @@ class MvccStore {
   static constexpr std::size_t kMaxEarlySpans = 64;  // beyond, the oldest two merge
   using Index = PointIndex<Node>;
   struct Retired {
-    // key: an unlinked node with every record of its chain (one entry for a dead key).
-    enum class Kind : std::uint8_t { record, key, index_table };
+    // key: an unlinked node with every record of its chain (one entry for a dead key);
+    // chain: a record and every record behind it, cut from a live key's chain.
+    enum class Kind : std::uint8_t { record, chain, key, index_table };
     Version tag;  // committed() when it was unlinked
     void* ptr;
     Kind kind;
@@ -307,7 +315,7 @@ class MvccStore {
   // The new newest record of `node`, from record_pool_ (a new key's first record is set's
   // own). `head` is node's newest record (the caller loaded it), `hash` hash(node->key()).
   void push(Node* node, VersionRecord* head, std::optional<std::string_view> value, Version version,
-            std::uint64_t hash);
+            std::uint64_t hash, Repeats repeats = Repeats::possible);
   // Replaces `head`, the only record of `node` and a live value, by a linkless copy.
   void compact_head(Node* node, VersionRecord* head);
   // A new key's node, linked (along `path` when given and filled).
@@ -341,7 +349,10 @@ class MvccStore {
   // From the list and the index (`hash` is hash(node->key())); again does nothing.
   void unlink(Node* node, std::uint64_t hash);
   void retire_table(Index::Table* t);
+  // Retires `r` and every record behind it (nothing: nullptr), cut from a live key's
+  // chain or left by a dead one, to be freed with destroy_chain.
   void retire_chain(VersionRecord* r);
+  void destroy_chain(VersionRecord* r);
   void free_retired(const Retired& r);
   void reclaim(Version oldest);
   std::uint64_t next_random();

@@ -385,6 +385,62 @@ TEST(MvccStore, OverwritingEveryKeyKeepsTheStoreItsLoadedSize) {
   }
 }
 
+// A write its batch makes to no other key of the same name (Repeats::none) is pushed
+// without a look at the head it replaces: the older version stays for its reader, and
+// collection cuts and frees it once the reader leaves.
+TEST(MvccStore, AWriteAloneInItsBatchKeepsTheVersionBehindIt) {
+  MvccStore s;
+  s.set("k", "one", 1);
+  s.publish(1);
+  ReaderRegistry::Slot* reader = s.registry().acquire();
+  ASSERT_EQ(ReaderRegistry::announce(reader, s.committed_atomic()), 1);
+  s.set("k", "two", 2, MvccStore::hash("k"), nullptr, MvccStore::Repeats::none);
+  s.publish(2);
+  s.collect_garbage(64, s.advance_horizon());
+  EXPECT_EQ(read(s, "k", 1), "one");
+  EXPECT_EQ(read(s, "k", 2), "two");
+  ReaderRegistry::withdraw(reader);
+  s.registry().release(reader);
+  s.publish(3);
+  s.collect_garbage(64, s.advance_horizon());
+  EXPECT_EQ(read(s, "k", 1), std::nullopt);
+  s.publish(4);
+  s.collect_garbage(64, s.advance_horizon());
+  EXPECT_EQ(s.pending_gc(), 0u);
+  EXPECT_EQ(read(s, "k", 4), "two");
+}
+
+// The versions a reader held back are cut as one chain once it leaves, and every record
+// of the chain is freed: a store that goes through that again and again stays its size.
+TEST(MvccStore, AChainCutBehindAReaderIsFreedWhole) {
+  MvccStore s;
+  const std::string value(100, 'a');
+  Version v = 0;
+  s.set("k", value, ++v);
+  s.publish(v);
+  auto cycle = [&] {
+    ReaderRegistry::Slot* reader = s.registry().acquire();
+    ASSERT_EQ(ReaderRegistry::announce(reader, s.committed_atomic()), v);
+    for (int i = 0; i < 50; ++i) {
+      s.set("k", value, ++v, MvccStore::hash("k"), nullptr, MvccStore::Repeats::none);
+      s.publish(v);
+      s.collect_garbage(64, s.advance_horizon());
+    }
+    ReaderRegistry::withdraw(reader);
+    s.registry().release(reader);
+    for (int i = 0; i < 2; ++i) {  // cut, then freed once the version moves on
+      s.publish(++v);
+      s.collect_garbage(64, s.advance_horizon());
+    }
+    EXPECT_EQ(s.pending_gc(), 0u);
+  };
+  for (int i = 0; i < 4; ++i) cycle();
+  const std::size_t settled = s.pool_bytes();
+  for (int i = 0; i < 100; ++i) cycle();
+  EXPECT_EQ(s.pool_bytes(), settled);  // fifty records a cycle, none of them kept
+  EXPECT_EQ(read(s, "k", v), value);
+}
+
 // A reader standing on a head that collection replaces keeps reading it until it leaves.
 TEST(MvccStore, AReaderKeepsTheHeadThatCompactionReplaces) {
   MvccStore s;

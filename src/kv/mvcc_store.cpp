@@ -39,6 +39,7 @@ void MvccStore::free_retired(const Retired& r) {
       break;
     case Retired::Kind::chain:
       destroy_chain(static_cast<VersionRecord*>(r.ptr));
+      --retired_chains_;
       break;
     case Retired::Kind::key: {
       auto* node = static_cast<Node*>(r.ptr);
@@ -359,10 +360,11 @@ Version MvccStore::collect_garbage(std::size_t budget) {
 // gone and accepts none that are (versions between the two were collected by nobody);
 // the conflict history is pruned no further (it only keeps more); and reclaim frees at
 // most kIdleRetired entries later, at the next collection, which any queued write brings
-// (never an index table: the next collection after its retirement frees it).
+// (never an index table or a cut chain, which the collection after its retirement frees).
 bool MvccStore::skip_idle_collection() {
   if (!gc_queue_.empty() || !short_lived_.empty() || retired_.size() > kIdleRetired ||
-      retired_tables_ != 0 || window_ns_ != 0 || !writer_sees_no_early_span()) {
+      retired_tables_ != 0 || retired_chains_ != 0 || window_ns_ != 0 ||
+      !writer_sees_no_early_span()) {
     return false;
   }
   revoke_expired_readers();
@@ -545,6 +547,7 @@ void MvccStore::retire_chain(VersionRecord* r) {
   // cache, instead of missing on the commit's path; the fetch starts now.
   __builtin_prefetch(r);
   retired_.push_back({committed(), r, Retired::Kind::chain});
+  ++retired_chains_;
   take_room_key();
 }
 

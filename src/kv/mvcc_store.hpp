@@ -376,6 +376,9 @@ class MvccStore {
   // Index tables among retired_: a skip leaves none waiting (a table is the size of the
   // whole index, and its memory serves the growth that follows once it is freed).
   std::size_t retired_tables_ = 0;
+  // Cut chains among retired_: a skip leaves none waiting either (one entry may hold every
+  // version a reader held back).
+  std::size_t retired_chains_ = 0;
   void revoke_expired_readers();
   // Writer: the newest version published at or before now - window (a sample's; never
   // newer than the exact one), or the largest Version when windows are not kept.

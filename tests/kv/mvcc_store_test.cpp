@@ -240,8 +240,8 @@ TEST(MvccStore, AKeyMadeAndDeletedInOneBatchIsCollectedOnce) {
 }
 
 // A collection with no key queued and little retired memory is skipped; the memory waits
-// for the next collection, which any queued write brings. Queued keys, or more retired
-// entries than a skip may leave, make it run.
+// for the next collection, which any queued write brings. Queued keys, a cut chain, or
+// more retired entries than a skip may leave, make it run.
 TEST(MvccStore, ACollectionWithNothingQueuedIsSkipped) {
   MvccStore s;
   s.set("a", "1", 1);
@@ -254,15 +254,21 @@ TEST(MvccStore, ACollectionWithNothingQueuedIsSkipped) {
   EXPECT_EQ(s.pending_gc(), 2u);
   s.set("b", "1", 3);
   s.publish(3);
-  EXPECT_TRUE(s.skip_idle_collection());
-  EXPECT_EQ(s.pending_gc(), 2u);
+  // A cut chain is not left waiting: its one entry may hold every version a reader held.
+  EXPECT_FALSE(s.skip_idle_collection());
+  s.collect_garbage(64);  // frees what "a" left
+  EXPECT_EQ(s.pending_gc(), 0u);
   s.clear("b", 4);
   s.publish(4);
   EXPECT_FALSE(s.skip_idle_collection());
-  s.collect_garbage(64);  // frees what "a" left, unlinks "b"
+  s.collect_garbage(64);  // unlinks "b"
   EXPECT_EQ(count_keys(s), 1u);
   EXPECT_EQ(s.pending_gc(), 1u);  // "b", retired at 4
-  Version v = 4;
+  s.set("c", "1", 5);
+  s.publish(5);
+  EXPECT_TRUE(s.skip_idle_collection());  // "b" waits for the next collection
+  EXPECT_EQ(s.pending_gc(), 1u);
+  Version v = 5;
   for (int i = 0; i < 40; ++i) {  // overwrites: each retires a record
     s.set("a", std::to_string(i), ++v);
     s.publish(v);
@@ -439,6 +445,35 @@ TEST(MvccStore, AChainCutBehindAReaderIsFreedWhole) {
   for (int i = 0; i < 100; ++i) cycle();
   EXPECT_EQ(s.pool_bytes(), settled);  // fifty records a cycle, none of them kept
   EXPECT_EQ(read(s, "k", v), value);
+}
+
+// The versions a reader held back, cut in one chain when it leaves, are freed by the next
+// collection even when the commits after it only add keys (which queue no collection).
+TEST(MvccStore, ACutChainIsFreedWhileCommitsOnlyAddKeys) {
+  MvccStore s;
+  Version v = 0;
+  s.set("k", "0", ++v);
+  s.publish(v);
+  ReaderRegistry::Slot* reader = s.registry().acquire();
+  ASSERT_EQ(ReaderRegistry::announce(reader, s.committed_atomic()), v);
+  for (int i = 0; i < 100; ++i) {
+    s.set("k", std::to_string(i), ++v);
+    s.publish(v);
+    s.collect_garbage(1 << 20);
+  }
+  ReaderRegistry::withdraw(reader);
+  s.registry().release(reader);
+  s.set("new0", "x", ++v);
+  s.publish(v);
+  s.collect_garbage(1 << 20);  // cuts the chain behind "k"'s head
+  EXPECT_EQ(read(s, "k", v - 1), "99");
+  for (int i = 1; i < 4; ++i) {
+    s.set("new" + std::to_string(i), "x", ++v);
+    s.publish(v);
+    if (!s.skip_idle_collection()) s.collect_garbage(1 << 20);
+  }
+  EXPECT_EQ(s.pending_gc(), 0u);  // skips leave no cut chain behind
+  EXPECT_TRUE(s.skip_idle_collection());
 }
 
 // A reader standing on a head that collection replaces keeps reading it until it leaves.

@@ -49,12 +49,17 @@ strata::Database loaded_strata(std::int64_t keys) {
   return db;
 }
 
+// The database of `keys` keys in `dbs`, loaded on first use.
+strata::Database& loaded_once(std::map<std::int64_t, strata::Database>& dbs, std::int64_t keys) {
+  auto it = dbs.find(keys);
+  if (it == dbs.end()) it = dbs.emplace(keys, loaded_strata(keys)).first;
+  return it->second;
+}
+
 // One database per key count, filled once and shared by every benchmark that reads it.
 strata::Database& filled_strata(std::int64_t keys) {
   static std::map<std::int64_t, strata::Database> dbs;
-  auto it = dbs.find(keys);
-  if (it != dbs.end()) return it->second;
-  return dbs.emplace(keys, loaded_strata(keys)).first->second;
+  return loaded_once(dbs, keys);
 }
 
 // The point-set benchmarks' shapes (strata's and LMDB's): 100 k and 1 M keys.
@@ -62,9 +67,9 @@ void point_set_shapes(benchmark::internal::Benchmark* b) {
   b->Arg(100'000)->Arg(1'000'000)->ArgName("keys");
 }
 
-void bm_strata_point_set(benchmark::State& state) {
+// Sets random keys out of state.range(0), one per transaction, on one reused Transaction.
+void set_random_keys(benchmark::State& state, strata::Database& db) {
   const auto keys = static_cast<std::uint64_t>(state.range(0));
-  strata::Database db = strata::Database::open();
   std::mt19937_64 rng(1);
   std::string value(kValueSize, 'v');
   strata::Transaction tr = db.create_transaction();
@@ -75,24 +80,18 @@ void bm_strata_point_set(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
+
+void bm_strata_point_set(benchmark::State& state) {
+  strata::Database db = strata::Database::open();
+  set_random_keys(state, db);
+}
 BENCHMARK(bm_strata_point_set)->Name("BM_StrataPointSet")->Apply(point_set_shapes);
 
 // The same over a loaded store: every set replaces a key's record. A database of its own
 // per key count, so that the ones the get benchmarks read keep their first records.
 void bm_strata_point_overwrite(benchmark::State& state) {
   static std::map<std::int64_t, strata::Database> dbs;
-  const std::int64_t keys = state.range(0);
-  auto it = dbs.find(keys);
-  if (it == dbs.end()) it = dbs.emplace(keys, loaded_strata(keys)).first;
-  std::mt19937_64 rng(1);
-  std::string value(kValueSize, 'w');
-  strata::Transaction tr = it->second.create_transaction();
-  for (auto _ : state) {
-    tr.set(key_of(rng() % static_cast<std::uint64_t>(keys)), value);
-    tr.commit();
-    tr.reset();
-  }
-  state.SetItemsProcessed(state.iterations());
+  set_random_keys(state, loaded_once(dbs, state.range(0)));
 }
 BENCHMARK(bm_strata_point_overwrite)->Name("BM_StrataPointOverwrite")->Apply(point_set_shapes);
 

@@ -39,7 +39,7 @@ void MvccStore::free_retired(const Retired& r) {
       break;
     case Retired::Kind::chain:
       destroy_chain(static_cast<VersionRecord*>(r.ptr));
-      --retired_chains_;
+      --retired_unbounded_;
       break;
     case Retired::Kind::key: {
       auto* node = static_cast<Node*>(r.ptr);
@@ -49,7 +49,7 @@ void MvccStore::free_retired(const Retired& r) {
     }
     case Retired::Kind::index_table:
       Index::destroy(static_cast<Index::Table*>(r.ptr));
-      --retired_tables_;
+      --retired_unbounded_;
       break;
   }
 }
@@ -235,7 +235,7 @@ void MvccStore::unlink(Node* node, std::uint64_t hash) {
 void MvccStore::retire_table(Index::Table* t) {
   if (t != nullptr) {
     retired_.push_back({committed(), t, Retired::Kind::index_table});
-    ++retired_tables_;
+    ++retired_unbounded_;
     take_room_key();
   }
 }
@@ -363,8 +363,7 @@ Version MvccStore::collect_garbage(std::size_t budget) {
 // (never an index table or a cut chain, which the collection after its retirement frees).
 bool MvccStore::skip_idle_collection() {
   if (!gc_queue_.empty() || !short_lived_.empty() || retired_.size() > kIdleRetired ||
-      retired_tables_ != 0 || retired_chains_ != 0 || window_ns_ != 0 ||
-      !writer_sees_no_early_span()) {
+      retired_unbounded_ != 0 || window_ns_ != 0 || !writer_sees_no_early_span()) {
     return false;
   }
   revoke_expired_readers();
@@ -547,7 +546,7 @@ void MvccStore::retire_chain(VersionRecord* r) {
   // cache, instead of missing on the commit's path; the fetch starts now.
   __builtin_prefetch(r);
   retired_.push_back({committed(), r, Retired::Kind::chain});
-  ++retired_chains_;
+  ++retired_unbounded_;
   take_room_key();
 }
 

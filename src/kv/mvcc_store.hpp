@@ -349,8 +349,8 @@ class MvccStore {
   // From the list and the index (`hash` is hash(node->key())); again does nothing.
   void unlink(Node* node, std::uint64_t hash);
   void retire_table(Index::Table* t);
-  // Retires `r` and every record behind it (nothing: nullptr), cut from a live key's
-  // chain or left by a dead one, to be freed with destroy_chain.
+  // Retires `r` and every record behind it (nothing: nullptr), cut from a key's chain (or
+  // the whole chain, at destruction), to be freed with destroy_chain.
   void retire_chain(VersionRecord* r);
   void destroy_chain(VersionRecord* r);
   void free_retired(const Retired& r);
@@ -373,12 +373,10 @@ class MvccStore {
   VersionWait version_wait_;
   static constexpr std::uint32_t kRevokeEvery = 64;  // collections
   static constexpr std::size_t kIdleRetired = 16;    // most retired entries a skip leaves
-  // Index tables among retired_: a skip leaves none waiting (a table is the size of the
-  // whole index, and its memory serves the growth that follows once it is freed).
-  std::size_t retired_tables_ = 0;
-  // Cut chains among retired_: a skip leaves none waiting either (one entry may hold every
-  // version a reader held back).
-  std::size_t retired_chains_ = 0;
+  // Index tables and cut chains among retired_: a skip leaves none waiting. A table is the
+  // size of the whole index, and its memory serves the growth that follows once it is
+  // freed; a chain's one entry may hold every version a reader held back.
+  std::size_t retired_unbounded_ = 0;
   void revoke_expired_readers();
   // Writer: the newest version published at or before now - window (a sample's; never
   // newer than the exact one), or the largest Version when windows are not kept.

@@ -17,8 +17,10 @@ or a client meets an error it cannot retry.
 
 "peak MiB" is the process's peak resident memory during the run, its verification
 included (Linux's VmHWM, started over at each run): the database's memory, plus the
-checker's record of every delivered queue item (24 bytes an item) and the latency
-histograms (58 KiB per client, whatever the run's length).)";
+checker's records of every item, kept until the run is verified (24 bytes an item in the
+queue runs; 64 in the priority-queue runs, and 40 more while they are verified; vectors
+grow by doubling, so up to twice that), and the latency histograms (58 KiB per client,
+whatever the run's length). A run that moves more items peaks higher.)";
 
 constexpr const char* kApiHelp =
     "cpp (default): strata's C++ API and recipes on an in-process database; c: the same C++ "

@@ -30,6 +30,10 @@ struct Push {
   int priority = 0;
 };
 
+// The checker's memory per item, as `strata-stress --help` states it.
+static_assert(sizeof(Pop) + sizeof(Push) == 64);
+static_assert(sizeof(CommitOrder) + sizeof(std::pair<strata::Version, CommitOrder>) == 40);
+
 }  // namespace
 
 template <class Api>
@@ -122,12 +126,19 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
   // Exactly once; and each item's pop commit order, for the order check.
   std::vector<std::vector<CommitOrder>> popped_at(pushers);
   for (int p = 0; p < pushers; ++p) popped_at[p].assign(pushes[p].size(), CommitOrder{});
-  std::vector<Pop> all;
-  for (auto& v : pops) all.insert(all.end(), v.begin(), v.end());
-  for (const Pop& pop : all) {
+  // Every pop, popper by popper: the records are the checker's largest memory, so they are
+  // read where they are rather than gathered into one copy.
+  auto each_pop = [&](auto&& f) {
+    for (const auto& v : pops) {
+      for (const Pop& pop : v) f(pop);
+    }
+  };
+  std::size_t popped = 0;
+  each_pop([&](const Pop& pop) {
+    ++popped;
     if (pop.producer < 0 || pop.producer >= pushers || pop.seq >= pushes[pop.producer].size()) {
       r.violations.emplace_back("a popper received an item nobody pushed");
-      continue;
+      return;
     }
     CommitOrder& at = popped_at[pop.producer][pop.seq];
     if (at.version != -1) r.violations.emplace_back("an item was popped twice");
@@ -136,7 +147,7 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
     if (pop.priority != pushes[pop.producer][pop.seq].priority) {
       r.violations.emplace_back("an item came back with another priority");
     }
-  }
+  });
   for (int p = 0; p < pushers; ++p) {
     for (std::size_t s = 0; s < pushes[p].size(); ++s) {
       if (popped_at[p][s].version == -1) r.violations.emplace_back("an item was lost");
@@ -164,8 +175,8 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
           std::pair(rv, CommitOrder{std::numeric_limits<strata::Version>::max(), 0xffff}));
       return it != b.begin() && std::prev(it)->second > at;
     };
-    for (const Pop& pop : all) {
-      if (pop.commit.version < 0) continue;
+    each_pop([&](const Pop& pop) {
+      if (pop.commit.version < 0) return;
       int lo = pop.min ? 0 : pop.priority + 1, hi = pop.min ? pop.priority : kPriorities;
       for (int q = lo; q < hi; ++q) {
         if (present(q, pop.read_version, pop.commit)) {
@@ -176,9 +187,9 @@ RunResult run_priority_queue(RunContext<Api>& ctx) {
           break;
         }
       }
-    }
+    });
   }
-  r.ops = all.size();
+  r.ops = popped;
   summarise(latency, r);
   return r;
 }

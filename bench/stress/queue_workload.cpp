@@ -18,6 +18,7 @@ struct Delivery {
   std::uint64_t seq;
   CommitOrder commit_order() const { return {version, order}; }
 };
+static_assert(sizeof(Delivery) == 24);  // as `strata-stress --help` states it
 
 }  // namespace
 

@@ -4,8 +4,9 @@
 //
 // Every engine runs without durability (no sync, no log; files on a tmpfs); each
 // workload cell gets a fresh instance per engine in its own directory, and the engines
-// take turns in short rounds (--rounds), so each ratio compares engines measured at the
-// same time. See bench/peers/plot.gp for the chart made from the CSV.
+// take turns in short rounds (--rounds; within a round, in shorter turns with --turn), so
+// each ratio compares engines measured at the same time. See bench/peers/plot.gp for the
+// chart made from the CSV.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -89,7 +90,8 @@ constexpr std::size_t kNumWorkloads = sizeof(kWorkloads) / sizeof(kWorkloads[0])
 
 struct Config {
   double seconds = 3.0;
-  int rounds = 3;  // each cell's time is split into this many rounds, engines interleaved
+  int rounds = 3;   // each cell's time is split into this many rounds, engines interleaved
+  double turn = 0;  // the longest stretch one engine runs before the next; 0: its round
   std::uint64_t keys = 1000000;
   std::string csv;
   std::filesystem::path dir;
@@ -100,6 +102,7 @@ struct Config {
 struct Cell {
   std::optional<double> ops;  // ops per second; empty: skipped or failed
   std::string note;           // verification failure or error
+  double seconds = 0;         // the window the rate was measured over
 };
 
 // One engine's rounds of one workload: the rate of each, and what failed.
@@ -121,9 +124,9 @@ struct Rounds {
 };
 
 // Runs body(t, stop) on `threads` threads for `seconds`; returns total ops / window, where an
-// operation in flight at the stop counts whole (at most one per thread).
-double timed(int threads, double seconds,
-             const std::function<std::uint64_t(int, const std::atomic<bool>&)>& body) {
+// operation in flight at the stop counts whole (at most one per thread), and the window.
+Cell timed(int threads, double seconds,
+           const std::function<std::uint64_t(int, const std::atomic<bool>&)>& body) {
   std::atomic<bool> go{false}, stop{false};
   std::vector<std::uint64_t> ops(static_cast<std::size_t>(threads), 0);
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
@@ -156,7 +159,7 @@ double timed(int threads, double seconds,
   }
   std::uint64_t total = 0;
   for (auto n : ops) total += n;
-  return static_cast<double>(total) / window;
+  return Cell{static_cast<double>(total) / window, "", window};
 }
 
 // A 100-byte value whose first 8 bytes carry a unique id (client << 40 | sequence).
@@ -233,7 +236,7 @@ class Ledger {
 Cell run_pairs(Peer& p, const Workload& w, double seconds, bool priority) {
   p.prepare(w.clients);
   Ledger ledger(w.clients);
-  double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
+  Cell cell = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
     std::uint64_t seq = 0;
     std::string out;
     Rng rng(0x51ed + static_cast<std::uint64_t>(t));
@@ -257,9 +260,8 @@ Cell run_pairs(Peer& p, const Workload& w, double seconds, bool priority) {
     }
     return seq;
   });
-  Cell cell{rate, ledger.verify([&](std::string& out) {
-              return priority ? p.pq_pop_min(0, out) : p.dequeue(0, out);
-            })};
+  cell.note = ledger.verify(
+      [&](std::string& out) { return priority ? p.pq_pop_min(0, out) : p.dequeue(0, out); });
   return cell;
 }
 
@@ -312,7 +314,7 @@ Cell run_churn(Peer& p, double seconds, std::string& drift) {
     << (static_cast<double>(rss[kWindows - 1]) / static_cast<double>(rss[0]) - 1) * 100
     << " % (last window vs first)";
   drift = d.str();
-  return Cell{static_cast<double>(total) / seconds, ""};
+  return Cell{static_cast<double>(total) / seconds, "", seconds};
 }
 
 // Producers wait while 2,000 items are in flight (bench/backlog.hpp), asleep rather than
@@ -324,7 +326,7 @@ Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
   p.prepare(w.clients);
   Ledger ledger(w.clients);
   bench::Backlog backlog(kMaxInFlight);
-  double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
+  Cell cell = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
     std::uint64_t done = 0;
     std::string out;
     if (t < producers) {
@@ -347,15 +349,19 @@ Cell run_prodcons(Peer& p, const Workload& w, double seconds) {
     }
     return done;
   });
-  return Cell{rate, ledger.verify([&](std::string& out) { return p.dequeue(0, out); })};
+  cell.note = ledger.verify([&](std::string& out) { return p.dequeue(0, out); });
+  return cell;
 }
 
-Cell run_point(Peer& p, const Workload& w, double seconds, std::uint64_t keys) {
+// Client t draws its keys from rngs[t], and leaves it where it stopped: a round's turns
+// go on with one sequence of keys.
+Cell run_point(Peer& p, const Workload& w, double seconds, std::uint64_t keys,
+               std::vector<Rng>& rngs) {
   p.prepare(w.clients);
   const std::string value = make_value(7);
   std::vector<std::uint64_t> misses(static_cast<std::size_t>(w.clients), 0);
-  double rate = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
-    Rng rng(0xc0ffee + static_cast<std::uint64_t>(t) * 7919);
+  Cell cell = timed(w.clients, seconds, [&](int t, const std::atomic<bool>& stop) {
+    Rng rng = rngs[static_cast<std::size_t>(t)];  // a copy: the threads' states share a line
     std::uint64_t n = 0;
     std::string out;
     while (!stop.load(std::memory_order_relaxed)) {
@@ -367,10 +373,12 @@ Cell run_point(Peer& p, const Workload& w, double seconds, std::uint64_t keys) {
       }
       ++n;
     }
+    rngs[static_cast<std::size_t>(t)] = rng;
     return n;
   });
   std::uint64_t missed = Ledger::total(misses);
-  return Cell{rate, missed ? std::to_string(missed) + " gets missed a loaded key; " : ""};
+  if (missed) cell.note = std::to_string(missed) + " gets missed a loaded key; ";
+  return cell;
 }
 
 std::string human(double v) {
@@ -430,11 +438,19 @@ void parse(int argc, char** argv, Config& cfg) {
       ->type_name("S")
       ->transform(bench::number_in(0.001, 86400.0));
   app.add_option("--rounds", cfg.rounds,
-                 "split each cell into N rounds, the engines taking turns in each (order "
-                 "reversed every other round), so that a drift in the machine's speed hits "
-                 "every engine alike (default 3)")
+                 "split each cell into N rounds, each with a rate per engine: a cell's figure "
+                 "is the median round, and its ratio the median of the rounds' ratios "
+                 "(default 3)")
       ->type_name("N")
       ->transform(bench::number_in(1, 1000));
+  app.add_option("--turn", cfg.turn,
+                 "within a round, the engines take turns of at most S seconds (order reversed "
+                 "every other turn), so that a change in the machine's speed that comes and "
+                 "goes within seconds falls on every engine alike; an engine's rate in the "
+                 "round is its operations over its time in all its turns. Each turn starts "
+                 "with caches the other engines used (default 0: one turn a round)")
+      ->type_name("S")
+      ->transform(bench::number_in(0.0, 86400.0));
   app.add_option("--csv", cfg.csv, "also write the results as CSV (for bench/peers/plot.gp)")
       ->type_name("FILE");
   app.add_option("--peers", peers_list,
@@ -552,6 +568,14 @@ static int program_main(int argc, char** argv) {
     // Churn measures drift over one continuous run, so it is not split.
     const int n_rounds = one_at_a_time ? 1 : cfg.rounds;
     const double slice = cfg.seconds / n_rounds;
+    const int n_turns = one_at_a_time || cfg.turn <= 0
+                            ? 1
+                            : std::max(1, static_cast<int>(std::ceil(slice / cfg.turn - 1e-9)));
+    const double turn = slice / n_turns;
+    // The point cells' key sequences, per workload of the group, engine and client: each
+    // round starts them over from the same seeds, and its turns go on with them.
+    std::vector<std::vector<std::vector<Rng>>> key_rngs(group.size(),
+                                                        std::vector<std::vector<Rng>>(kNumPeers));
     for (int round = 0; round < n_rounds; ++round) {
       // Which of the host's vCPU placements this round runs on (core_latency.hpp).
       const double trip_ns = bench::cache_line_round_trip_ns(200'000);
@@ -562,53 +586,85 @@ static int program_main(int argc, char** argv) {
                       trip_ns);
         std::cout << line << std::endl;
       }
+      for (std::size_t gi = 0; gi < group.size(); ++gi) {
+        const Workload& gw = kWorkloads[group[gi]];
+        for (auto& rngs : key_rngs[gi]) {
+          rngs.clear();
+          for (int t = 0; t < gw.clients; ++t) {
+            rngs.emplace_back(0xc0ffee + static_cast<std::uint64_t>(t) * 7919);
+          }
+        }
+      }
+      // Each engine's operations, seconds and verification notes in this round, per
+      // workload of the group.
+      std::vector<std::vector<double>> ops(group.size(), std::vector<double>(kNumPeers, 0.0));
+      std::vector<std::vector<double>> secs(group.size(), std::vector<double>(kNumPeers, 0.0));
+      std::vector<std::vector<std::string>> notes(group.size(),
+                                                  std::vector<std::string>(kNumPeers));
+      for (int t = 0; t < n_turns; ++t) {
+        for (std::size_t step = 0; step < kNumPeers; ++step) {
+          const std::size_t k = (round * n_turns + t) % 2 == 0 ? step : kNumPeers - 1 - step;
+          if (one_at_a_time && active[k]) open(k);
+          Peer* peer = instance[k].get();
+          if (peer == nullptr) continue;
+          try {
+            for (std::size_t gi = 0; gi < group.size(); ++gi) {
+              const Workload& gw = kWorkloads[group[gi]];
+              Cell cell;
+              switch (gw.kind) {
+                case Kind::pairs:
+                  cell = run_pairs(*peer, gw, turn, false);
+                  break;
+                case Kind::pq_pairs:
+                  cell = run_pairs(*peer, gw, turn, true);
+                  break;
+                case Kind::prodcons:
+                  cell = run_prodcons(*peer, gw, turn);
+                  break;
+                case Kind::point_set:
+                case Kind::point_get:
+                  cell = run_point(*peer, gw, turn, cfg.keys, key_rngs[gi][k]);
+                  break;
+                case Kind::churn: {
+                  std::string drift;
+                  cell = run_churn(*peer, slice * 3, drift);
+                  if (!drift.empty())
+                    std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << drift << "\n";
+                  break;
+                }
+              }
+              ops[gi][k] += *cell.ops * cell.seconds;
+              secs[gi][k] += cell.seconds;
+              notes[gi][k] += cell.note;
+            }
+          } catch (const std::exception& e) {
+            instance[k].reset();
+            fail(k, e);
+          }
+          if (one_at_a_time) instance[k].reset();
+        }
+      }
       for (std::size_t step = 0; step < kNumPeers; ++step) {
         const std::size_t k = round % 2 == 0 ? step : kNumPeers - 1 - step;
-        if (one_at_a_time && active[k]) open(k);
-        Peer* peer = instance[k].get();
-        if (peer == nullptr) continue;
-        try {
-          for (std::size_t g : group) {
-            const Workload& gw = kWorkloads[g];
-            Cell cell;
-            switch (gw.kind) {
-              case Kind::pairs:
-                cell = run_pairs(*peer, gw, slice, false);
-                break;
-              case Kind::pq_pairs:
-                cell = run_pairs(*peer, gw, slice, true);
-                break;
-              case Kind::prodcons:
-                cell = run_prodcons(*peer, gw, slice);
-                break;
-              case Kind::point_set:
-              case Kind::point_get:
-                cell = run_point(*peer, gw, slice, cfg.keys);
-                break;
-              case Kind::churn: {
-                std::string drift;
-                cell = run_churn(*peer, slice * 3, drift);
-                if (!drift.empty())
-                  std::cout << "  " << gw.id << " " << kPeers[k].label << ": " << drift << "\n";
-                break;
-              }
-            }
-            std::cout << "  " << gw.id << " " << kPeers[k].label;
-            if (n_rounds > 1) std::cout << " [" << round + 1 << "/" << n_rounds << "]";
-            std::cout << ": " << human(*cell.ops) << " " << gw.unit
-                      << (cell.note.empty() ? "" : "  VERIFY FAILED: ") << cell.note;
-            std::string counters = peer->counters();
+        if (!active[k] || rounds[group.front()][k].error) continue;
+        for (std::size_t gi = 0; gi < group.size(); ++gi) {
+          const std::size_t g = group[gi];
+          const Workload& gw = kWorkloads[g];
+          const double rate = secs[gi][k] > 0 ? ops[gi][k] / secs[gi][k] : 0.0;
+          const std::string& note = notes[gi][k];
+          std::cout << "  " << gw.id << " " << kPeers[k].label;
+          if (n_rounds > 1) std::cout << " [" << round + 1 << "/" << n_rounds << "]";
+          std::cout << ": " << human(rate) << " " << gw.unit
+                    << (note.empty() ? "" : "  VERIFY FAILED: ") << note;
+          if (gi + 1 == group.size() && instance[k] != nullptr) {
+            std::string counters = instance[k]->counters();
             if (!counters.empty()) std::cout << "  (" << counters << ")";
-            std::cout << std::endl;
-            if (!cell.note.empty()) failed = true;
-            rounds[g][k].rates.push_back(*cell.ops);
-            rounds[g][k].note += cell.note;
           }
-        } catch (const std::exception& e) {
-          instance[k].reset();
-          fail(k, e);
+          std::cout << std::endl;
+          if (!note.empty()) failed = true;
+          rounds[g][k].rates.push_back(rate);
+          rounds[g][k].note += note;
         }
-        if (one_at_a_time) instance[k].reset();
       }
     }
   }

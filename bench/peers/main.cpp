@@ -91,7 +91,7 @@ constexpr std::size_t kNumWorkloads = sizeof(kWorkloads) / sizeof(kWorkloads[0])
 struct Config {
   double seconds = 3.0;
   int rounds = 3;   // each cell's time is split into this many rounds, engines interleaved
-  double turn = 0;  // the longest stretch one engine runs before the next; 0: its round
+  double turn = 0;  // seconds of each engine's turns within a round; 0: one turn a round
   std::uint64_t keys = 1000000;
   std::string csv;
   std::filesystem::path dir;
@@ -102,7 +102,7 @@ struct Config {
 struct Cell {
   std::optional<double> ops;  // ops per second; empty: skipped or failed
   std::string note;           // verification failure or error
-  double seconds = 0;         // the window the rate was measured over
+  double seconds = 0;         // the time the rate is over
 };
 
 // One engine's rounds of one workload: the rate of each, and what failed.
@@ -447,10 +447,12 @@ void parse(int argc, char** argv, Config& cfg) {
                  "within a round, the engines take turns of at most S seconds (order reversed "
                  "every other turn), so that a change in the machine's speed that comes and "
                  "goes within seconds falls on every engine alike; an engine's rate in the "
-                 "round is its operations over its time in all its turns. Each turn starts "
-                 "with caches the other engines used (default 0: one turn a round)")
+                 "round is its operations over its time in all its turns. Each turn runs the "
+                 "cell anew (its threads, an empty queue, the checks) and starts with caches "
+                 "the other engines used; the engines' counters are not printed (default: "
+                 "one turn a round)")
       ->type_name("S")
-      ->transform(bench::number_in(0.0, 86400.0));
+      ->transform(bench::number_in(0.01, 86400.0));
   app.add_option("--csv", cfg.csv, "also write the results as CSV (for bench/peers/plot.gp)")
       ->type_name("FILE");
   app.add_option("--peers", peers_list,
@@ -570,7 +572,7 @@ static int program_main(int argc, char** argv) {
     const double slice = cfg.seconds / n_rounds;
     const int n_turns = one_at_a_time || cfg.turn <= 0
                             ? 1
-                            : std::max(1, static_cast<int>(std::ceil(slice / cfg.turn - 1e-9)));
+                            : static_cast<int>(std::max(1.0, std::ceil(slice / cfg.turn - 1e-9)));
     const double turn = slice / n_turns;
     // The point cells' key sequences, per workload of the group, engine and client: each
     // round starts them over from the same seeds, and its turns go on with them.
@@ -601,9 +603,25 @@ static int program_main(int argc, char** argv) {
       std::vector<std::vector<double>> secs(group.size(), std::vector<double>(kNumPeers, 0.0));
       std::vector<std::vector<std::string>> notes(group.size(),
                                                   std::vector<std::string>(kNumPeers));
+      // Reports engine k's round of workload `gi` of the group; `counters` (the peer's since
+      // its last call) only with one turn a round, where they are the cell's own.
+      auto report = [&](std::size_t gi, std::size_t k, double rate, const std::string& counters) {
+        const std::size_t g = group[gi];
+        const Workload& gw = kWorkloads[g];
+        const std::string& note = notes[gi][k];
+        std::cout << "  " << gw.id << " " << kPeers[k].label;
+        if (n_rounds > 1) std::cout << " [" << round + 1 << "/" << n_rounds << "]";
+        std::cout << ": " << human(rate) << " " << gw.unit
+                  << (note.empty() ? "" : "  VERIFY FAILED: ") << note;
+        if (!counters.empty()) std::cout << "  (" << counters << ")";
+        std::cout << std::endl;
+        if (!note.empty()) failed = true;
+        rounds[g][k].rates.push_back(rate);
+        rounds[g][k].note += note;
+      };
       for (int t = 0; t < n_turns; ++t) {
         for (std::size_t step = 0; step < kNumPeers; ++step) {
-          const std::size_t k = (round * n_turns + t) % 2 == 0 ? step : kNumPeers - 1 - step;
+          const std::size_t k = (round + t) % 2 == 0 ? step : kNumPeers - 1 - step;
           if (one_at_a_time && active[k]) open(k);
           Peer* peer = instance[k].get();
           if (peer == nullptr) continue;
@@ -636,6 +654,8 @@ static int program_main(int argc, char** argv) {
               ops[gi][k] += *cell.ops * cell.seconds;
               secs[gi][k] += cell.seconds;
               notes[gi][k] += cell.note;
+              const std::string counters = peer->counters();
+              if (n_turns == 1) report(gi, k, *cell.ops, counters);
             }
           } catch (const std::exception& e) {
             instance[k].reset();
@@ -644,26 +664,13 @@ static int program_main(int argc, char** argv) {
           if (one_at_a_time) instance[k].reset();
         }
       }
+      if (n_turns == 1) continue;
+      // Several turns: each engine's rate over all its turns, once the round is over.
       for (std::size_t step = 0; step < kNumPeers; ++step) {
         const std::size_t k = round % 2 == 0 ? step : kNumPeers - 1 - step;
         if (!active[k] || rounds[group.front()][k].error) continue;
         for (std::size_t gi = 0; gi < group.size(); ++gi) {
-          const std::size_t g = group[gi];
-          const Workload& gw = kWorkloads[g];
-          const double rate = secs[gi][k] > 0 ? ops[gi][k] / secs[gi][k] : 0.0;
-          const std::string& note = notes[gi][k];
-          std::cout << "  " << gw.id << " " << kPeers[k].label;
-          if (n_rounds > 1) std::cout << " [" << round + 1 << "/" << n_rounds << "]";
-          std::cout << ": " << human(rate) << " " << gw.unit
-                    << (note.empty() ? "" : "  VERIFY FAILED: ") << note;
-          if (gi + 1 == group.size() && instance[k] != nullptr) {
-            std::string counters = instance[k]->counters();
-            if (!counters.empty()) std::cout << "  (" << counters << ")";
-          }
-          std::cout << std::endl;
-          if (!note.empty()) failed = true;
-          rounds[g][k].rates.push_back(rate);
-          rounds[g][k].note += note;
+          report(gi, k, secs[gi][k] > 0 ? ops[gi][k] / secs[gi][k] : 0.0, "");
         }
       }
     }

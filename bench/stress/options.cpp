@@ -17,10 +17,12 @@ or a client meets an error it cannot retry.
 
 "peak MiB" is the process's peak resident memory during the run, its verification
 included (Linux's VmHWM, started over at each run): the database's memory, plus the
-checker's records of every item, kept until the run is verified (24 bytes an item in the
-queue runs; 64 in the priority-queue runs, and 40 more while they are verified; vectors
-grow by doubling, so up to twice that), and the latency histograms (58 KiB per client,
-whatever the run's length). A run that moves more items peaks higher.)";
+checker's records of every item, kept until the run is verified, and the latency
+histograms (58 KiB per client, whatever the run's length). An item's records take 24
+bytes in the queue runs and 48 while simple mode's are verified, 64 in the priority-queue
+runs and 80 (high-contention mode) or 104 (simple mode) while verified, and 20 in the
+pairs runs; vectors grow by doubling, so up to twice that. A run that moves more items
+peaks higher.)";
 
 constexpr const char* kApiHelp =
     "cpp (default): strata's C++ API and recipes on an in-process database; c: the same C++ "

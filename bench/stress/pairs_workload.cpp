@@ -20,6 +20,8 @@ RunResult run_pairs(RunContext<Api>& ctx, bool priority) {
   const std::uint64_t quota = o.ops ? (o.ops + o.clients - 1) / o.clients : ~0ull;
   std::vector<std::uint64_t> produced(o.clients, 0);
   std::vector<std::vector<std::pair<int, std::uint64_t>>> got(o.clients);
+  // With `seen` below, the checker's memory per item, as `strata-stress --help` states it.
+  static_assert(sizeof(std::pair<int, std::uint64_t>) + sizeof(int) == 20);
   std::vector<Latencies> latency(o.clients);
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(o.clients));

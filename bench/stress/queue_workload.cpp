@@ -18,7 +18,8 @@ struct Delivery {
   std::uint64_t seq;
   CommitOrder commit_order() const { return {version, order}; }
 };
-static_assert(sizeof(Delivery) == 24);  // as `strata-stress --help` states it
+// As `strata-stress --help` states it; simple mode's check copies them once more.
+static_assert(sizeof(Delivery) == 24);
 
 }  // namespace
 

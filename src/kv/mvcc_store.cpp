@@ -2,13 +2,25 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "base/coarse_clock.hpp"
 
 namespace strata::kv {
 
 MvccStore::~MvccStore() {
-  // Quiescent: no readers remain. Free every chain; the list frees its nodes.
+  // Quiescent: no readers remain. Nodes and records live in the pools' slabs, which free
+  // them all; one by one, only when some are blocks of their own (above kMaxPooled).
+  // Retired index tables are memory of their own either way.
+  static_assert(std::is_trivially_destructible_v<VersionRecord>);
+  if (node_pool_.large_blocks() + record_pool_.large_blocks() + list_.large_blocks() == 0) {
+    for (std::size_t i = 0; i < retired_.size(); ++i) {
+      if (retired_[i].kind == Retired::Kind::index_table) free_retired(retired_[i]);
+    }
+    list_.leave_nodes_to_pools();
+    return;
+  }
+  // Free every chain; the list frees its nodes.
   for (Node* n = list_.first(); n != nullptr; n = n->next(0)) {
     retire_chain(n->payload().load(std::memory_order_relaxed));
   }

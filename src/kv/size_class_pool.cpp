@@ -38,7 +38,11 @@ SizeClassPool::~SizeClassPool() {
 }
 
 void* SizeClassPool::allocate(std::size_t size) {
-  if (size > kMaxPooled) return allocate_large(size);
+  if (size > kMaxPooled) {
+    void* p = allocate_large(size);
+    ++large_blocks_;
+    return p;
+  }
   std::size_t cls = class_of(size);
   std::size_t bytes = cls * kGranule;
   if (FreeBlock* b = free_[cls]) {
@@ -61,6 +65,7 @@ void SizeClassPool::deallocate(void* p, std::size_t size) noexcept {
   if (p == nullptr) return;
   if (size > kMaxPooled) {
     ::operator delete(p);
+    --large_blocks_;
     return;
   }
   push_free(p, class_of(size));

@@ -81,6 +81,10 @@ class SizeClassPool {
 
   // Bytes taken from the system for slabs (blocks above kMaxPooled not included).
   std::size_t slab_bytes() const { return slab_bytes_; }
+  // Blocks above kMaxPooled allocated here less those deallocated here. A block may be
+  // given back through another pool of its owner, so an owner adds up its pools' counts:
+  // at 0 every block it holds is in a slab, and the slabs free them all.
+  std::ptrdiff_t large_blocks() const { return large_blocks_; }
 
   // Take huge slabs from `source` while it has them ready (nullptr: allocate them here).
   // `source` must outlive its use here; see kv/slab_source.hpp.
@@ -116,7 +120,8 @@ class SizeClassPool {
   std::size_t spare_room_ = 0;  // what the spares hold for reserve(): each size - kMaxPooled
   std::vector<Slab> large_;     // blocks above kMaxPooled taken by reserve_large
   std::size_t slab_bytes_ = 0;
-  std::byte* cursor_ = nullptr;  // the unused rest of the newest slab
+  std::ptrdiff_t large_blocks_ = 0;  // see large_blocks()
+  std::byte* cursor_ = nullptr;      // the unused rest of the newest slab
   std::byte* end_ = nullptr;
   class SlabSource* source_ = nullptr;
   bool reserved_only_ = false;  // expect_reserved

@@ -35,6 +35,7 @@
 #include <new>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include "base/copy_bytes.hpp"
 #include "base/invariant.hpp"
@@ -93,6 +94,7 @@ class SkipList {
   SkipList& operator=(const SkipList&) = delete;
   ~SkipList() {
     if constexpr (base::kDebugInvariants) check_levels();
+    if (nodes_left_to_pools_) return;
     Node* n = head_;
     while (n != nullptr) {
       Node* next = n->next(0);
@@ -251,6 +253,16 @@ class SkipList {
         p.prev[l] = x;
       }
     }
+  }
+  // Blocks above SizeClassPool::kMaxPooled that the taller nodes' pool holds (see
+  // SizeClassPool::large_blocks).
+  std::ptrdiff_t large_blocks() const { return index_pool_.large_blocks(); }
+  // Writer, before the destructor: the nodes stay in their pools, whose slabs free them, so
+  // the destructor walks none. REQUIRES: no node is a block above kMaxPooled (the pools'
+  // large_blocks() add up to 0), and the node pool is destroyed after the list.
+  void leave_nodes_to_pools() {
+    static_assert(std::is_trivially_destructible_v<Node>);
+    nodes_left_to_pools_ = true;
   }
   // The head node: the predecessor of keys that have none (Path::prev[0] for them).
   const Node* head() const { return head_; }
@@ -486,9 +498,10 @@ class SkipList {
     return new (mem) Node(key, height, prev);
   }
 
-  SizeClassPool& pool_;              // nodes of height 1
-  SizeClassPool index_pool_;         // taller nodes (and head_); before head_, which it holds
-  bool tall_reserved_only_ = false;  // keep_tall_nodes_reserved
+  SizeClassPool& pool_;               // nodes of height 1
+  SizeClassPool index_pool_;          // taller nodes (and head_); before head_, which it holds
+  bool tall_reserved_only_ = false;   // keep_tall_nodes_reserved
+  bool nodes_left_to_pools_ = false;  // leave_nodes_to_pools
   Node* const head_;
   std::atomic<int> max_height_{1};
   // Writer only. The last in-order insert's predecessors at each level below max_height()

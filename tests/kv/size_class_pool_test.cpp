@@ -123,6 +123,29 @@ TEST(SizeClassPool, ABlockTakenAfterAnotherIsFreedIntoEitherPool) {
   nodes.deallocate(node, 40);
 }
 
+// What lets an owner leave its blocks to the slabs (MvccStore's destructor): the count of
+// blocks above kMaxPooled, which the owner adds up over its pools.
+TEST(SizeClassPool, BlocksAboveTheLargestClassAreCountedWhereverTheyAreFreed) {
+  SizeClassPool nodes;
+  SizeClassPool records;
+  void* pooled = nodes.allocate(SizeClassPool::kMaxPooled);
+  EXPECT_EQ(nodes.large_blocks(), 0);
+  void* a = nodes.allocate(SizeClassPool::kMaxPooled + 1);
+  void* b = nodes.allocate(4 * SizeClassPool::kMaxPooled);
+  EXPECT_EQ(nodes.large_blocks(), 2);
+  nodes.deallocate(a, SizeClassPool::kMaxPooled + 1);
+  EXPECT_EQ(nodes.large_blocks(), 1);
+  records.deallocate(b, 4 * SizeClassPool::kMaxPooled);  // given back through the other pool
+  EXPECT_EQ(nodes.large_blocks() + records.large_blocks(), 0);
+  nodes.reserve_large(2 * SizeClassPool::kMaxPooled);  // reserved, not handed out
+  EXPECT_EQ(nodes.large_blocks(), 1);
+  void* c = nodes.allocate(2 * SizeClassPool::kMaxPooled);
+  EXPECT_EQ(nodes.large_blocks(), 2);
+  nodes.deallocate(c, 2 * SizeClassPool::kMaxPooled);
+  nodes.deallocate(pooled, SizeClassPool::kMaxPooled);
+  EXPECT_EQ(nodes.large_blocks() + records.large_blocks(), 0);
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 TEST(SizeClassPoolDeathTest, UseAfterFreeIsReportedUnderAddressSanitizer) {
   SizeClassPool pool;

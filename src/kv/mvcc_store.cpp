@@ -13,7 +13,7 @@ MvccStore::~MvccStore() {
   // them all; one by one, only when some are blocks of their own (above kMaxPooled).
   // Retired index tables are memory of their own either way.
   static_assert(std::is_trivially_destructible_v<VersionRecord>);
-  if (node_pool_.large_blocks() + record_pool_.large_blocks() + list_.large_blocks() == 0) {
+  if (all_in_slabs()) {
     for (std::size_t i = 0; i < retired_.size(); ++i) {
       if (retired_[i].kind == Retired::Kind::index_table) free_retired(retired_[i]);
     }

@@ -58,6 +58,7 @@
 #include "strata/types.hpp"
 
 #include "base/adaptive_mutex.hpp"
+#include "base/invariant.hpp"
 #include "base/mutex.hpp"
 #include "base/thread_annotations.hpp"
 #include "kv/fifo.hpp"
@@ -282,6 +283,14 @@ class MvccStore {
   std::uint64_t early_unlinks() const { return early_unlinks_; }
   // Bytes taken from the system for records and for the list's height-1 nodes.
   std::size_t pool_bytes() const { return node_pool_.slab_bytes() + record_pool_.slab_bytes(); }
+  // Whether every node and record is in a pool's slab (none is a block above the pools'
+  // largest class), so that destroying the store frees them with the slabs, walking none.
+  bool all_in_slabs() const {
+    const std::ptrdiff_t blocks =
+        node_pool_.large_blocks() + record_pool_.large_blocks() + list_.large_blocks();
+    STRATA_INVARIANT(blocks >= 0);  // each block is freed with the size it was taken with
+    return blocks == 0;
+  }
 
  private:
   struct GcEntry {

@@ -11,11 +11,26 @@
 // locked with sleepers, so an unlock makes a system call only when a waiter sleeps. Not
 // fair: a spinning thread may take the lock before a sleeper it woke.
 //
+// Streaks (Policy::streaks, for the in-memory commit lock): a spinning waiter runs on
+// another CPU than the holder, whose caches hold the lock and everything the next commit
+// under it touches. Taken there, each commit would first fetch those lines across. So the
+// waiter lets the lock pass among the holder's CPU's threads for a while, as a cohort
+// lock keeps a lock within a NUMA node (Dice, Marathe and Shavit, "Lock Cohorting",
+// 2012): it takes a lock it sees free only once the lock has stayed free for kGrace (no
+// thread there wanted it again), or once it has waited kStreak in all; from then on it
+// takes the lock at the first chance, and spins a while before it waits as a plain
+// waiter. A wait that let nobody through (the lock sat free for the whole grace) makes
+// the waiters that follow skip the streak, for twice as many waits each time, up to
+// kMaxSkips, so that threads that come back to the lock more slowly than the grace do not
+// leave it idle; a wait that let someone through starts over. The uncontended lock and
+// unlock are the same.
+//
 // Thread safety: as std::mutex (BasicLockable). A capability (base/thread_annotations.hpp):
 // hold it with base::UniqueLock for the compiler to check what it guards.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "base/invariant.hpp"
@@ -25,7 +40,16 @@ namespace strata::base {
 
 class CAPABILITY("mutex") AdaptiveMutex {
  public:
+  enum class Policy : std::uint8_t { plain, streaks };
+  // A waiter takes a lock it sees free only after it stayed free this long (streaks).
+  static constexpr std::chrono::nanoseconds kGrace = std::chrono::microseconds(4);
+  // A waiter defers to the holder's CPU for at most this long in all (streaks).
+  static constexpr std::chrono::nanoseconds kStreak = std::chrono::microseconds(50);
+  // The most waits that skip the streak after waits that let nobody through.
+  static constexpr std::uint32_t kMaxSkips = 1024;
+
   AdaptiveMutex() = default;
+  explicit AdaptiveMutex(Policy policy) : streaks_(policy == Policy::streaks) {}
   AdaptiveMutex(const AdaptiveMutex&) = delete;
   AdaptiveMutex& operator=(const AdaptiveMutex&) = delete;
 
@@ -48,6 +72,8 @@ class CAPABILITY("mutex") AdaptiveMutex {
 
   // True while the lock is held and a waiter may sleep on it (for tests).
   bool has_sleepers() const { return state_.load(std::memory_order_acquire) == kSleepers; }
+  // Waits that will skip the streak (Policy::streaks; for tests).
+  std::uint32_t streak_skips() const { return skips_.load(std::memory_order_relaxed); }
 
  private:
   static constexpr std::int32_t kUnlocked = 0;
@@ -55,9 +81,15 @@ class CAPABILITY("mutex") AdaptiveMutex {
   static constexpr std::int32_t kSleepers = 2;  // locked, and a waiter may sleep
 
   void lock_contended();
+  // Policy::streaks: waits while the lock passes among the holder's CPU's threads; true
+  // once it took the lock, false when kStreak ran out with the lock held.
+  bool lock_after_streak();
   void wake_one();
 
   std::atomic<std::int32_t> state_{kUnlocked};
+  // Written by waiters only, relaxed: an approximate count is all the policy needs.
+  std::atomic<std::uint32_t> skips_{0};
+  const bool streaks_ = false;
 };
 
 }  // namespace strata::base

@@ -168,9 +168,11 @@ class CommitPipeline {
   // Written by the leader only.
   std::atomic<std::uint64_t> commits_{0}, conflicts_{0}, batches_{0};
   CommitMode mode_ = CommitMode::alone;
-  bool syncs_ = false;            // every batch waits for an fdatasync
-  bool logs_ = false;             // every batch is logged
-  base::AdaptiveMutex alone_mu_;  // alone mode: held for the whole commit
+  bool syncs_ = false;  // every batch waits for an fdatasync
+  bool logs_ = false;   // every batch is logged
+  // Alone mode: held for the whole commit. Streaks keep it, and the store's hot lines,
+  // with one CPU's threads for a while (base/adaptive_mutex.hpp).
+  base::AdaptiveMutex alone_mu_{base::AdaptiveMutex::Policy::streaks};
   base::Mutex queue_mu_;
   std::vector<CommitRequest*> queue_ GUARDED_BY(queue_mu_);
   bool leader_active_ GUARDED_BY(queue_mu_) = false;

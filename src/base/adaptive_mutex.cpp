@@ -11,8 +11,12 @@ namespace {
 // commits hold the lock, so a waiter behind a short hold takes it without a futex sleep
 // (glibc's adaptive mutex also tries up to 100 times).
 constexpr int kSpins = 100;
-// How long a waiter whose streak ran out spins for the lock before it sleeps: a sleeper
-// would make every unlock of the holder's streak a system call.
+// Policy::streaks: how often a deferring waiter looks at the lock's word. Each look takes
+// the word's line from the holder's CPU, and the holder's next lock or unlock takes it
+// back, so a waiter that looked at every pause would slow the streak it waits out.
+constexpr std::chrono::nanoseconds kLookEvery = std::chrono::microseconds(2);
+// Policy::streaks: how long a waiter whose streak ran out looks at the lock at every pause
+// before it waits as a plain waiter: a sleeper would make every unlock a system call.
 constexpr std::chrono::nanoseconds kEagerSpin = std::chrono::microseconds(20);
 
 }  // namespace
@@ -42,18 +46,21 @@ void AdaptiveMutex::lock_contended() {
 }
 
 bool AdaptiveMutex::lock_after_streak() {
-  // steady_clock is the vDSO's clock_gettime: tens of nanoseconds, against a grace of
-  // microseconds.
+  // steady_clock is the vDSO's clock_gettime: tens of nanoseconds, against looks
+  // microseconds apart.
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   Clock::time_point free_since;
+  Clock::time_point next_look = start;
   bool free = false;    // the last look found the lock free (since free_since)
   bool passed = false;  // another thread took the lock while this one deferred
   for (;;) {
     cpu_relax();
-    std::int32_t seen = state_.load(std::memory_order_relaxed);
     const Clock::time_point now = Clock::now();
+    if (now < next_look) continue;
     const bool over = now - start >= kStreak;
+    next_look = over ? now : now + kLookEvery;  // past the streak: at every pause
+    std::int32_t seen = state_.load(std::memory_order_relaxed);
     if (seen != kUnlocked) {
       passed = passed || free;
       free = false;

@@ -16,14 +16,15 @@
 // under it touches. Taken there, each commit would first fetch those lines across. So the
 // waiter lets the lock pass among the holder's CPU's threads for a while, as a cohort
 // lock keeps a lock within a NUMA node (Dice, Marathe and Shavit, "Lock Cohorting",
-// 2012): it takes a lock it sees free only once the lock has stayed free for kGrace (no
+// 2012): it looks at the lock every few microseconds (a look takes the line from the
+// holder's CPU), and takes it only once its looks have found it free for kGrace (no
 // thread there wanted it again), or once it has waited kStreak in all; from then on it
 // takes the lock at the first chance, and spins a while before it waits as a plain
-// waiter. A wait that let nobody through (the lock sat free for the whole grace) makes
-// the waiters that follow skip the streak, for twice as many waits each time, up to
-// kMaxSkips, so that threads that come back to the lock more slowly than the grace do not
-// leave it idle; a wait that let someone through starts over. The uncontended lock and
-// unlock are the same.
+// waiter. A wait that let nobody through (its looks found the lock free for the whole
+// grace) makes the waiters that follow skip the streak, for twice as many waits each
+// time, up to kMaxSkips, so that threads that come back to the lock more slowly than the
+// grace do not leave it idle; a wait that saw someone take the lock starts over. The
+// uncontended lock and unlock are the same.
 //
 // Thread safety: as std::mutex (BasicLockable). A capability (base/thread_annotations.hpp):
 // hold it with base::UniqueLock for the compiler to check what it guards.

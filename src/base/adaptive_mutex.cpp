@@ -1,6 +1,6 @@
 #include "base/adaptive_mutex.hpp"
 
-#include <algorithm>
+#include <chrono>
 
 #include "base/futex.hpp"
 
@@ -11,26 +11,39 @@ namespace {
 // commits hold the lock, so a waiter behind a short hold takes it without a futex sleep
 // (glibc's adaptive mutex also tries up to 100 times).
 constexpr int kSpins = 100;
-// Policy::streaks: how often a deferring waiter looks at the lock's word. Each look takes
-// the word's line from the holder's CPU, and the holder's next lock or unlock takes it
-// back, so a waiter that looked at every pause would slow the streak it waits out.
+
+// Policy::streaks (see the header). The grace is a few commits' time, the streak a few
+// dozen commits'.
+// A deferring waiter takes a lock its looks found free for this long.
+constexpr std::chrono::nanoseconds kGrace = std::chrono::microseconds(4);
+// A waiter defers for at most this long in all.
+constexpr std::chrono::nanoseconds kStreak = std::chrono::microseconds(50);
+// How often a deferring waiter looks at the lock's word. Each look takes the word's line
+// from the holder's CPU, and the holder's next lock or unlock takes it back, so a waiter
+// that looked at every pause would slow the streak it waits out.
 constexpr std::chrono::nanoseconds kLookEvery = std::chrono::microseconds(2);
-// Policy::streaks: how long a waiter whose streak ran out looks at the lock at every pause
-// before it waits as a plain waiter: a sleeper would make every unlock a system call.
-constexpr std::chrono::nanoseconds kEagerSpin = std::chrono::microseconds(20);
+// How many pauses a waiter whose streak ran out spins before it sleeps: ten times a plain
+// waiter's, since a sleeper would make each unlock of the streak it waited out a system
+// call.
+constexpr int kSpinsAfterStreak = 10 * kSpins;
+
+static_assert(sizeof(AdaptiveMutex) <= 16, "the word and the streak state share a line");
 
 }  // namespace
 
 void AdaptiveMutex::lock_contended() {
   if (streaks_) {
-    const std::uint32_t skips = skips_.load(std::memory_order_relaxed);
-    if (skips == 0) {
+    if (backoff_.defer()) {
       if (lock_after_streak()) return;
-    } else {
-      skips_.store(skips - 1, std::memory_order_relaxed);
+      spin_then_sleep(kSpinsAfterStreak);
+      return;
     }
   }
-  for (int spin = 0; spin < kSpins; ++spin) {
+  spin_then_sleep(kSpins);
+}
+
+void AdaptiveMutex::spin_then_sleep(int spins) {
+  for (int spin = 0; spin < spins; ++spin) {
     cpu_relax();
     std::int32_t seen = state_.load(std::memory_order_relaxed);
     if (seen == kUnlocked &&
@@ -46,25 +59,25 @@ void AdaptiveMutex::lock_contended() {
 }
 
 bool AdaptiveMutex::lock_after_streak() {
-  // steady_clock is the vDSO's clock_gettime: tens of nanoseconds, against looks
-  // microseconds apart.
+  // steady_clock is the vDSO's clock_gettime where the clock source allows (tens of
+  // nanoseconds), against looks microseconds apart.
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
-  Clock::time_point free_since;
   Clock::time_point next_look = start;
-  bool free = false;    // the last look found the lock free (since free_since)
+  Clock::time_point free_since;
+  bool free = false;    // the looks since free_since found the lock free
   bool passed = false;  // another thread took the lock while this one deferred
   for (;;) {
     cpu_relax();
     const Clock::time_point now = Clock::now();
     if (now < next_look) continue;
+    next_look = now + kLookEvery;
     const bool over = now - start >= kStreak;
-    next_look = over ? now : now + kLookEvery;  // past the streak: at every pause
     std::int32_t seen = state_.load(std::memory_order_relaxed);
     if (seen != kUnlocked) {
       passed = passed || free;
       free = false;
-      if (now - start >= kStreak + kEagerSpin) return false;
+      if (over) return false;
       continue;
     }
     if (!free) {
@@ -72,13 +85,17 @@ bool AdaptiveMutex::lock_after_streak() {
       free_since = now;
     }
     if (!over && now - free_since < kGrace) continue;
-    if (!state_.compare_exchange_weak(seen, kLocked, std::memory_order_acquire)) continue;
-    // The lock is this thread's: its line is here, and so are these writes.
+    if (!state_.compare_exchange_weak(seen, kLocked, std::memory_order_acquire)) {
+      // Taken since the look (or a spurious failure, counted the same).
+      passed = true;
+      free = false;
+      continue;
+    }
+    // The lock is this thread's, and the streak state is on its line.
     if (passed) {
-      if (skips_.load(std::memory_order_relaxed) != 0) skips_.store(0, std::memory_order_relaxed);
-    } else if (!over) {  // it sat free for the whole grace: nobody came back to it
-      const std::uint32_t skips = skips_.load(std::memory_order_relaxed);
-      skips_.store(std::min(2 * skips + 1, kMaxSkips), std::memory_order_relaxed);
+      backoff_.let_someone_through();
+    } else if (!over) {
+      backoff_.let_nobody_through();
     }
     return true;
   }

@@ -14,24 +14,23 @@
 // Streaks (Policy::streaks, for the in-memory commit lock): a spinning waiter runs on
 // another CPU than the holder, whose caches hold the lock and everything the next commit
 // under it touches. Taken there, each commit would first fetch those lines across. So the
-// waiter lets the lock pass among the holder's CPU's threads for a while, as a cohort
-// lock keeps a lock within a NUMA node (Dice, Marathe and Shavit, "Lock Cohorting",
-// 2012): it looks at the lock every few microseconds (a look takes the line from the
-// holder's CPU), and takes it only once its looks have found it free for kGrace (no
-// thread there wanted it again), or once it has waited kStreak in all; from then on it
-// takes the lock at the first chance, and spins a while before it waits as a plain
-// waiter. A wait that let nobody through (its looks found the lock free for the whole
-// grace) makes the waiters that follow skip the streak, for twice as many waits each
-// time, up to kMaxSkips, so that threads that come back to the lock more slowly than the
-// grace do not leave it idle; a wait that saw someone take the lock starts over. The
-// uncontended lock and unlock are the same.
+// waiter lets the holder's CPU keep the lock for a while (the holder coming back for its
+// next commit, or the thread that CPU runs next), as a cohort lock keeps a lock within a
+// NUMA node (Dice, Marathe and Shavit, "Lock Cohorting", 2012). It looks at the lock
+// every few microseconds (a look takes the line from the holder's CPU), and takes it only
+// once its looks have found it free for a grace (nobody there wanted it again), or once it
+// has deferred for a streak's length in all; from then on it takes the lock at the first
+// chance, spinning longer than a plain waiter before it sleeps. A wait whose looks found
+// the lock free for the whole grace makes the waiters that follow skip the streak
+// (StreakBackoff), so that threads that come back to the lock more slowly than the grace
+// do not leave it idle. The uncontended lock and unlock are the same.
 //
 // Thread safety: as std::mutex (BasicLockable). A capability (base/thread_annotations.hpp):
 // hold it with base::UniqueLock for the compiler to check what it guards.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 
 #include "base/invariant.hpp"
@@ -39,15 +38,48 @@
 
 namespace strata::base {
 
-class CAPABILITY("mutex") AdaptiveMutex {
+// When the waiters of a streaks lock defer (AdaptiveMutex's policy): a wait that let
+// nobody through makes the next `level` waits skip the streak, the level going 0, 1, 3,
+// 7, ... up to kMaxSkips with each such wait in a row; a wait that saw another thread take
+// the lock sets it back to 0. So where deferring helps, most waits defer, and where it
+// never does, one wait in kMaxSkips + 1 pays a grace.
+// Thread safety: any thread, relaxed: racing waiters may lose an update, which leaves a
+// count in range; the policy needs no more.
+class StreakBackoff {
+ public:
+  static constexpr std::uint32_t kMaxSkips = 1024;
+
+  // At a contended lock: whether this wait defers (counting down a skip if not).
+  bool defer() {
+    const std::uint32_t skips = skips_.load(std::memory_order_relaxed);
+    if (skips == 0) return true;
+    skips_.store(skips - 1, std::memory_order_relaxed);
+    return false;
+  }
+  // A deferring wait took the lock after it sat free for the whole grace.
+  void let_nobody_through() {
+    const std::uint32_t level = std::min(2 * level_.load(std::memory_order_relaxed) + 1, kMaxSkips);
+    level_.store(level, std::memory_order_relaxed);
+    skips_.store(level, std::memory_order_relaxed);
+  }
+  // A deferring wait saw another thread take the lock.
+  void let_someone_through() {
+    if (level_.load(std::memory_order_relaxed) != 0) level_.store(0, std::memory_order_relaxed);
+    if (skips_.load(std::memory_order_relaxed) != 0) skips_.store(0, std::memory_order_relaxed);
+  }
+  // The waits left to skip.
+  std::uint32_t skips() const { return skips_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint32_t> level_{0};
+  std::atomic<std::uint32_t> skips_{0};
+};
+
+// 16-byte aligned, so that the word and the streak state share a cache line: a waiter
+// that took the lock updates the state without another miss.
+class CAPABILITY("mutex") alignas(16) AdaptiveMutex {
  public:
   enum class Policy : std::uint8_t { plain, streaks };
-  // A waiter takes a lock it sees free only after it stayed free this long (streaks).
-  static constexpr std::chrono::nanoseconds kGrace = std::chrono::microseconds(4);
-  // A waiter defers to the holder's CPU for at most this long in all (streaks).
-  static constexpr std::chrono::nanoseconds kStreak = std::chrono::microseconds(50);
-  // The most waits that skip the streak after waits that let nobody through.
-  static constexpr std::uint32_t kMaxSkips = 1024;
 
   AdaptiveMutex() = default;
   explicit AdaptiveMutex(Policy policy) : streaks_(policy == Policy::streaks) {}
@@ -74,7 +106,7 @@ class CAPABILITY("mutex") AdaptiveMutex {
   // True while the lock is held and a waiter may sleep on it (for tests).
   bool has_sleepers() const { return state_.load(std::memory_order_acquire) == kSleepers; }
   // Waits that will skip the streak (Policy::streaks; for tests).
-  std::uint32_t streak_skips() const { return skips_.load(std::memory_order_relaxed); }
+  std::uint32_t streak_skips() const { return backoff_.skips(); }
 
  private:
   static constexpr std::int32_t kUnlocked = 0;
@@ -82,15 +114,16 @@ class CAPABILITY("mutex") AdaptiveMutex {
   static constexpr std::int32_t kSleepers = 2;  // locked, and a waiter may sleep
 
   void lock_contended();
-  // Policy::streaks: waits while the lock passes among the holder's CPU's threads; true
-  // once it took the lock, false when kStreak ran out with the lock held.
+  // Policy::streaks: defers to the holder's CPU; true once it took the lock, false when
+  // the streak ran out with the lock held.
   bool lock_after_streak();
+  // Spins `spins` pauses for the lock, then sleeps until it has it.
+  void spin_then_sleep(int spins);
   void wake_one();
 
   std::atomic<std::int32_t> state_{kUnlocked};
-  // Written by waiters only, relaxed: an approximate count is all the policy needs.
-  std::atomic<std::uint32_t> skips_{0};
-  const bool streaks_ = false;
+  bool streaks_ = false;
+  StreakBackoff backoff_;  // Policy::streaks; written by waiters only
 };
 
 }  // namespace strata::base

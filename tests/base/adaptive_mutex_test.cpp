@@ -49,59 +49,88 @@ TEST(AdaptiveMutex, ExcludesAcrossManyThreads) {
 TEST(AdaptiveMutex, ExcludesAcrossManyThreadsWithStreaks) {
   AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
   expect_exclusion(mu);
-  EXPECT_LE(mu.streak_skips(), AdaptiveMutex::kMaxSkips);
 }
 
-// A waiter gets the lock from a thread that takes it again and again for as long as the
-// waiter is kept out. Each hold lasts 10 us, so the waiter finds the lock held and
-// defers; the lock is free only for the moment between two holds, never for a grace, so
-// the waiter gets in once its streak has run out (or when the holder is preempted between
-// two holds), then as a plain waiter that spins or sleeps.
-TEST(AdaptiveMutex, AWaiterGetsTheLockFromAThreadThatKeepsRetakingIt) {
-  AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
-  std::atomic<bool> holding{false};
-  std::atomic<bool> got_in{false};
-  std::uint64_t retakes = 0;
-  std::thread holder([&] {
-    while (!got_in.load(std::memory_order_acquire)) {
+// A waiter that defers and finds the lock left free takes it once the grace has passed,
+// sees what the last holder wrote, and makes the next contended wait skip its streak. The
+// waiter may reach lock() only after the unlock (then it takes the lock at once), or find
+// its streak over before it (then it takes the lock as a plain waiter), so the test
+// repeats until one wait went through the grace.
+TEST(AdaptiveMutex, AWaiterTakesALockLeftFreeAfterTheGrace) {
+  int waits_that_let_nobody_through = 0;
+  for (int attempt = 0; attempt < 100 && waits_that_let_nobody_through == 0; ++attempt) {
+    AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
+    std::atomic<bool> arrived{false};
+    int value = 0;
+    int seen = -1;
+    mu.lock();
+    std::thread waiter([&] {
+      arrived.store(true, std::memory_order_release);
       std::lock_guard lock(mu);
-      ++retakes;
-      holding.store(true, std::memory_order_release);
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(10);
-      while (std::chrono::steady_clock::now() < until) {
-      }
+      seen = value;
+    });
+    // Spins rather than yields: a yield may outlast the waiter's whole streak.
+    while (!arrived.load(std::memory_order_acquire)) {
     }
-  });
-  while (!holding.load(std::memory_order_acquire)) std::this_thread::yield();
-  {
-    std::lock_guard lock(mu);
-    got_in.store(true, std::memory_order_release);
+    value = 42;
+    mu.unlock();
+    waiter.join();
+    EXPECT_EQ(seen, 42);
+    waits_that_let_nobody_through += static_cast<int>(mu.streak_skips());
   }
-  holder.join();
-  EXPECT_GT(retakes, 0U);
+  EXPECT_EQ(waits_that_let_nobody_through, 1);
 }
 
-// A waiter that defers takes a lock that nobody else wants once the grace has passed,
-// and sees what the last holder wrote.
-TEST(AdaptiveMutex, AWaiterTakesALockLeftFree) {
+// A waiter whose streak runs out with the lock still held spins, then sleeps until the
+// holder unlocks, and sees what the holder wrote.
+TEST(AdaptiveMutex, AWaiterWhoseStreakRanOutSleepsUntilTheUnlock) {
   AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
-  std::atomic<bool> arrived{false};
   int value = 0;
   int seen = -1;
   mu.lock();
   std::thread waiter([&] {
-    arrived.store(true, std::memory_order_release);
     std::lock_guard lock(mu);
     seen = value;
   });
-  while (!arrived.load(std::memory_order_acquire)) std::this_thread::yield();
+  while (!mu.has_sleepers()) std::this_thread::yield();  // it deferred, spun, then slept
   value = 42;
   mu.unlock();
   waiter.join();
   EXPECT_EQ(seen, 42);
-  // A wait that let nobody through makes the next one skip its streak; one that found
-  // the lock free took it at once.
-  EXPECT_LE(mu.streak_skips(), 1U);
+  EXPECT_EQ(mu.streak_skips(), 0U);  // the lock never sat free: nothing to skip
+}
+
+// The backoff's rule, step by step: waits defer until one lets nobody through; then the
+// next 1, 3, 7, ... waits skip, up to kMaxSkips; a wait that lets someone through starts
+// over.
+TEST(StreakBackoff, SkipsDoubleAfterWaitsThatLetNobodyThroughAndResetAfterOneThatDid) {
+  StreakBackoff b;
+  EXPECT_TRUE(b.defer());
+  EXPECT_TRUE(b.defer());
+  const auto skipped_then_deferred = [&](std::uint32_t n) {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (b.defer()) return false;
+    }
+    return b.defer();
+  };
+  b.let_nobody_through();
+  EXPECT_EQ(b.skips(), 1U);
+  EXPECT_TRUE(skipped_then_deferred(1));
+  b.let_nobody_through();
+  EXPECT_TRUE(skipped_then_deferred(3));
+  b.let_nobody_through();
+  EXPECT_TRUE(skipped_then_deferred(7));
+  b.let_someone_through();
+  EXPECT_TRUE(b.defer());
+  b.let_nobody_through();
+  EXPECT_TRUE(skipped_then_deferred(1));  // from the bottom again
+  for (int i = 0; i < 20; ++i) b.let_nobody_through();
+  EXPECT_EQ(b.skips(), StreakBackoff::kMaxSkips);
+  EXPECT_TRUE(skipped_then_deferred(StreakBackoff::kMaxSkips));
+  b.let_nobody_through();  // a skipped wait does not count
+  b.let_someone_through();
+  EXPECT_EQ(b.skips(), 0U);
+  EXPECT_TRUE(b.defer());
 }
 
 // A waiter that gave up spinning sleeps until the holder unlocks, then sees what the

@@ -12,12 +12,14 @@ namespace {
 // (glibc's adaptive mutex also tries up to 100 times).
 constexpr int kSpins = 100;
 
-// Policy::streaks (see the header). The grace is a few commits' time, the streak a few
-// dozen commits'.
+// Policy::streaks (see the header). The grace is a few commits' time. The streak is about
+// ten commits' time: enough for the lock to cross between CPUs a tenth as often, and short
+// enough that a waiter whose own commit others wait for (a high-contention pop's) is not
+// held up long.
 // A deferring waiter takes a lock its looks found free for this long.
 constexpr std::chrono::nanoseconds kGrace = std::chrono::microseconds(4);
 // A waiter defers for at most this long in all.
-constexpr std::chrono::nanoseconds kStreak = std::chrono::microseconds(50);
+constexpr std::chrono::nanoseconds kStreak = std::chrono::microseconds(10);
 // How often a deferring waiter looks at the lock's word. Each look takes the word's line
 // from the holder's CPU, and the holder's next lock or unlock takes it back, so a waiter
 // that looked at every pause would slow the streak it waits out.

@@ -87,9 +87,8 @@ bool AdaptiveMutex::lock_after_streak() {
       free_since = now;
     }
     if (!over && now - free_since < kGrace) continue;
-    if (!state_.compare_exchange_weak(seen, kLocked, std::memory_order_acquire)) {
-      // Taken since the look (or a spurious failure, counted the same).
-      passed = true;
+    if (!state_.compare_exchange_strong(seen, kLocked, std::memory_order_acquire)) {
+      passed = true;  // taken since the look
       free = false;
       continue;
     }

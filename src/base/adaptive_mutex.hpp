@@ -19,8 +19,9 @@
 // NUMA node (Dice, Marathe and Shavit, "Lock Cohorting", 2012). It looks at the lock
 // every few microseconds (a look takes the line from the holder's CPU), and takes it only
 // once its looks have found it free for a grace (nobody there wanted it again), or once it
-// has deferred for a streak's length in all; from then on it takes the lock at the first
-// chance, spinning longer than a plain waiter before it sleeps. A wait whose looks found
+// has deferred for a streak's length in all; from then on it looks at every pause and
+// takes the lock when it finds it free, spinning longer than a plain waiter before it
+// sleeps. A wait whose looks found
 // the lock free for the whole grace makes the waiters that follow skip the streak
 // (StreakBackoff), so that threads that come back to the lock more slowly than the grace
 // do not leave it idle. The uncontended lock and unlock are the same.

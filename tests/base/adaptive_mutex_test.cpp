@@ -91,10 +91,9 @@ TEST(AdaptiveMutex, AWaiterTakesALockLeftFreeAfterTheGrace) {
   EXPECT_GE(waits_that_let_nobody_through, 1U);
 }
 
-// A waiter whose streak runs out with the lock still held spins, then sleeps until the
-// holder unlocks, and sees what the holder wrote.
-TEST(AdaptiveMutex, AWaiterWhoseStreakRanOutSleepsUntilTheUnlock) {
-  AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
+// A waiter that gave up spinning (and, with streaks, deferring) sleeps until the holder
+// unlocks, then sees what the holder wrote before it.
+void expect_sleeper_woken(AdaptiveMutex& mu) {
   int value = 0;
   int seen = -1;
   mu.lock();
@@ -102,11 +101,23 @@ TEST(AdaptiveMutex, AWaiterWhoseStreakRanOutSleepsUntilTheUnlock) {
     std::lock_guard lock(mu);
     seen = value;
   });
-  while (!mu.has_sleepers()) std::this_thread::yield();  // it deferred, spun, then slept
+  while (!mu.has_sleepers()) std::this_thread::yield();  // it stopped spinning
   value = 42;
   mu.unlock();
   waiter.join();
   EXPECT_EQ(seen, 42);
+  EXPECT_FALSE(mu.has_sleepers());
+}
+
+TEST(AdaptiveMutex, ASleepingWaiterIsWokenByTheUnlock) {
+  AdaptiveMutex mu;
+  expect_sleeper_woken(mu);
+}
+
+// With streaks the waiter first defers while the lock stays held, then spins and sleeps.
+TEST(AdaptiveMutex, AWaiterWhoseStreakRanOutSleepsUntilTheUnlock) {
+  AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
+  expect_sleeper_woken(mu);
   EXPECT_EQ(mu.streak_skips(), 0U);  // the lock never sat free: nothing to skip
 }
 
@@ -142,25 +153,6 @@ TEST(StreakBackoff, SkipsDoubleAfterWaitsThatLetNobodyThroughAndResetAfterOneTha
   b.let_someone_through();
   EXPECT_EQ(b.skips(), 0U);
   EXPECT_TRUE(b.defer());
-}
-
-// A waiter that gave up spinning sleeps until the holder unlocks, then sees what the
-// holder wrote before it.
-TEST(AdaptiveMutex, ASleepingWaiterIsWokenByTheUnlock) {
-  AdaptiveMutex mu;
-  int value = 0;
-  int seen = -1;
-  mu.lock();
-  std::thread waiter([&] {
-    std::lock_guard lock(mu);
-    seen = value;
-  });
-  while (!mu.has_sleepers()) std::this_thread::yield();  // it stopped spinning
-  value = 42;
-  mu.unlock();
-  waiter.join();
-  EXPECT_EQ(seen, 42);
-  EXPECT_FALSE(mu.has_sleepers());
 }
 
 }  // namespace

@@ -34,14 +34,11 @@ static_assert(sizeof(AdaptiveMutex) <= 16, "the word and the streak state share 
 }  // namespace
 
 void AdaptiveMutex::lock_contended() {
-  if (streaks_) {
-    if (backoff_.defer()) {
-      if (lock_after_streak()) return;
-      spin_then_sleep(kSpinsAfterStreak);
-      return;
-    }
+  if (!streaks_ || !backoff_.defer()) {
+    spin_then_sleep(kSpins);
+  } else if (!lock_after_streak()) {
+    spin_then_sleep(kSpinsAfterStreak);
   }
-  spin_then_sleep(kSpins);
 }
 
 void AdaptiveMutex::spin_then_sleep(int spins) {

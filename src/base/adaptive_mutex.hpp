@@ -21,10 +21,10 @@
 // once its looks have found it free for a grace (nobody there wanted it again), or once it
 // has deferred for a streak's length in all; from then on it looks at every pause and
 // takes the lock when it finds it free, spinning longer than a plain waiter before it
-// sleeps. A wait whose looks found
-// the lock free for the whole grace makes the waiters that follow skip the streak
-// (StreakBackoff), so that threads that come back to the lock more slowly than the grace
-// do not leave it idle. The uncontended lock and unlock are the same.
+// sleeps. A wait whose looks found the lock free for the whole grace makes the waiters
+// that follow skip the streak (StreakBackoff), so that threads that come back to the lock
+// more slowly than the grace do not leave it idle. The uncontended lock and unlock are the
+// same.
 //
 // Thread safety: as std::mutex (BasicLockable). A capability (base/thread_annotations.hpp):
 // hold it with base::UniqueLock for the compiler to check what it guards.

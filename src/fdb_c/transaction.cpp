@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
@@ -128,7 +129,7 @@ void FDB_transaction::apply_options(bool persistent, bool all_persistent) {
 // Completes the versionstamp futures asked for before the commit: with the stamp after a
 // successful commit (error 0), or with `error`.
 void FDB_transaction::finish_stamp_waiters(fdb_error_t error) {
-  if (stamp_waiters_.empty()) return;
+  if (stamp_waiter_ == nullptr) return;
   Result stamp{Kind::key};
   if (error == 0) {
     try {
@@ -137,15 +138,17 @@ void FDB_transaction::finish_stamp_waiters(fdb_error_t error) {
       error = fc::to_fdb_error(e);
     }
   }
-  for (FDBFuture* f : stamp_waiters_) {
+  auto finish = [&](FDBFuture* f) {
     if (error == 0) {
       f->complete(stamp);
     } else {
       f->complete_error(error);
     }
     f->release();
-  }
-  stamp_waiters_.clear();
+  };
+  finish(std::exchange(stamp_waiter_, nullptr));
+  for (FDBFuture* f : more_stamp_waiters_) finish(f);
+  more_stamp_waiters_.clear();
 }
 
 FDBFuture* FDB_transaction::watch(std::string_view key) {
@@ -287,9 +290,14 @@ FDBFuture* FDB_transaction::versionstamp() {
     // As FoundationDB: the stamp is asked for before commit; afterwards it is misuse.
     return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::used_during_commit));
   }
+  if (stamp_waiter_ != nullptr) more_stamp_waiters_.reserve(more_stamp_waiters_.size() + 1);
   FDBFuture* f = FDB_future::pending(Kind::key);
   f->retain();  // for the commit that completes it
-  stamp_waiters_.push_back(f);
+  if (stamp_waiter_ == nullptr) {
+    stamp_waiter_ = f;
+  } else {
+    more_stamp_waiters_.push_back(f);  // room reserved above: no throw after the retain
+  }
   return f;
 }
 

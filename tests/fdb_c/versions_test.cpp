@@ -149,6 +149,38 @@ TEST_F(Versions, VersionstampCompletesWithTheCommitAndMatchesTheCommitVersion) {
   EXPECT_EQ(from_be(stamp.key.substr(0, 8)), committed_version(tr));
 }
 
+// FoundationDB's Transaction::getVersionstamp (NativeAPI) hands out a future of the
+// transaction's one versionstamp promise at each call: every one completes with the stamp.
+TEST_F(Versions, EveryVersionstampFutureOfACommitCompletesWithTheStamp) {
+  Tr tr = make_tr();
+  set(tr, k("a"), "1");
+  Future first(fdb_transaction_get_versionstamp(tr.get()));
+  Future second(fdb_transaction_get_versionstamp(tr.get()));
+  Future third(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_EQ(commit(tr), 0);
+  std::string stamp;
+  for (Future* vs : {&first, &second, &third}) {
+    ASSERT_TRUE(wait_ready_for(*vs));
+    Key got = key_of(vs->get());
+    ASSERT_EQ(got.error, 0);
+    if (stamp.empty()) stamp = got.key;
+    EXPECT_EQ(got.key, stamp);
+  }
+  EXPECT_EQ(from_be(stamp.substr(0, 8)), committed_version(tr));
+}
+
+TEST_F(Versions, EveryVersionstampFutureOfAReadOnlyCommitFails) {
+  Tr tr = make_tr();
+  ASSERT_EQ(get(tr, k("a")).error, 0);
+  Future first(fdb_transaction_get_versionstamp(tr.get()));
+  Future second(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_EQ(commit(tr), 0);
+  for (Future* vs : {&first, &second}) {
+    ASSERT_TRUE(wait_ready_for(*vs));
+    EXPECT_EQ(fdb_future_get_error(vs->get()), 2021);  // no_commit_version
+  }
+}
+
 TEST_F(Versions, VersionstampAskedAfterCommitIsUsedDuringCommit) {
   Tr tr = make_tr();
   set(tr, k("a"), "1");

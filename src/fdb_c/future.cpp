@@ -105,7 +105,11 @@ void FDB_future::release() {
     return;
   }
   reset();
-  pool->futures.push_back(this);
+  try {
+    pool->futures.push_back(this);
+  } catch (...) {  // out of memory growing the pool: freed instead of kept, and no throw
+    delete this;
+  }
 }
 
 void FDB_future::reset() {

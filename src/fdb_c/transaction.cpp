@@ -138,11 +138,15 @@ void FDB_transaction::finish_stamp_waiters(fdb_error_t error) {
       error = fc::to_fdb_error(e);
     }
   }
-  auto finish = [&](FDBFuture* f) {
-    if (error == 0) {
-      f->complete(stamp);
-    } else {
-      f->complete_error(error);
+  // Past the stamp nothing throws: each waiter is taken out, completed and released once.
+  auto finish = [&](FDBFuture* f) noexcept {
+    try {
+      if (error == 0) {
+        f->complete(stamp);
+      } else {
+        f->complete_error(error);
+      }
+    } catch (...) {  // out of memory posting the callback: the future is ready anyway
     }
     f->release();
   };
@@ -262,7 +266,7 @@ bool FDB_transaction::queue_commit(FDB_future* f) {
       const fdb_error_t result = e == nullptr ? 0 : fc::to_fdb_error(*e);
       try {
         finish_stamp_waiters(result == 0 ? 0 : fc::kTransactionInvalidVersion);  // as above
-      } catch (...) {  // out of memory: the stamps' futures fail at reset or destruction
+      } catch (...) {  // out of memory making the stamp: its futures fail at reset
       }
       mu.unlock();  // this transaction is not touched after this: it may be destroyed
       try {
@@ -290,13 +294,16 @@ FDBFuture* FDB_transaction::versionstamp() {
     // As FoundationDB: the stamp is asked for before commit; afterwards it is misuse.
     return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::used_during_commit));
   }
-  if (stamp_waiter_ != nullptr) more_stamp_waiters_.reserve(more_stamp_waiters_.size() + 1);
+  // Room first (growing geometrically), so that nothing throws once the future exists.
+  if (stamp_waiter_ != nullptr && more_stamp_waiters_.size() == more_stamp_waiters_.capacity()) {
+    more_stamp_waiters_.reserve(std::max<std::size_t>(4, 2 * more_stamp_waiters_.capacity()));
+  }
   FDBFuture* f = FDB_future::pending(Kind::key);
   f->retain();  // for the commit that completes it
   if (stamp_waiter_ == nullptr) {
     stamp_waiter_ = f;
   } else {
-    more_stamp_waiters_.push_back(f);  // room reserved above: no throw after the retain
+    more_stamp_waiters_.push_back(f);  // into the room reserved above: no throw
   }
   return f;
 }

@@ -163,6 +163,7 @@ TEST_F(Versions, EveryVersionstampFutureOfACommitCompletesWithTheStamp) {
     ASSERT_TRUE(wait_ready_for(*vs));
     Key got = key_of(vs->get());
     ASSERT_EQ(got.error, 0);
+    ASSERT_EQ(got.key.size(), 10u);
     if (stamp.empty()) stamp = got.key;
     EXPECT_EQ(got.key, stamp);
   }
@@ -255,6 +256,31 @@ TEST_F(Versions, VersionstampOfResetTransactionIsCancelled) {
   fdb_transaction_reset(tr.get());
   ASSERT_TRUE(wait_ready_for(vs));
   EXPECT_EQ(fdb_future_get_error(vs.get()), 1025);
+}
+
+// Several waiters at a reset, and a second round of them on the reset transaction.
+TEST_F(Versions, EveryVersionstampFutureOfAResetTransactionIsCancelled) {
+  Tr tr = make_tr();
+  set(tr, k("a"), "1");
+  Future first(fdb_transaction_get_versionstamp(tr.get()));
+  Future second(fdb_transaction_get_versionstamp(tr.get()));
+  Future third(fdb_transaction_get_versionstamp(tr.get()));
+  fdb_transaction_reset(tr.get());
+  for (Future* vs : {&first, &second, &third}) {
+    ASSERT_TRUE(wait_ready_for(*vs));
+    EXPECT_EQ(fdb_future_get_error(vs->get()), 1025);
+  }
+  set(tr, k("a"), "2");
+  Future again(fdb_transaction_get_versionstamp(tr.get()));
+  Future again_too(fdb_transaction_get_versionstamp(tr.get()));
+  ASSERT_EQ(commit(tr), 0);
+  for (Future* vs : {&again, &again_too}) {
+    ASSERT_TRUE(wait_ready_for(*vs));
+    Key got = key_of(vs->get());
+    ASSERT_EQ(got.error, 0);
+    ASSERT_EQ(got.key.size(), 10u);
+    EXPECT_EQ(from_be(got.key.substr(0, 8)), committed_version(tr));
+  }
 }
 
 TEST_F(Versions, VersionstampOfDestroyedTransactionIsCancelled) {

@@ -42,12 +42,14 @@ struct Options {
   // window the clock's nanoseconds cannot count (from about 9.2e12 ms, milliseconds::max()
   // included) is no limit (docs/decisions/0030).
   std::chrono::milliseconds mvcc_window{5000};
-  // Keep every version committed within mvcc_window readable by set_read_version, whether
-  // or not a transaction holds it, as FoundationDB keeps 5 s of versions whatever clients
-  // hold. Off: versions no live transaction holds are collected at once (a deleted key,
-  // such as a popped queue item, goes as soon as no reader can see it), and
-  // set_read_version may refuse a version nobody holds with transaction_too_old.
-  // libfdb_c.so's databases turn it on (docs/decisions/0026).
+  // Keep every version a transaction hands out readable by set_read_version for
+  // mvcc_window, whether or not a transaction still holds it, as FoundationDB keeps 5 s of
+  // versions whatever clients hold: read_version(), committed_version(), and the version of
+  // a commit with a versionstamped key or value. Other versions go as when it is off.
+  // Off: versions no live transaction holds are collected at once (a deleted key, such as
+  // a popped queue item, goes as soon as no reader can see it), and set_read_version may
+  // refuse a version nobody holds with transaction_too_old. libfdb_c.so's databases turn
+  // it on (docs/decisions/0026).
   bool keep_mvcc_window = false;
   // On disk: write a checkpoint (and drop older log) each time the log grows by this much.
   std::uint64_t checkpoint_log_bytes = 64ull << 20;

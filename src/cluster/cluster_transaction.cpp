@@ -495,11 +495,11 @@ std::vector<std::weak_ptr<ClusterWatch>> ClusterTransaction::record_commit(fdb_e
   std::vector<std::weak_ptr<ClusterWatch>> failed;
   failed.swap(watches_);  // armed by the commit, or failed with it
   if (code == 0) {
-    std::int64_t v = -1;
-    if (api_.transaction_get_committed_version(tr_, &v) != 0) v = -1;
+    // Asked for only when committed_version() is: strata's libfdb_c.so keeps a version it
+    // hands out readable for the MVCC window, and with it what the version can see.
     committed_ = true;
-    committed_version_ = v;
-    if (v >= 0) db_->count_commit();
+    committed_version_ = kVersionNotAsked;
+    if (written_) db_->count_commit();  // FoundationDB gives a version to these only
     return {};
   }
   if (code == static_cast<int>(ErrorCode::not_committed)) {
@@ -639,6 +639,11 @@ Version ClusterTransaction::committed_version() const {
     throw Error(ErrorCode::client_invalid_operation,
                 "committed_version() is known only after a successful commit");
   }
+  if (committed_version_ == kVersionNotAsked) {
+    std::int64_t v = -1;
+    if (api_.transaction_get_committed_version(tr_, &v) != 0) v = -1;
+    committed_version_ = v;
+  }
   return committed_version_;
 }
 
@@ -647,7 +652,7 @@ std::string ClusterTransaction::versionstamp() const {
     throw Error(ErrorCode::client_invalid_operation,
                 "versionstamp() is known only after a successful commit");
   }
-  if (committed_version_ < 0) {
+  if (!written_) {
     throw Error(ErrorCode::no_commit_version,
                 "a read-only transaction has no commit version and so no versionstamp");
   }

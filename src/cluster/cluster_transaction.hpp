@@ -155,7 +155,9 @@ class ClusterTransaction {
   // The last commit.
   bool committed_ = false;
   bool conflicted_ = false;
-  Version committed_version_ = -1;
+  // After a commit: kVersionNotAsked until committed_version() asks the C API.
+  static constexpr Version kVersionNotAsked = -2;
+  mutable Version committed_version_ = -1;
   Future versionstamp_future_;
   std::vector<std::weak_ptr<ClusterWatch>> watches_;  // made since the last commit
   mutable std::optional<std::string> versionstamp_;

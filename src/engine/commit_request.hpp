@@ -17,6 +17,7 @@
 #include "base/arena_vector.hpp"
 #include "base/wait_word.hpp"
 #include "engine/write_map.hpp"
+#include "kv/reader_registry.hpp"
 
 namespace strata::engine {
 
@@ -38,6 +39,12 @@ struct CommitRequest {
   // the conflict ranges), when known: a small transaction of plain writes is then reserved
   // for without a look at each write (engine/apply_reservation.hpp).
   std::size_t write_bytes = std::numeric_limits<std::size_t>::max();
+  // Options::keep_mvcc_window: the pipeline announces a successful commit's version in this
+  // slot (with `hold_deadline`) before it publishes it, so the version stays readable while
+  // the transaction keeps the slot and can be retained when handed out
+  // (kv::MvccStore::retain). Null: nothing held.
+  kv::ReaderRegistry::Slot* hold = nullptr;
+  std::int64_t hold_deadline = 0;
   // Output.
   ErrorCode error = ErrorCode::success;
   Version version = -1;

@@ -68,8 +68,6 @@ DatabaseImpl::DatabaseImpl(Options options) : options_(std::move(options)) {
     pipeline_.set_persistence(persistence_.get());
   }
   opened_version_ = store_.committed();
-  // After recovery: versions below the recovered one were not kept by it.
-  if (options_.keep_mvcc_window) store_.keep_window(mvcc_window_);
 }
 
 DatabaseStats DatabaseImpl::stats() const {

@@ -167,8 +167,9 @@ void TransactionImpl::end() noexcept {
 void TransactionImpl::give_back_slot() noexcept {
   if (slot_ == nullptr) return;
   if (db_ != nullptr) {
-    slot_registry_->release(slot_);  // in use: the database is alive
-  } else {                           // a spare's, withdrawn by its reset; the database may be gone
+    kv::ReaderRegistry::withdraw(slot_);  // it may hold the commit's version
+    slot_registry_->release(slot_);       // in use: the database is alive
+  } else {  // a spare's, withdrawn by its reset; the database may be gone
     kv::ReaderRegistry::release_if_alive(slot_registry_id_, slot_registry_, slot_);
   }
   slot_ = nullptr;
@@ -194,6 +195,7 @@ void TransactionImpl::throw_visiting() {
 
 Version TransactionImpl::ensure_read_version() {
   if (read_version_ < 0) {
+    held_version_ = -1;  // the slot announces the read version instead
     kv::MvccStore& store = db_->store();
     const base::CoarseClock::time_point now = base::CoarseClock::now();
     read_version_ = kv::ReaderRegistry::announce(reader_slot(store.registry()),
@@ -248,11 +250,17 @@ void TransactionImpl::throw_too_old(base::CoarseClock::duration age) const {
 void TransactionImpl::release_read_version() {
   if (slot_ != nullptr) kv::ReaderRegistry::withdraw(slot_);
   read_version_ = -1;
+  held_version_ = -1;
 }
 
 Version TransactionImpl::read_version() {
   check_usable();
-  return ensure_read_version();
+  const Version v = ensure_read_version();
+  // Handed out: a later set_read_version may name it (kv::MvccStore::retain). The slot
+  // holds it meanwhile, so the retention cannot come too late.
+  if (db_->options().keep_mvcc_window) [[unlikely]]
+    db_->store().retain(v, revoke_deadline(read_version_time_));
+  return v;
 }
 
 void TransactionImpl::set_read_version(Version version) {
@@ -684,10 +692,14 @@ std::shared_ptr<WatchState> TransactionImpl::watch(std::string_view key) {
 
 std::optional<std::string> TransactionImpl::read_committed(std::string_view key) {
   kv::MvccStore& store = db_->store();
-  Version v = kv::ReaderRegistry::announce(reader_slot(store.registry()), store.committed_atomic());
+  // A slot holding the commit's version keeps it; the read takes a slot of its own then.
+  kv::ReaderRegistry::Slot* slot =
+      held_version_ >= 0 ? store.registry().acquire() : reader_slot(store.registry());
+  Version v = kv::ReaderRegistry::announce(slot, store.committed_atomic());
   std::optional<std::string> value;
   if (const kv::VersionRecord* r = store.get(key, v)) value.emplace(r->value());
-  kv::ReaderRegistry::withdraw(slot_);
+  kv::ReaderRegistry::withdraw(slot);
+  if (slot != slot_) store.registry().release(slot);
   return value;
 }
 
@@ -784,12 +796,14 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
     unreadable_.insert(lowest, key_after(apply_stamp(tmpl, offset, high)));
     std::string placeholder;
     if (ryw_) placeholder = lowest + std::string(key.substr(tmpl.size()));
+    wrote_versionstamp_ = true;
     writes_.add_stamped_key(
         {std::string(tmpl), offset, std::string(param), std::move(placeholder)});
     return;
   }
   if (type == MutationType::set_versionstamped_value) {
     auto [tmpl, offset] = split_stamp_operand(param, "value");
+    wrote_versionstamp_ = true;
     writes_.set_stamped_value(key, tmpl, offset);
     unreadable_.insert(key, key_after(key));  // until a clear, as FoundationDB's
     if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
@@ -958,6 +972,10 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
     request.write_ranges = &write_conflicts_;
   }
   request.writes = &writes_;
+  if (db_->options().keep_mvcc_window) [[unlikely]] {
+    request.hold = reader_slot(db_->store().registry());
+    request.hold_deadline = revoke_deadline(base::CoarseClock::now());
+  }
   if (report_conflicts_) {
     conflicting_.clear();
     conflicting_.reserve(read_conflicts_.size() + point_reads_.size());
@@ -967,13 +985,27 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
 
 bool TransactionImpl::settle(CommitRequest& request) {
   state_ = State::committed;
-  release_read_version();
+  if (request.hold != nullptr && request.error == ErrorCode::success) [[unlikely]] {
+    hold_committed(request);
+  } else {
+    release_read_version();
+  }
   finish_watches(request.error == ErrorCode::success, request.error);
   if (request.error != ErrorCode::success) return false;
   commit_succeeded_ = true;
   committed_version_ = request.version;
   batch_index_ = request.batch_index;
   return true;
+}
+
+void TransactionImpl::hold_committed(const CommitRequest& request) {
+  // The pipeline announced the version in the slot before publishing it (in place of the
+  // read version); the slot keeps it until the transaction is reset or reads again.
+  read_version_ = -1;
+  held_version_ = request.version;
+  hold_deadline_ = request.hold_deadline;
+  // A versionstamped write put the version into the data, where a program can read it.
+  if (wrote_versionstamp_) db_->store().retain(held_version_, hold_deadline_);
 }
 
 Error TransactionImpl::commit_error(const CommitRequest& request) const {
@@ -1178,6 +1210,9 @@ Version TransactionImpl::committed_version() const {
     throw Error(ErrorCode::client_invalid_operation,
                 "committed_version() is known only after a successful commit");
   }
+  // Handed out: retained while the slot still holds it (see read_version()).
+  if (held_version_ >= 0) [[unlikely]]
+    db_->store().retain(held_version_, hold_deadline_);
   return committed_version_;
 }
 
@@ -1279,6 +1314,7 @@ Error TransactionImpl::retry_error(ErrorCode error, bool waited) const {
   committed_version_ = -1;
   batch_index_ = 0;
   commit_succeeded_ = false;
+  wrote_versionstamp_ = false;
 }
 
 void TransactionImpl::reset() {

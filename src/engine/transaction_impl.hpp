@@ -178,6 +178,8 @@ class TransactionImpl {
   // The not_committed error of a failed commit, naming the conflicting ranges when they
   // were reported.
   Error conflict_error(Version read_version) const;
+  // settle() of a commit whose version the pipeline held in slot_ (CommitRequest::hold).
+  void hold_committed(const CommitRequest& request);
   // Read `i` as a range, numbered as CommitRequest::conflicting numbers reads: the ranges of
   // read_conflicts_, then the keys of point_reads_.
   KeyRange read_range(std::size_t i) const;
@@ -313,6 +315,11 @@ class TransactionImpl {
   bool report_conflicts_ = false;
   State state_ = State::active;
   Version committed_version_ = -1;
+  // Options::keep_mvcc_window: the commit's version, which slot_ holds until a reset or a
+  // new read version (CommitRequest::hold), and that hold's deadline; -1 when none.
+  Version held_version_ = -1;
+  std::int64_t hold_deadline_ = 0;
+  bool wrote_versionstamp_ = false;  // a versionstamped key or value among the writes
   std::uint16_t batch_index_ = 0;
   bool commit_succeeded_ = false;
   // commit_async: its request, which the pipeline holds until it calls on_async_done (made

@@ -289,38 +289,62 @@ void MvccStore::revoke_expired_readers() {
   registry_.revoke_expired(base::CoarseClock::now().time_since_epoch().count());
 }
 
-Version MvccStore::window_floor() {
-  if (window_ns_ == 0) return ReaderRegistry::kIdle;
+bool MvccStore::retain(Version version, std::int64_t deadline) {
+  base::UniqueLock lock(horizon_mu_);
+  if (version < horizon_) return false;
+  for (const Span& span : early_spans_) {
+    if (span.born <= version && version < span.died) {
+      // As pin_at: only a version a live reader or a retention holds exactly kept every key.
+      if (retained_.count(version) != 0) break;
+      std::vector<Version> exact;
+      Version tentative;
+      registry_.snapshot(exact, tentative, /*count_revoked=*/false);
+      if (!std::binary_search(exact.begin(), exact.end(), version)) return false;
+      break;
+    }
+  }
+  // A version handed out again at once (a transaction asked twice) extends its retention.
+  if (!retentions_.empty() && retentions_.back().version == version) {
+    retentions_.back().deadline = std::max(retentions_.back().deadline, deadline);
+    return true;
+  }
+  retentions_.push_back({deadline, version});
+  try {
+    ++retained_[version];
+  } catch (...) {
+    retentions_.pop_back();
+    throw;
+  }
+  retention_count_.store(retentions_.size(), std::memory_order_relaxed);
+  return true;
+}
+
+std::size_t MvccStore::retained() {
+  base::UniqueLock lock(horizon_mu_);
+  return retained_.size();
+}
+
+Version MvccStore::retained_floor() {
+  if (retention_count_.load(std::memory_order_relaxed) == 0) return ReaderRegistry::kIdle;
   const std::int64_t now = base::CoarseClock::now().time_since_epoch().count();
-  // A sample's time may lag the true time by the clock's tick: count it as that much older.
-  // Saturating: a window as long as the clock can count (Options' "no limit") never ends.
-  std::int64_t cutoff = 0;
-  if (__builtin_sub_overflow(now, window_ns_, &cutoff) ||
-      __builtin_sub_overflow(cutoff, base::CoarseClock::resolution().count(), &cutoff)) {
-    cutoff = std::numeric_limits<std::int64_t>::min();
+  while (!retentions_.empty() && retentions_.front().deadline <= now) {
+    auto it = retained_.find(retentions_.front().version);
+    if (--it->second == 0) retained_.erase(it);
+    retentions_.pop_front();
   }
-  while (!samples_.empty() && samples_.front().time <= cutoff) {
-    window_floor_ = samples_.front().version;
-    samples_.pop_front();
-  }
-  // The last collection's look is newer than every sample: after a pause in commits it
-  // moves the floor to the last version committed before the pause.
-  if (samples_.empty() && latest_.time <= cutoff) window_floor_ = latest_.version;
-  const Version committed = committed_.load(std::memory_order_relaxed);
-  // A sample every 1/32 of the window: under steady commits the floor lags the exact one
-  // by at most that.
-  if (samples_.empty() || now - samples_[samples_.size() - 1].time >= window_ns_ / 32) {
-    samples_.push_back({now, committed});
-  }
-  latest_ = {now, committed};
-  return window_floor_;
+  retention_count_.store(retentions_.size(), std::memory_order_relaxed);
+  return retained_.empty() ? ReaderRegistry::kIdle : retained_.begin()->first;
+}
+
+bool MvccStore::retained_within(Version born, Version died) const {
+  auto it = retained_.lower_bound(born);
+  return it != retained_.end() && it->first < died;
 }
 
 Version MvccStore::advance_horizon() {
   revoke_expired_readers();
-  const Version floor = window_floor();
   base::UniqueLock lock(horizon_mu_);
-  Version oldest = std::min(registry_.oldest(committed_), floor);
+  Version oldest = std::min(registry_.oldest(committed_), retained_floor());
   raise_horizon(oldest);
   return oldest;
 }
@@ -332,9 +356,11 @@ bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version, std::int64_t
   if (version < horizon_) return false;
   for (const Span& span : early_spans_) {
     if (span.born <= version && version < span.died) {
-      // Something visible at `version` may be gone, unless a live reader holds exactly
-      // that version: then every key it can see was kept for it. Not a revoked one: its
-      // keys were not kept, though a read it is being refused may show it for a moment.
+      // Something visible at `version` may be gone, unless a live reader or a retention
+      // holds exactly that version: then every key it can see was kept for it. Not a
+      // revoked reader: its keys were not kept, though a read it is being refused may show
+      // it for a moment.
+      if (retained_.count(version) != 0) break;
       std::vector<Version> exact;
       Version tentative;
       registry_.snapshot(exact, tentative, /*count_revoked=*/false);
@@ -348,7 +374,6 @@ bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version, std::int64_t
 
 Version MvccStore::collect_garbage(std::size_t budget) {
   revoke_expired_readers();
-  const Version floor = window_floor();
   Version oldest;
   Version resolving;
   {
@@ -358,6 +383,7 @@ Version MvccStore::collect_garbage(std::size_t budget) {
     // snapshot is taken only when some reader holds one back.
     base::UniqueLock lock(horizon_mu_);
     const ReaderRegistry::Horizons horizons = registry_.horizons(committed_);
+    const Version floor = retained_floor();
     oldest = std::min(horizons.reading, floor);
     resolving = std::min(horizons.resolving, floor);
     raise_horizon(oldest);
@@ -375,7 +401,7 @@ Version MvccStore::collect_garbage(std::size_t budget) {
 // (never an index table or a cut chain, which the collection after its retirement frees).
 bool MvccStore::skip_idle_collection() {
   if (!gc_queue_.empty() || !short_lived_.empty() || retired_.size() > kIdleRetired ||
-      retired_unbounded_ != 0 || window_ns_ != 0 || !writer_sees_no_early_span()) {
+      retired_unbounded_ != 0 || !writer_sees_no_early_span()) {
     return false;
   }
   revoke_expired_readers();
@@ -471,7 +497,7 @@ void MvccStore::raise_horizon(Version oldest) {
 // ordinary path then owns it, as short_lived_due says). The entry of the newest write to
 // its key shows it: its head is the tombstone, behind it the one record it deleted. (A key
 // set and then cleared by one batch's later write looks the same: the same chain, which
-// unlinks the same way.) Not while the window is kept: every version in it stays readable.
+// unlinks the same way.)
 void MvccStore::scan_short_lived(Version horizon) {
   for (std::size_t i = gc_examined_; i < gc_queue_.size(); ++i) {
     const GcEntry& e = gc_queue_[i];
@@ -518,7 +544,8 @@ void MvccStore::collect_short_lived(std::size_t budget, Version tentative, Versi
       continue;
     }
     auto reader = std::lower_bound(exact_readers_.begin(), exact_readers_.end(), c.born);
-    if (tentative < c.died || (reader != exact_readers_.end() && *reader < c.died)) {
+    if (tentative < c.died || (reader != exact_readers_.end() && *reader < c.died) ||
+        retained_within(c.born, c.died)) {
       if (++c.tries < kMaxTries) short_lived_.push_back(c);  // look again later
       continue;
     }

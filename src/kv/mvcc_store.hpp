@@ -28,14 +28,12 @@
 // reader's version falls in [born, died): no reader can see it, however old the oldest.
 // Its memory still waits for the ordinary path. pin_at() refuses versions in such spans.
 //
-// Window retention (keep_window, off by default): collection also keeps every version
-// published within the last `window`, whether or not a reader holds it, as FoundationDB's
-// storage servers keep MAX_READ_TRANSACTION_LIFE_VERSIONS (5 s): the watermark is
-// min(oldest reader, the newest version published at or before now - window), found in a
-// ring of (time, committed version) samples the collector takes, and no key goes early.
-// pin_at() then accepts any version younger than the window. What was deleted stays for
-// the window (a queue's popped items included), so a store that churns holds about one
-// window of garbage, and no more.
+// Retained versions (retain): a version handed out to a program, which may set it as a
+// read version later, stays readable until a deadline whether or not a reader holds it, as
+// FoundationDB's storage servers keep MAX_READ_TRANSACTION_LIFE_VERSIONS (5 s). It counts
+// as a reader at that version for collection (the watermark is min(oldest reader, oldest
+// retained)) and for short-lived keys (one alive at it stays), until its deadline. Versions
+// nobody was given go as without it, so a queue's popped items still go at once.
 //
 // Thread safety:
 //   - Writer methods (set, clear, clear_range, publish, collect_garbage, latest) need
@@ -46,9 +44,9 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -253,7 +251,7 @@ class MvccStore {
 
   // For a writer that collects after every commit (engine::CommitBatch): when collection
   // now could only free what waits in a short list of retired memory (no key queued, none
-  // short-lived, no early span, no window kept, no index table retired), takes the steps every
+  // short-lived, no early span, no index table retired), takes the steps every
   // commit takes (revocation on its schedule, the point index's migration step) and returns true:
   // the rest waits for the next collection with work to do. Otherwise does nothing and returns
   // false: collect_garbage then.
@@ -268,13 +266,12 @@ class MvccStore {
   // their deadline (ReaderRegistry::revoke_expired), every kRevokeEvery calls. pin_at
   // announces with `deadline`.
   Version advance_horizon();
-  // Keeps every version published within `window` readable (see the top), from the
-  // committed version on: those before it stay as collection left them. Writer.
-  void keep_window(std::chrono::nanoseconds window) {
-    window_ns_ = window.count();
-    window_floor_ = committed();
-    latest_ = {0, committed()};
-  }
+  // Any thread: keeps `version` readable (pin_at accepts it) until `deadline`
+  // (base::CoarseClock nanoseconds; see the top). False, keeping nothing, when collection
+  // may have taken something visible at it (as pin_at refuses).
+  bool retain(Version version, std::int64_t deadline);
+  // Versions retained and not yet dropped (for tests).
+  std::size_t retained();
   bool pin_at(ReaderRegistry::Slot* slot, Version version,
               std::int64_t deadline = ReaderRegistry::kNever);
 
@@ -347,7 +344,7 @@ class MvccStore {
   void note_short_lived(Version horizon) REQUIRES(horizon_mu_) {
     const std::size_t size = gc_queue_.size();
     if (gc_examined_ == size) return;
-    if (window_ns_ == 0 && gc_queue_[size - 1].version > horizon) scan_short_lived(horizon);
+    if (gc_queue_[size - 1].version > horizon) scan_short_lived(horizon);
     gc_examined_ = size;
   }
   [[gnu::noinline]] void scan_short_lived(Version horizon) REQUIRES(horizon_mu_);
@@ -387,17 +384,14 @@ class MvccStore {
   // freed; a chain's one entry may hold every version a reader held back.
   std::size_t retired_unbounded_ = 0;
   void revoke_expired_readers();
-  // Writer: the newest version published at or before now - window (a sample's; never
-  // newer than the exact one), or the largest Version when windows are not kept.
-  Version window_floor();
-  struct Sample {
-    std::int64_t time;  // base::CoarseClock nanoseconds
-    Version version;    // committed() at that time
+  // Drops the retained versions whose deadline has passed; the oldest left, or kIdle.
+  Version retained_floor() REQUIRES(horizon_mu_);
+  // Whether a retained version lies in [born, died).
+  bool retained_within(Version born, Version died) const REQUIRES(horizon_mu_);
+  struct Retention {
+    std::int64_t deadline;  // base::CoarseClock nanoseconds
+    Version version;
   };
-  std::int64_t window_ns_ = 0;                  // 0: windows not kept
-  Fifo<Sample> samples_;                        // writer only, oldest first
-  Version window_floor_ = 0;                    // writer only
-  Sample latest_{0, 0};                         // writer only: the last collection's look
   std::uint32_t collections_since_revoke_ = 0;  // writer only
 
   base::AdaptiveMutex horizon_mu_;
@@ -409,6 +403,12 @@ class MvccStore {
   // (overlapping ones merged, and the oldest two when there are too many): pin_at refuses
   // versions inside them unless a live reader holds that very version.
   std::deque<Span> early_spans_ GUARDED_BY(horizon_mu_);
+  // The retained versions, each with how many retentions hold it, and the retentions in
+  // the order they were made (deadlines a little out of order only keep a version longer).
+  std::map<Version, std::uint32_t> retained_ GUARDED_BY(horizon_mu_);
+  std::deque<Retention> retentions_ GUARDED_BY(horizon_mu_);
+  // retentions_.size(), read by the writer without the lock to skip the clock.
+  std::atomic<std::size_t> retention_count_{0};
   // Writer-only state.
   Fifo<GcEntry> gc_queue_;
   std::size_t gc_examined_ = 0;  // gc_queue_'s first entries note_short_lived looked at

@@ -104,6 +104,13 @@ class ReaderRegistry {
     slot->version.store(v, std::memory_order_release);
     return v;
   }
+  // Writer: announces `version` in `slot` with `deadline`, for a committer that keeps its
+  // commit's version readable while it holds the slot. REQUIRES: `version` is not
+  // published yet (no collection can have passed it), and the slot's reader reads no more.
+  static void hold(Slot* slot, Version version, std::int64_t deadline) {
+    slot->deadline.store(deadline, std::memory_order_relaxed);
+    slot->version.store(version, std::memory_order_release);
+  }
   // Withdraws the announcement (the slot stays owned).
   static void withdraw(Slot* slot) { slot->version.store(kIdle, std::memory_order_release); }
 

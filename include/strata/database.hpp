@@ -45,7 +45,8 @@ struct Options {
   // Keep every version a transaction hands out readable by set_read_version for
   // mvcc_window, whether or not a transaction still holds it, as FoundationDB keeps 5 s of
   // versions whatever clients hold: read_version(), committed_version(), and the version of
-  // a commit with a versionstamped key or value. Other versions go as when it is off.
+  // a commit with a versionstamped key or value. Other versions go as when it is off
+  // (Database::committed_version() included: it hands out no transaction's version).
   // Off: versions no live transaction holds are collected at once (a deleted key, such as
   // a popped queue item, goes as soon as no reader can see it), and set_read_version may
   // refuse a version nobody holds with transaction_too_old. libfdb_c.so's databases turn

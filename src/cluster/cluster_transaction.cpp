@@ -304,7 +304,7 @@ void ClusterTransaction::clear(std::string_view key) {
 void ClusterTransaction::clear_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  written_ = true;
+  if (begin < end) written_ = true;  // FoundationDB records no mutation for an empty range
   api_.transaction_clear_range(tr_, bytes(begin), length(begin), bytes(end), length(end));
 }
 

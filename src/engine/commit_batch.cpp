@@ -194,6 +194,7 @@ bool CommitBatch::admit(CommitRequest& r, Version version) {
   if (!passes(r)) return false;
   record_writes(r, version);
   r.version = version;
+  hold_version(r);
   return true;
 }
 

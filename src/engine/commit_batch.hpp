@@ -148,6 +148,12 @@ class CommitBatch {
   // Throws std::bad_alloc. Inlined, as apply_plain is: in a batch of small commits their
   // calls' frames cost about as much as their work.
   [[gnu::always_inline]] inline bool admit(CommitRequest& request, Version version);
+  // CommitRequest::hold: announces the admitted request's version in the committer's slot,
+  // before the batch is published.
+  static void hold_version(const CommitRequest& r) {
+    if (r.hold != nullptr) [[unlikely]]
+      kv::ReaderRegistry::hold(r.hold, r.version, r.hold_deadline);
+  }
   // admit()'s checks, which a lone commit runs itself (it records its writes with
   // record_points): whether the request may commit (else its error is set).
   [[gnu::always_inline]] inline bool passes(CommitRequest& request);

@@ -414,10 +414,6 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
   // it, so that versions publish in order) while this thread goes on.
   const bool deferred = persistence_ != nullptr && defer_sync(batch);
   if (out.version >= 0) {
-    for (CommitRequest* r : batch) {
-      if (r->hold != nullptr && r->error == ErrorCode::success) [[unlikely]]
-        kv::ReaderRegistry::hold(r->hold, r->version, r->hold_deadline);
-    }
     if (persistence_ != nullptr && !log_batch(batch, out.version, /*sync=*/!deferred)) {
       if (deferred) send_to_syncer(batch, -1, {});
       return 0;  // never published

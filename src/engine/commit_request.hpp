@@ -42,9 +42,10 @@ struct CommitRequest {
   // Options::keep_mvcc_window: the pipeline announces a successful commit's version in this
   // slot (with `hold_deadline`) before it publishes it, so the version stays readable while
   // the transaction keeps the slot and can be retained when handed out
-  // (kv::MvccStore::retain). Null: nothing held.
+  // (kv::MvccStore::retain). Null: nothing held. A request with a hold gives no
+  // write_bytes: the batch's general path makes the hold.
   kv::ReaderRegistry::Slot* hold = nullptr;
-  std::int64_t hold_deadline = 0;
+  std::int64_t hold_deadline;  // read only when `hold` is set
   // Output.
   ErrorCode error = ErrorCode::success;
   Version version = -1;

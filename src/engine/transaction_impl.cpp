@@ -167,9 +167,8 @@ void TransactionImpl::end() noexcept {
 void TransactionImpl::give_back_slot() noexcept {
   if (slot_ == nullptr) return;
   if (db_ != nullptr) {
-    kv::ReaderRegistry::withdraw(slot_);  // it may hold the commit's version
-    slot_registry_->release(slot_);       // in use: the database is alive
-  } else {  // a spare's, withdrawn by its reset; the database may be gone
+    slot_registry_->release(slot_);  // in use: the database is alive
+  } else {                           // a spare's, withdrawn by its reset; the database may be gone
     kv::ReaderRegistry::release_if_alive(slot_registry_id_, slot_registry_, slot_);
   }
   slot_ = nullptr;
@@ -195,7 +194,6 @@ void TransactionImpl::throw_visiting() {
 
 Version TransactionImpl::ensure_read_version() {
   if (read_version_ < 0) {
-    held_version_ = -1;  // the slot announces the read version instead
     kv::MvccStore& store = db_->store();
     const base::CoarseClock::time_point now = base::CoarseClock::now();
     read_version_ = kv::ReaderRegistry::announce(reader_slot(store.registry()),
@@ -250,7 +248,6 @@ void TransactionImpl::throw_too_old(base::CoarseClock::duration age) const {
 void TransactionImpl::release_read_version() {
   if (slot_ != nullptr) kv::ReaderRegistry::withdraw(slot_);
   read_version_ = -1;
-  held_version_ = -1;
 }
 
 Version TransactionImpl::read_version() {
@@ -693,13 +690,21 @@ std::shared_ptr<WatchState> TransactionImpl::watch(std::string_view key) {
 std::optional<std::string> TransactionImpl::read_committed(std::string_view key) {
   kv::MvccStore& store = db_->store();
   // A slot holding the commit's version keeps it; the read takes a slot of its own then.
-  kv::ReaderRegistry::Slot* slot =
-      held_version_ >= 0 ? store.registry().acquire() : reader_slot(store.registry());
-  Version v = kv::ReaderRegistry::announce(slot, store.committed_atomic());
+  struct Reading {
+    kv::ReaderRegistry& registry;
+    kv::ReaderRegistry::Slot* slot;
+    bool own;
+    ~Reading() {
+      kv::ReaderRegistry::withdraw(slot);
+      if (own) registry.release(slot);
+    }
+  };
+  const bool own = holds_commit_version();
+  Reading reading{store.registry(),
+                  own ? store.registry().acquire() : reader_slot(store.registry()), own};
+  Version v = kv::ReaderRegistry::announce(reading.slot, store.committed_atomic());
   std::optional<std::string> value;
   if (const kv::VersionRecord* r = store.get(key, v)) value.emplace(r->value());
-  kv::ReaderRegistry::withdraw(slot);
-  if (slot != slot_) store.registry().release(slot);
   return value;
 }
 
@@ -796,14 +801,12 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
     unreadable_.insert(lowest, key_after(apply_stamp(tmpl, offset, high)));
     std::string placeholder;
     if (ryw_) placeholder = lowest + std::string(key.substr(tmpl.size()));
-    wrote_versionstamp_ = true;
     writes_.add_stamped_key(
         {std::string(tmpl), offset, std::string(param), std::move(placeholder)});
     return;
   }
   if (type == MutationType::set_versionstamped_value) {
     auto [tmpl, offset] = split_stamp_operand(param, "value");
-    wrote_versionstamp_ = true;
     writes_.set_stamped_value(key, tmpl, offset);
     unreadable_.insert(key, key_after(key));  // until a clear, as FoundationDB's
     if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
@@ -928,8 +931,8 @@ void TransactionImpl::commit() {
     refuse_commit();
   }
   CommitRequest request;
-  prepare_commit(request);
   request.write_bytes = write_bytes;
+  prepare_commit(request);
   state_ = State::committing;
   mark_committing();
   try {
@@ -972,10 +975,8 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
     request.write_ranges = &write_conflicts_;
   }
   request.writes = &writes_;
-  if (db_->options().keep_mvcc_window) [[unlikely]] {
-    request.hold = reader_slot(db_->store().registry());
-    request.hold_deadline = revoke_deadline(base::CoarseClock::now());
-  }
+  if (db_->options().keep_mvcc_window) [[unlikely]]
+    ask_hold(request);
   if (report_conflicts_) {
     conflicting_.clear();
     conflicting_.reserve(read_conflicts_.size() + point_reads_.size());
@@ -985,7 +986,7 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
 
 bool TransactionImpl::settle(CommitRequest& request) {
   state_ = State::committed;
-  if (request.hold != nullptr && request.error == ErrorCode::success) [[unlikely]] {
+  if (request.hold != nullptr) [[unlikely]] {
     hold_committed(request);
   } else {
     release_read_version();
@@ -998,14 +999,28 @@ bool TransactionImpl::settle(CommitRequest& request) {
   return true;
 }
 
+void TransactionImpl::ask_hold(CommitRequest& request) {
+  request.hold = reader_slot(db_->store().registry());
+  // Its size unknown, the request takes the batch's path, where the hold is made
+  // (CommitBatch::lone_plain).
+  request.write_bytes = std::numeric_limits<std::size_t>::max();
+  request.hold_deadline = revoke_deadline(base::CoarseClock::now());
+}
+
 void TransactionImpl::hold_committed(const CommitRequest& request) {
+  if (request.error != ErrorCode::success) {  // nothing held
+    release_read_version();
+    return;
+  }
   // The pipeline announced the version in the slot before publishing it (in place of the
   // read version); the slot keeps it until the transaction is reset or reads again.
   read_version_ = -1;
   held_version_ = request.version;
   hold_deadline_ = request.hold_deadline;
   // A versionstamped write put the version into the data, where a program can read it.
-  if (wrote_versionstamp_) db_->store().retain(held_version_, hold_deadline_);
+  if (writes_.has_stamped_values() || !writes_.stamped_keys().empty()) {
+    db_->store().retain(held_version_, hold_deadline_);
+  }
 }
 
 Error TransactionImpl::commit_error(const CommitRequest& request) const {
@@ -1085,8 +1100,8 @@ void TransactionImpl::commit_async(CommitCallback done) {
     std::construct_at(async_request_.get());
   }
   CommitRequest& request = *async_request_;
-  prepare_commit(request);
   request.write_bytes = write_bytes;
+  prepare_commit(request);
   request.on_done = &TransactionImpl::on_async_done;
   request.context = this;
   done_ = std::move(done);
@@ -1211,7 +1226,7 @@ Version TransactionImpl::committed_version() const {
                 "committed_version() is known only after a successful commit");
   }
   // Handed out: retained while the slot still holds it (see read_version()).
-  if (held_version_ >= 0) [[unlikely]]
+  if (holds_commit_version()) [[unlikely]]
     db_->store().retain(held_version_, hold_deadline_);
   return committed_version_;
 }
@@ -1314,7 +1329,6 @@ Error TransactionImpl::retry_error(ErrorCode error, bool waited) const {
   committed_version_ = -1;
   batch_index_ = 0;
   commit_succeeded_ = false;
-  wrote_versionstamp_ = false;
 }
 
 void TransactionImpl::reset() {
@@ -1347,6 +1361,10 @@ void TransactionImpl::cancel() {
   finish_watches(false, ErrorCode::transaction_cancelled);
   if (timed_out()) expired_ = true;  // the timeout came first: it stays the answer
   state_ = State::cancelled;
+  // committed_version() still answers after a cancel, as FoundationDB's: the version it
+  // may hand out is retained before the slot lets it go.
+  if (holds_commit_version()) [[unlikely]]
+    db_->store().retain(held_version_, hold_deadline_);
   release_read_version();
 }
 

@@ -178,8 +178,16 @@ class TransactionImpl {
   // The not_committed error of a failed commit, naming the conflicting ranges when they
   // were reported.
   Error conflict_error(Version read_version) const;
-  // settle() of a commit whose version the pipeline held in slot_ (CommitRequest::hold).
-  void hold_committed(const CommitRequest& request);
+  // Options::keep_mvcc_window, out of the commit's line: asks the pipeline to hold the
+  // commit's version in slot_ (CommitRequest::hold), and settle()'s part (the slot is let
+  // go as usual when the commit failed).
+  [[gnu::noinline, gnu::cold]] void ask_hold(CommitRequest& request);
+  [[gnu::noinline, gnu::cold]] void hold_committed(const CommitRequest& request);
+  // Whether slot_ holds this transaction's commit version: it was held, and neither a reset
+  // nor a new read version has let it go since (either leaves committed_version_ apart).
+  bool holds_commit_version() const {
+    return held_version_ >= 0 && held_version_ == committed_version_ && read_version_ < 0;
+  }
   // Read `i` as a range, numbered as CommitRequest::conflicting numbers reads: the ranges of
   // read_conflicts_, then the keys of point_reads_.
   KeyRange read_range(std::size_t i) const;
@@ -315,11 +323,11 @@ class TransactionImpl {
   bool report_conflicts_ = false;
   State state_ = State::active;
   Version committed_version_ = -1;
-  // Options::keep_mvcc_window: the commit's version, which slot_ holds until a reset or a
-  // new read version (CommitRequest::hold), and that hold's deadline; -1 when none.
+  // Options::keep_mvcc_window: the last commit's version that the pipeline held in slot_
+  // (CommitRequest::hold), and that hold's deadline; -1 when none. The slot holds it
+  // while holds_commit_version().
   Version held_version_ = -1;
   std::int64_t hold_deadline_ = 0;
-  bool wrote_versionstamp_ = false;  // a versionstamped key or value among the writes
   std::uint16_t batch_index_ = 0;
   bool commit_succeeded_ = false;
   // commit_async: its request, which the pipeline holds until it calls on_async_done (made

@@ -57,7 +57,7 @@ Database open_target(const std::string& target) {
   Options options;
   // Each handle counts its own watches (MAX_WATCHES); the database holds them all.
   options.max_watches = static_cast<std::size_t>(kMaxWatchesCeiling);
-  // As a cluster: any read version younger than the window reads (docs/decisions/0026).
+  // As a cluster: a read version handed out reads for the window (docs/decisions/0026).
   options.keep_mvcc_window = true;
   if (!target.empty()) {
     options.path = target;

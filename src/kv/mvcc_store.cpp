@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 #include <type_traits>
 
 #include "base/coarse_clock.hpp"
@@ -289,7 +290,7 @@ void MvccStore::revoke_expired_readers() {
   registry_.revoke_expired(base::CoarseClock::now().time_since_epoch().count());
 }
 
-bool MvccStore::retain(Version version, std::int64_t deadline) {
+bool MvccStore::retain(Version version, std::int64_t deadline) noexcept {
   base::UniqueLock lock(horizon_mu_);
   if (version < horizon_) return false;
   for (const Span& span : early_spans_) {
@@ -308,12 +309,16 @@ bool MvccStore::retain(Version version, std::int64_t deadline) {
     retentions_.back().deadline = std::max(retentions_.back().deadline, deadline);
     return true;
   }
-  retentions_.push_back({deadline, version});
+  try {
+    retentions_.push_back({deadline, version});
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
   try {
     ++retained_[version];
-  } catch (...) {
+  } catch (const std::bad_alloc&) {
     retentions_.pop_back();
-    throw;
+    return false;
   }
   retention_count_.store(retentions_.size(), std::memory_order_relaxed);
   return true;

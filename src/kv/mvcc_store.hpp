@@ -268,8 +268,8 @@ class MvccStore {
   Version advance_horizon();
   // Any thread: keeps `version` readable (pin_at accepts it) until `deadline`
   // (base::CoarseClock nanoseconds; see the top). False, keeping nothing, when collection
-  // may have taken something visible at it (as pin_at refuses).
-  bool retain(Version version, std::int64_t deadline);
+  // may have taken something visible at it (as pin_at refuses) or out of memory.
+  bool retain(Version version, std::int64_t deadline) noexcept;
   // Versions retained and not yet dropped (for tests).
   std::size_t retained();
   bool pin_at(ReaderRegistry::Slot* slot, Version version,

@@ -24,6 +24,8 @@
 //
 // Thread safety: acquire/release/announce from any thread; oldest() from any thread;
 // begin_read/end_read by the slot's one reader thread at a time.
+// A committer may also hold its commit's version in its slot (hold), announced before the
+// version is published, for as long as it keeps the slot: no reader reads there.
 // Invariants: a slot's announced version never exceeds the version its reader reads at;
 // the committed version an announcement reads never goes back; a slot is idle (no version,
 // no read under way) when it is handed out and when it is given back. The last two are

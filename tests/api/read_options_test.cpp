@@ -56,6 +56,110 @@ TEST(SetReadVersion, RefusesAVersionAtWhichACollectedShortLivedKeyExisted) {
   EXPECT_EQ(holder.get("item"), std::nullopt);
 }
 
+// Options::keep_mvcc_window (docs/decisions/0026): the versions a transaction hands out
+// stay readable for the window after the transaction is gone, as on a FoundationDB
+// cluster, whose storage servers keep MAX_READ_TRANSACTION_LIFE_VERSIONS (5 s) of
+// versions (fdbserver/storageserver.actor.cpp: transaction_too_old only below the oldest
+// version kept). The others go as with the option off.
+Options keeping_versions() {
+  Options o;
+  o.keep_mvcc_window = true;
+  return o;
+}
+
+// Commits enough batches for collection to look at everything written before.
+void churn(Database& db) {
+  for (int i = 0; i < 3; ++i) put(db, "churn", std::to_string(i));
+}
+
+TEST(KeptVersions, VersionsHandedOutReadAfterTheirTransactionsAreGone) {
+  STRATA_SKIP_ON_CLUSTER("Options::keep_mvcc_window is the cluster's");
+  Database db = testing::open_database(keeping_versions());
+  put(db, "k", "first");
+  Version read_at = 0;
+  Version committed = 0;
+  {
+    Transaction reader = db.create_transaction();
+    read_at = reader.read_version();
+    Transaction writer = db.create_transaction();
+    writer.set("k", "second");
+    writer.set("item", "x");
+    writer.commit();
+    committed = writer.committed_version();
+  }
+  put(db, "k", "third");
+  db.run([](Transaction& tr) { tr.clear("item"); });
+  churn(db);
+
+  Transaction at_read = db.create_transaction();
+  at_read.set_read_version(read_at);
+  EXPECT_EQ(at_read.get("k"), "first");
+  EXPECT_EQ(at_read.get("item"), std::nullopt);
+  Transaction at_commit = db.create_transaction();
+  at_commit.set_read_version(committed);
+  EXPECT_EQ(at_commit.get("k"), "second");
+  EXPECT_EQ(at_commit.get("item"), "x");  // short-lived, kept for the version handed out
+}
+
+// A version no transaction handed out is not kept: a short-lived key alive there goes at
+// once, and the version is refused with transaction_too_old (1007), as with the option
+// off (decision 0005).
+TEST(KeptVersions, AVersionNotHandedOutIsNotKept) {
+  STRATA_SKIP_ON_CLUSTER("Options::keep_mvcc_window is the cluster's");
+  Database db = testing::open_database(keeping_versions());
+  put(db, "base", "b");
+  db.run([](Transaction& tr) { tr.set("item", "x"); });
+  const Version inside = db.committed_version();  // the database's, not a transaction's
+  db.run([](Transaction& tr) { tr.clear("item"); });
+  churn(db);
+  Transaction tr = db.create_transaction();
+  EXPECT_THAT([&] { tr.set_read_version(inside); }, ThrowsCode(ErrorCode::transaction_too_old));
+}
+
+// A versionstamped value puts the commit's version into the data, where a program can read
+// it back without asking the transaction: the version is kept.
+TEST(KeptVersions, AVersionstampedCommitsVersionIsKept) {
+  STRATA_SKIP_ON_CLUSTER("Options::keep_mvcc_window is the cluster's");
+  Database db = testing::open_database(keeping_versions());
+  db.run([](Transaction& tr) {
+    tr.set("k", "stamped then");
+    tr.set("item", "x");
+    tr.atomic_op(MutationType::set_versionstamped_value, "log",
+                 std::string(10, '\0') + std::string("\x00\x00\x00\x00", 4));
+  });
+  const std::optional<std::string> stamp = read_key(db, "log");
+  ASSERT_TRUE(stamp.has_value());
+  std::uint64_t version = 0;
+  for (int i = 0; i < 8; ++i) version = (version << 8) | static_cast<unsigned char>((*stamp)[i]);
+  put(db, "k", "later");
+  db.run([](Transaction& tr) { tr.clear("item"); });
+  churn(db);
+  Transaction tr = db.create_transaction();
+  tr.set_read_version(static_cast<Version>(version));
+  EXPECT_EQ(tr.get("k"), "stamped then");
+  EXPECT_EQ(tr.get("item"), "x");
+}
+
+// FoundationDB answers a commit's version after a cancel (fdbclient/NativeAPI.actor.cpp:
+// getCommittedVersion reads what the commit left); the version handed out then is kept.
+TEST(KeptVersions, ACancelledTransactionStillHandsOutAKeptVersion) {
+  STRATA_SKIP_ON_CLUSTER("Options::keep_mvcc_window is the cluster's");
+  Database db = testing::open_database(keeping_versions());
+  Version committed = 0;
+  {
+    Transaction writer = db.create_transaction();
+    writer.set("item", "x");
+    writer.commit();
+    writer.cancel();
+    committed = writer.committed_version();
+  }
+  db.run([](Transaction& tr) { tr.clear("item"); });
+  churn(db);
+  Transaction tr = db.create_transaction();
+  tr.set_read_version(committed);
+  EXPECT_EQ(tr.get("item"), "x");
+}
+
 TEST(SetReadVersion, ConflictsWithWritesCommittedAfterThatVersion) {
   Database db = testing::open_database();
   put(db, "k", "1");

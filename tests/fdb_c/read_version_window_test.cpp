@@ -1,5 +1,5 @@
-// Read versions as a FoundationDB cluster serves them: every version younger than the
-// MVCC window reads, whether or not a transaction held it (storage servers keep
+// Read versions as a FoundationDB cluster serves them: a version handed out reads for the
+// MVCC window, whether or not a transaction still holds it (storage servers keep
 // MAX_READ_TRANSACTION_LIFE_VERSIONS, 5 s); a version too old fails the reads only; a
 // version not yet committed makes reads and the commit wait for it (FUTURE_VERSION_DELAY,
 // 1 s) before future_version; a fresh database never hands out version 0.
@@ -67,6 +67,32 @@ TEST_F(ReadVersionWindow, AVersionNobodyHoldsReadsWithinTheWindow) {
   ASSERT_EQ(v.error, 0);
   EXPECT_EQ(v.value, "old");
   EXPECT_FALSE(get(tr, k("b")).present);
+}
+
+// The bindingtester's GET_COMMITTED_VERSION then SET_READ_VERSION: a commit's version,
+// handed out by fdb_transaction_get_committed_version, reads after the transaction is
+// gone and the keys it wrote were overwritten or cleared.
+TEST_F(ReadVersionWindow, ACommittedVersionHandedOutReadsLater) {
+  int64_t committed = 0;
+  {
+    Tr writer = make_tr();
+    set(writer, k("a"), "then");
+    set(writer, k("item"), "x");
+    ASSERT_EQ(commit(writer), 0);
+    ASSERT_EQ(fdb_transaction_get_committed_version(writer.get(), &committed), 0);
+  }
+  ASSERT_EQ(write(k("a"), "now"), 0);
+  {
+    Tr popper = make_tr();
+    clear(popper, k("item"));
+    ASSERT_EQ(commit(popper), 0);
+  }
+  ASSERT_EQ(write(k("b"), "x"), 0);  // one more collection past the overwrite and the clear
+
+  Tr tr = make_tr();
+  fdb_transaction_set_read_version(tr.get(), committed);
+  EXPECT_EQ(get(tr, k("a")).value, "then");
+  EXPECT_EQ(get(tr, k("item")).value, "x");
 }
 
 // A version stays readable for the window after a newer one is committed (a read version

@@ -744,7 +744,7 @@ TEST(MvccStoreRetain, ARetainedVersionStaysReadableAndOthersGo) {
   EXPECT_EQ(read(s, "q0", inside), "item");
   EXPECT_EQ(read(s, "a", inside), "2");
   ReaderRegistry::withdraw(pin);
-  EXPECT_FALSE(s.pin_at(pin, unnamed));  // "a" was overwritten since, and nobody kept it
+  EXPECT_FALSE(s.pin_at(pin, unnamed));  // q1, alive there, went early: nobody kept it
   EXPECT_FALSE(s.retain(unnamed, later));
   ReaderRegistry::withdraw(pin);
   s.registry().release(pin);

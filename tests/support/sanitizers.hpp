@@ -18,9 +18,9 @@ inline constexpr bool kSanitized = false;
 #endif
 
 // An iteration count: `release` in optimised builds, `sanitized` under ASan or TSan, and in
-// a cluster run (tests/support/test_database.hpp): there, the build tree's libfdb_c.so
-// keeps FoundationDB's 5 s of versions, so a drained queue's deleted items stay in every
-// pop's scan for 5 s and draining n items costs n^2.
+// a cluster run (tests/support/test_database.hpp), where every operation goes through the
+// C API and a real cluster would keep a drained queue's deleted items in every pop's scan
+// for its 5 s of versions.
 inline int scaled(int release, int sanitized) {
   return kSanitized || std::getenv("STRATA_TEST_CLUSTER_LIBRARY") != nullptr ? sanitized : release;
 }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <new>
 #include <optional>
 
+#include "base/coarse_clock.hpp"
 #include "base/invariant.hpp"
 #include "base/limits.hpp"
 #include "engine/persistence.hpp"
@@ -169,6 +171,8 @@ BatchOutcome CommitBatch::run_lone(CommitRequest* const& one) noexcept {
     }
     record_points(r, points, version);
     r.version = version;
+    if (hold_window_ != 0) [[unlikely]]
+      hold_version(r);
     out.committed = 1;
     ApplyReservation::reserve_plain(store_, points.size(), r.write_bytes);
   } catch (...) {  // std::bad_alloc
@@ -194,8 +198,24 @@ bool CommitBatch::admit(CommitRequest& r, Version version) {
   if (!passes(r)) return false;
   record_writes(r, version);
   r.version = version;
-  hold_version(r);
+  if (hold_window_ != 0) [[unlikely]]
+    hold_version(r);
   return true;
+}
+
+void CommitBatch::hold_version(CommitRequest& r) noexcept {
+  if (r.slot == nullptr) {
+    try {
+      r.slot = store_.registry().acquire();
+    } catch (const std::bad_alloc&) {
+      return;
+    }
+  }
+  const std::int64_t now = base::CoarseClock::now().time_since_epoch().count();
+  r.hold_deadline = hold_window_ > kv::ReaderRegistry::kNever - now ? kv::ReaderRegistry::kNever
+                                                                    : now + hold_window_;
+  kv::ReaderRegistry::hold(r.slot, r.version, r.hold_deadline);
+  r.held = true;
 }
 
 bool CommitBatch::passes(CommitRequest& r) {

@@ -103,6 +103,9 @@ class CommitBatch {
   // kBatchCommits.
   static constexpr std::size_t kBatchCommits = std::size_t{1} << 16;
   void set_batch_count_limit(std::size_t requests) { batch_count_limit_ = requests; }
+  // Options::keep_mvcc_window: each admitted commit's version is held in its committer's
+  // slot (CommitRequest::slot) for `window` (base::CoarseClock's nanoseconds; saturating).
+  void hold_versions(std::int64_t window) { hold_window_ = window; }
 
   // How many of `requests` (at least one) make the first batch: at most the count limit,
   // and with a log, no more than fit the log limit by their log_bytes (the first always).
@@ -148,12 +151,9 @@ class CommitBatch {
   // Throws std::bad_alloc. Inlined, as apply_plain is: in a batch of small commits their
   // calls' frames cost about as much as their work.
   [[gnu::always_inline]] inline bool admit(CommitRequest& request, Version version);
-  // CommitRequest::hold: announces the admitted request's version in the committer's slot,
-  // before the batch is published.
-  static void hold_version(const CommitRequest& r) {
-    if (r.hold != nullptr) [[unlikely]]
-      kv::ReaderRegistry::hold(r.hold, r.version, r.hold_deadline);
-  }
+  // CommitRequest::slot: announces the admitted request's version in the committer's slot,
+  // before the batch is published. Out of memory taking a slot, nothing is held.
+  [[gnu::noinline, gnu::cold]] void hold_version(CommitRequest& r) noexcept;
   // admit()'s checks, which a lone commit runs itself (it records its writes with
   // record_points): whether the request may commit (else its error is set).
   [[gnu::always_inline]] inline bool passes(CommitRequest& request);
@@ -225,6 +225,7 @@ class CommitBatch {
   void log_dependent(std::string_view key, const PointWrite& entry, std::string_view result);
 
   kv::MvccStore& store_;
+  std::int64_t hold_window_ = 0;  // hold_versions; 0: none
   Persistence* room_ = nullptr;
   bool logs_ = false;
   std::uint64_t batch_log_limit_ = kBatchLogBytes;

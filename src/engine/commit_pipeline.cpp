@@ -410,16 +410,36 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
     }
     return publish_nothing(batch);
   }
+  if (persistence_ != nullptr) return process_logged(batch, out);
+  if (out.version >= 0) store_.publish(out.version);
+  count(batch, out);
+  if (watches_.size() != 0) fire_watches(batch, out);
+  return out.collect;
+}
+
+std::size_t CommitPipeline::process_logged(std::span<CommitRequest* const> batch,
+                                           const BatchOutcome& out) noexcept {
   // With a submitter sending, its sync goes to the syncer (then so must every batch after
   // it, so that versions publish in order) while this thread goes on.
-  const bool deferred = persistence_ != nullptr && defer_sync(batch);
+  const bool deferred = defer_sync(batch);
   if (out.version >= 0) {
-    if (persistence_ != nullptr && !log_batch(batch, out.version, /*sync=*/!deferred)) {
+    if (!log_batch(batch, out.version, /*sync=*/!deferred)) {
       if (deferred) send_to_syncer(batch, -1, {});
       return 0;  // never published
     }
     if (!deferred) store_.publish(out.version);
   }
+  count(batch, out);
+  persistence_->maybe_checkpoint();
+  if (deferred) {
+    send_to_syncer(batch, out.version, batch_step_.take_stamped());
+  } else if (watches_.size() != 0) {
+    fire_watches(batch, out);
+  }
+  return out.collect;
+}
+
+void CommitPipeline::count(std::span<CommitRequest* const> batch, const BatchOutcome& out) {
   commits_.store(commits_.load(std::memory_order_relaxed) + out.committed,
                  std::memory_order_relaxed);
   if (out.committed != batch.size()) {  // most batches have no conflict to count
@@ -427,16 +447,13 @@ std::size_t CommitPipeline::process(std::span<CommitRequest* const> batch) noexc
                      std::memory_order_relaxed);
   }
   batches_.store(batches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  if (persistence_ != nullptr) persistence_->maybe_checkpoint();
-  if (deferred) {
-    send_to_syncer(batch, out.version, batch_step_.take_stamped());
-  } else if (watches_.size() != 0) {
-    fire_watches(batch, *out.stamped,
-                 [this](std::string_view key, const std::optional<std::string>& seen) {
-                   return value_differs(store_.latest(key), seen);
-                 });
-  }
-  return out.collect;
+}
+
+void CommitPipeline::fire_watches(std::span<CommitRequest* const> batch, const BatchOutcome& out) {
+  fire_watches(batch, *out.stamped,
+               [this](std::string_view key, const std::optional<std::string>& seen) {
+                 return value_differs(store_.latest(key), seen);
+               });
 }
 
 std::size_t CommitPipeline::publish_nothing(std::span<CommitRequest* const> batch) noexcept {

@@ -74,6 +74,8 @@ class CommitPipeline {
   void set_batch_log_limit(std::uint64_t bytes) { batch_step_.set_batch_log_limit(bytes); }
   static constexpr std::size_t kBatchCommits = CommitBatch::kBatchCommits;
   void set_batch_count_limit(std::size_t requests) { batch_step_.set_batch_count_limit(requests); }
+  // Options::keep_mvcc_window: see CommitBatch::hold_versions.
+  void hold_versions(std::int64_t window) { batch_step_.hold_versions(window); }
 
   // Resolves and (if no conflict) applies `request`; fills its output fields. Throws
   // database_failed once a log write failed, and client_invalid_operation when called
@@ -138,6 +140,16 @@ class CommitPipeline {
   // Runs the batch, logs it and publishes it (or sends it to the syncer); returns the
   // units of collection it earned (0 when it published nothing).
   std::size_t process(std::span<CommitRequest* const> batch) noexcept;
+  // process()'s steps after an applied batch, with a log.
+  [[gnu::noinline]] std::size_t process_logged(std::span<CommitRequest* const> batch,
+                                               const BatchOutcome& out) noexcept;
+  // Adds an applied batch to the statistics.
+  [[gnu::always_inline]] inline void count(std::span<CommitRequest* const> batch,
+                                           const BatchOutcome& out);
+  // Fires the watches of an applied, published batch, each key's new value read from the
+  // store.
+  [[gnu::noinline]] void fire_watches(std::span<CommitRequest* const> batch,
+                                      const BatchOutcome& out);
   // After a batch that published nothing: hands it to the syncer if it must keep its
   // place there (its requests are settled in order). Returns 0.
   std::size_t publish_nothing(std::span<CommitRequest* const> batch) noexcept;

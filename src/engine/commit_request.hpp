@@ -39,17 +39,18 @@ struct CommitRequest {
   // the conflict ranges), when known: a small transaction of plain writes is then reserved
   // for without a look at each write (engine/apply_reservation.hpp).
   std::size_t write_bytes = std::numeric_limits<std::size_t>::max();
-  // Options::keep_mvcc_window: the pipeline announces a successful commit's version in this
-  // slot (with `hold_deadline`) before it publishes it, so the version stays readable while
-  // the transaction keeps the slot and can be retained when handed out
-  // (kv::MvccStore::retain). Null: nothing held. A request with a hold gives no
-  // write_bytes: the batch's general path makes the hold.
-  kv::ReaderRegistry::Slot* hold = nullptr;
-  std::int64_t hold_deadline;  // read only when `hold` is set
+  // The committer's reader slot, or null. Where the database keeps the versions it hands
+  // out (Options::keep_mvcc_window, CommitBatch::hold_versions), the batch announces an
+  // admitted commit's version in it before the version is published, taking a slot for a
+  // committer with none, and sets `held`: the committer keeps the version so while it
+  // keeps the slot, and can retain it when it hands it out (kv::MvccStore::retain).
+  kv::ReaderRegistry::Slot* slot = nullptr;
   // Output.
   ErrorCode error = ErrorCode::success;
   Version version = -1;
   std::uint16_t batch_index = 0;
+  bool held = false;           // `slot` holds `version` (see `slot`)
+  std::int64_t hold_deadline;  // when held: the hold's (base::CoarseClock nanoseconds)
   // Grouped mode with a log: the most bytes the request can add to its batch's record
   // (log_bytes_bound), set by the committer before it queues.
   std::uint64_t log_bytes = 0;

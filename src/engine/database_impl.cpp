@@ -68,6 +68,7 @@ DatabaseImpl::DatabaseImpl(Options options) : options_(std::move(options)) {
     pipeline_.set_persistence(persistence_.get());
   }
   opened_version_ = store_.committed();
+  if (options_.keep_mvcc_window) pipeline_.hold_versions(mvcc_window_.count());
 }
 
 DatabaseStats DatabaseImpl::stats() const {

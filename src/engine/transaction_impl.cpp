@@ -931,8 +931,8 @@ void TransactionImpl::commit() {
     refuse_commit();
   }
   CommitRequest request;
-  request.write_bytes = write_bytes;
   prepare_commit(request);
+  request.write_bytes = write_bytes;
   state_ = State::committing;
   mark_committing();
   try {
@@ -975,8 +975,7 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
     request.write_ranges = &write_conflicts_;
   }
   request.writes = &writes_;
-  if (db_->options().keep_mvcc_window) [[unlikely]]
-    ask_hold(request);
+  request.slot = slot_;
   if (report_conflicts_) {
     conflicting_.clear();
     conflicting_.reserve(read_conflicts_.size() + point_reads_.size());
@@ -986,7 +985,7 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
 
 bool TransactionImpl::settle(CommitRequest& request) {
   state_ = State::committed;
-  if (request.hold != nullptr) [[unlikely]] {
+  if (request.held) [[unlikely]] {
     hold_committed(request);
   } else {
     release_read_version();
@@ -999,16 +998,14 @@ bool TransactionImpl::settle(CommitRequest& request) {
   return true;
 }
 
-void TransactionImpl::ask_hold(CommitRequest& request) {
-  request.hold = reader_slot(db_->store().registry());
-  // Its size unknown, the request takes the batch's path, where the hold is made
-  // (CommitBatch::lone_plain).
-  request.write_bytes = std::numeric_limits<std::size_t>::max();
-  request.hold_deadline = revoke_deadline(base::CoarseClock::now());
-}
-
 void TransactionImpl::hold_committed(const CommitRequest& request) {
-  if (request.error != ErrorCode::success) {  // nothing held
+  if (slot_ == nullptr) {  // the batch took one for it
+    kv::ReaderRegistry& registry = db_->store().registry();
+    slot_ = request.slot;
+    slot_registry_ = &registry;
+    slot_registry_id_ = registry.id();
+  }
+  if (request.error != ErrorCode::success) {  // admitted, then failed: let it go
     release_read_version();
     return;
   }
@@ -1100,8 +1097,8 @@ void TransactionImpl::commit_async(CommitCallback done) {
     std::construct_at(async_request_.get());
   }
   CommitRequest& request = *async_request_;
-  request.write_bytes = write_bytes;
   prepare_commit(request);
+  request.write_bytes = write_bytes;
   request.on_done = &TransactionImpl::on_async_done;
   request.context = this;
   done_ = std::move(done);

@@ -178,10 +178,9 @@ class TransactionImpl {
   // The not_committed error of a failed commit, naming the conflicting ranges when they
   // were reported.
   Error conflict_error(Version read_version) const;
-  // Options::keep_mvcc_window, out of the commit's line: asks the pipeline to hold the
-  // commit's version in slot_ (CommitRequest::hold), and settle()'s part (the slot is let
-  // go as usual when the commit failed).
-  [[gnu::noinline, gnu::cold]] void ask_hold(CommitRequest& request);
+  // settle() of a commit whose version the batch held in its slot (CommitRequest::held),
+  // out of the commit's line: the slot keeps the version, or is let go as usual when the
+  // commit failed after it was admitted.
   [[gnu::noinline, gnu::cold]] void hold_committed(const CommitRequest& request);
   // Whether slot_ holds this transaction's commit version: it was held, and neither a reset
   // nor a new read version has let it go since (either leaves committed_version_ apart).
@@ -323,8 +322,8 @@ class TransactionImpl {
   bool report_conflicts_ = false;
   State state_ = State::active;
   Version committed_version_ = -1;
-  // Options::keep_mvcc_window: the last commit's version that the pipeline held in slot_
-  // (CommitRequest::hold), and that hold's deadline; -1 when none. The slot holds it
+  // Options::keep_mvcc_window: the last commit's version that the batch held in slot_
+  // (CommitRequest::slot), and that hold's deadline; -1 when none. The slot holds it
   // while holds_commit_version().
   Version held_version_ = -1;
   std::int64_t hold_deadline_ = 0;

@@ -101,6 +101,46 @@ TEST(KeptVersions, VersionsHandedOutReadAfterTheirTransactionsAreGone) {
   EXPECT_EQ(at_commit.get("item"), "x");  // short-lived, kept for the version handed out
 }
 
+// While other threads commit (and collect) without pause, a commit's version asked for
+// after the commit returned is still whole: the batch holds it in the committer's slot
+// from before it is published until the transaction lets it go.
+TEST(KeptVersions, ACommitVersionAskedForLaterIsWholeWhileOthersCommit) {
+  STRATA_SKIP_ON_CLUSTER("Options::keep_mvcc_window is the cluster's");
+  Database db = testing::open_database(keeping_versions());
+  std::atomic<bool> stop{false};
+  std::thread churner([&] {
+    for (int i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+      db.run([&](Transaction& tr) { tr.set("churn", std::to_string(i)); });
+    }
+  });
+  struct Joiner {  // also when a read below throws
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    ~Joiner() {
+      stop.store(true);
+      thread.join();
+    }
+  } joiner{stop, churner};
+  const int rounds = testing::scaled(300, 50);
+  for (int i = 0; i < rounds; ++i) {
+    const std::string item = "item" + std::to_string(i);
+    Version committed = 0;
+    {
+      Transaction writer = db.create_transaction();
+      writer.set("k", std::to_string(i));
+      writer.set(item, "x");
+      writer.commit();
+      committed = writer.committed_version();
+    }
+    db.run([&](Transaction& tr) { tr.clear(item); });
+    Transaction tr = db.create_transaction();
+    tr.set_read_version(committed);
+    EXPECT_EQ(tr.get("k"), std::to_string(i));
+    EXPECT_EQ(tr.get(item), "x");
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
 // A version no transaction handed out is not kept: a short-lived key alive there goes at
 // once, and the version is refused with transaction_too_old (1007), as with the option
 // off (decision 0005).

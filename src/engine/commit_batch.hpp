@@ -26,7 +26,10 @@
 // Thread safety: none. One thread at a time (the pipeline's leader) runs batches and
 // collects, and no lock of the batch's own is needed for that. The layers it calls take
 // their own short locks, shared with other threads: the log writer's reservation (with the
-// syncer, in run) and the store's horizon (with readers pinning a version, in collect).
+// syncer, in run), the store's horizon (with readers pinning a version, in collect), and
+// with hold_versions on, the reader registry's when it takes a slot for a committer.
+// A batch writes its committers' requests, and with hold_versions their slots, before
+// the pipeline hands the requests back (CommitRequest).
 #pragma once
 
 #include <cstddef>

@@ -140,7 +140,7 @@ class CommitPipeline {
   // Runs the batch, logs it and publishes it (or sends it to the syncer); returns the
   // units of collection it earned (0 when it published nothing).
   std::size_t process(std::span<CommitRequest* const> batch) noexcept;
-  // process()'s steps after an applied batch, with a log.
+  // process()'s steps after an applied batch, on a durable database (persistence_ set).
   [[gnu::noinline]] std::size_t process_logged(std::span<CommitRequest* const> batch,
                                                const BatchOutcome& out) noexcept;
   // Adds an applied batch to the statistics.

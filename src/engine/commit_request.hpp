@@ -49,7 +49,9 @@ struct CommitRequest {
   ErrorCode error = ErrorCode::success;
   Version version = -1;
   std::uint16_t batch_index = 0;
-  bool held = false;           // `slot` holds `version` (see `slot`)
+  // The batch announced the admitted version in `slot` (taking one if it was null): the
+  // committer takes the slot over, and withdraws it when the commit failed after all.
+  bool held = false;
   std::int64_t hold_deadline;  // when held: the hold's (base::CoarseClock nanoseconds)
   // Grouped mode with a log: the most bytes the request can add to its batch's record
   // (log_bytes_bound), set by the committer before it queues.

@@ -1005,12 +1005,14 @@ void TransactionImpl::hold_committed(const CommitRequest& request) {
     slot_registry_ = &registry;
     slot_registry_id_ = registry.id();
   }
+  STRATA_INVARIANT(slot_ == request.slot);
   if (request.error != ErrorCode::success) {  // admitted, then failed: let it go
     release_read_version();
     return;
   }
-  // The pipeline announced the version in the slot before publishing it (in place of the
-  // read version); the slot keeps it until the transaction is reset or reads again.
+  // The batch announced the version in the slot before it was published (in place of the
+  // read version); the slot keeps it until the transaction is reset, cancelled, reads
+  // again or is destroyed.
   read_version_ = -1;
   held_version_ = request.version;
   hold_deadline_ = request.hold_deadline;

@@ -324,7 +324,7 @@ class TransactionImpl {
   Version committed_version_ = -1;
   // Options::keep_mvcc_window: the last commit's version that the batch held in slot_
   // (CommitRequest::slot), and that hold's deadline; -1 when none. The slot holds it
-  // while holds_commit_version().
+  // while holds_commit_version(), but after a cancel, which retained it instead.
   Version held_version_ = -1;
   std::int64_t hold_deadline_ = 0;
   std::uint16_t batch_index_ = 0;

@@ -2,18 +2,23 @@
 // read-your-writes off (for reads and for snapshot reads only), byte-limited range reads,
 // the transaction's size, and watch notification by callback.
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "api/api_test_util.hpp"
+#include "durability/temp_dir.hpp"
 #include "support/error_matchers.hpp"
 #include "support/test_database.hpp"
 
 namespace strata::apitest {
 namespace {
 
+using strata::testing::TempDir;
 using strata::testing::ThrowsCode;
 
 TEST(SetReadVersion, ReadsTheDatabaseAsOfThatVersion) {
@@ -138,6 +143,50 @@ TEST(KeptVersions, ACommitVersionAskedForLaterIsWholeWhileOthersCommit) {
     EXPECT_EQ(tr.get("k"), std::to_string(i));
     EXPECT_EQ(tr.get(item), "x");
     if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// Durable commits in flight from writers that never read (no reader slot of their own):
+// the batch takes a slot for each and holds its version there until the transaction takes
+// it over, also when the version is published later, once the log is synced.
+TEST(KeptVersions, DurableBlindCommitsInFlightKeepTheirVersions) {
+  STRATA_SKIP_ON_CLUSTER("a test of a durable directory runs in process only");
+  TempDir dir;
+  Options o = keeping_versions();
+  o.path = dir.path();
+  Database db = testing::open_database(o);
+  constexpr int kCommits = 8;
+  std::mutex mu;
+  std::condition_variable settled;
+  int done = 0;
+  int failed = 0;
+  std::vector<Transaction> writers;
+  for (int i = 0; i < kCommits; ++i) {
+    writers.push_back(db.create_transaction());
+    writers.back().set("item" + std::to_string(i), "x");
+    writers.back().commit_async([&](const Error* error) {
+      std::lock_guard lock(mu);
+      ++done;
+      if (error != nullptr) ++failed;
+      settled.notify_all();
+    });
+  }
+  {
+    std::unique_lock lock(mu);
+    settled.wait(lock, [&] { return done == kCommits; });
+  }
+  ASSERT_EQ(failed, 0);
+  std::vector<Version> versions;
+  for (Transaction& w : writers) versions.push_back(w.committed_version());
+  writers.clear();
+  for (int i = 0; i < kCommits; ++i) {
+    db.run([&](Transaction& tr) { tr.clear("item" + std::to_string(i)); });
+  }
+  churn(db);
+  for (int i = 0; i < kCommits; ++i) {
+    Transaction tr = db.create_transaction();
+    tr.set_read_version(versions[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(tr.get("item" + std::to_string(i)), "x") << i;
   }
 }
 

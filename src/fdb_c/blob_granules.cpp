@@ -19,6 +19,10 @@ namespace fc = strata::fdb_c;
 
 namespace {
 
+// Every result strata makes is this one failure: shared, immutable, never freed (so a
+// call that makes one allocates nothing and cannot fail).
+FDB_result g_unsupported_result{fc::kUnsupportedOperation};
+
 using Kind = FDB_future::Kind;
 
 FDBFuture* empty(Kind kind) { return FDB_future::ready(kind); }
@@ -174,7 +178,7 @@ FDBResult* fdb_transaction_read_blob_granules(
     FDBTransaction* /*tr*/, const uint8_t* /*begin_key_name*/, int /*begin_key_name_length*/,
     const uint8_t* /*end_key_name*/, int /*end_key_name_length*/, int64_t /*begin_version*/,
     int64_t /*read_version*/, FDBReadBlobGranuleContext /*granule_context*/) {
-  return new FDB_result{fc::kUnsupportedOperation};
+  return &g_unsupported_result;
 }
 
 FDBFuture* fdb_transaction_read_blob_granules_description(
@@ -198,16 +202,16 @@ FDBFuture* fdb_transaction_get_mapped_range(
 FDBResult* fdb_readbg_parse_snapshot_file(const uint8_t* /*file_data*/, int /*file_len*/,
                                           const FDBBGTenantPrefix* /*tenant_prefix*/,
                                           const FDBBGEncryptionCtx* /*encryption_ctx*/) {
-  return new FDB_result{fc::kUnsupportedOperation};
+  return &g_unsupported_result;
 }
 
 FDBResult* fdb_readbg_parse_delta_file(const uint8_t* /*file_data*/, int /*file_len*/,
                                        const FDBBGTenantPrefix* /*tenant_prefix*/,
                                        const FDBBGEncryptionCtx* /*encryption_ctx*/) {
-  return new FDB_result{fc::kUnsupportedOperation};
+  return &g_unsupported_result;
 }
 
-void fdb_result_destroy(FDBResult* r) { delete r; }
+void fdb_result_destroy(FDBResult* /*r*/) {}  // g_unsupported_result, never freed
 
 fdb_error_t fdb_result_get_keyvalue_array(FDBResult* r, const FDBKeyValue** /*out_kv*/,
                                           int* /*out_count*/, fdb_bool_t* /*out_more*/) {

@@ -83,10 +83,8 @@ fdb_error_t create_database(const std::string& target, const std::string& record
   try {
     *out = new FDB_database(open_target(target), record);
     return 0;
-  } catch (const Error& e) {
-    return to_fdb_error(e);
   } catch (...) {
-    return kInternalError;
+    return current_error();
   }
 }
 
@@ -133,7 +131,7 @@ fdb_error_t create_transaction(std::shared_ptr<const DatabaseState> state, fdb_e
     *out = new FDB_transaction(std::move(state), unavailable);
     return 0;
   } catch (...) {
-    return kInternalError;
+    return current_error();
   }
 }
 
@@ -164,21 +162,32 @@ void DatabaseState::give_back_watch() const { watches_.fetch_sub(1, std::memory_
 
 namespace fc = strata::fdb_c;
 
+// No exception leaves these (docs/decisions/0038): an allocation that fails is
+// unknown_error (4000), and a future that cannot be made is FDB_future::out_of_memory().
 extern "C" {
 
 fdb_error_t fdb_create_database(const char* cluster_file_path, FDBDatabase** out_database) {
-  // The connection record as FoundationDB's client status names it.
-  const std::string record = cluster_file_path != nullptr && *cluster_file_path != '\0'
-                                 ? "file: " + std::string(cluster_file_path)
-                                 : "default file";
-  return fc::create_database(fc::target_of_cluster_file(cluster_file_path), record, out_database);
+  try {
+    // The connection record as FoundationDB's client status names it.
+    const std::string record = cluster_file_path != nullptr && *cluster_file_path != '\0'
+                                   ? "file: " + std::string(cluster_file_path)
+                                   : "default file";
+    return fc::create_database(fc::target_of_cluster_file(cluster_file_path), record, out_database);
+  } catch (...) {
+    return fc::current_error();
+  }
 }
 
 fdb_error_t fdb_create_database_from_connection_string(const char* connection_string,
                                                        FDBDatabase** out_database) {
   if (connection_string == nullptr) return fc::kClientInvalidOperation;
-  return fc::create_database(fc::target_of(connection_string),
-                             "connection string: " + std::string(connection_string), out_database);
+  try {
+    return fc::create_database(fc::target_of(connection_string),
+                               "connection string: " + std::string(connection_string),
+                               out_database);
+  } catch (...) {
+    return fc::current_error();
+  }
 }
 
 void fdb_database_destroy(FDBDatabase* d) { delete d; }
@@ -201,7 +210,7 @@ fdb_error_t fdb_database_open_tenant(FDBDatabase* d, const uint8_t* /*tenant_nam
     *out_tenant = new FDB_tenant(d->state);
     return 0;
   } catch (...) {
-    return fc::kInternalError;
+    return fc::current_error();
   }
 }
 
@@ -244,7 +253,13 @@ FDBFuture* fdb_database_get_server_protocol(FDBDatabase* /*d*/, uint64_t expecte
   // As FoundationDB: with an expected version, ready only once the protocol differs from
   // it. The in-process "server" never changes its protocol: that future stays pending
   // until cancelled or destroyed.
-  if (expected_version == fc::kServerProtocol) return FDB_future::pending(FDB_future::Kind::int64);
+  if (expected_version == fc::kServerProtocol) {
+    try {
+      return FDB_future::pending(FDB_future::Kind::int64);
+    } catch (...) {
+      return FDB_future::out_of_memory();
+    }
+  }
   FDB_future::Result protocol{FDB_future::Kind::int64};
   protocol.int64 = static_cast<std::int64_t>(fc::kServerProtocol);
   return FDB_future::ready(std::move(protocol));
@@ -252,7 +267,11 @@ FDBFuture* fdb_database_get_server_protocol(FDBDatabase* /*d*/, uint64_t expecte
 
 FDBFuture* fdb_database_get_client_status(FDBDatabase* d) {
   FDB_future::Result status{FDB_future::Kind::key};
-  status.bytes = fc::client_status(d->state->connection_record());
+  try {
+    status.bytes = fc::client_status(d->state->connection_record());
+  } catch (...) {
+    return FDB_future::failed(fc::current_error());
+  }
   return FDB_future::ready(std::move(status));
 }
 

@@ -29,6 +29,8 @@ inline constexpr fdb_error_t kApiVersionAlreadySet = 2201;
 inline constexpr fdb_error_t kApiVersionInvalid = 2202;
 inline constexpr fdb_error_t kApiVersionNotSupported = 2203;
 inline constexpr fdb_error_t kExactModeWithoutLimits = 2210;
+// What an entry point answers for a C++ exception that is no FoundationDB error, std::bad_alloc
+// above all (docs/decisions/0038).
 inline constexpr fdb_error_t kUnknownError = 4000;
 inline constexpr fdb_error_t kInternalError = 4100;
 
@@ -61,5 +63,10 @@ inline fdb_error_t to_fdb_error(const Error& e) {
       return e.code() < 9000 ? e.code() : 1000;  // operation_failed
   }
 }
+
+// Inside a catch block: the FoundationDB code of the exception being handled (a
+// strata::Error's, a CApiError's, else unknown_error). The entry points' catch (...) ends
+// with it, so that no exception leaves the C API.
+fdb_error_t current_error() noexcept;
 
 }  // namespace strata::fdb_c

@@ -144,6 +144,18 @@ const char* message(fdb_error_t code) {
 
 int api_version() { return g_api_version.load(std::memory_order_acquire); }
 
+fdb_error_t current_error() noexcept {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return to_fdb_error(e);
+  } catch (const CApiError& e) {
+    return e.code;
+  } catch (...) {
+    return kUnknownError;
+  }
+}
+
 }  // namespace strata::fdb_c
 
 namespace fc = strata::fdb_c;

@@ -49,22 +49,47 @@ FDB_future* FDB_future::make() {
   return f;
 }
 
-FDB_future* FDB_future::ready(Result result) {
-  FDB_future* f = make();
+FDB_future::FDB_future(fdb_error_t shared_error) noexcept : shared_(true) { publish(shared_error); }
+
+FDB_future* FDB_future::out_of_memory() noexcept {
+  // Built in static storage on first use (no allocation) and never destroyed: a binding's
+  // threads may still hold it while static destructors run at exit.
+  alignas(FDB_future) static unsigned char storage[sizeof(FDB_future)];
+  static FDB_future* const kShared = new (storage) FDB_future(fc::kUnknownError);
+  return kShared;
+}
+
+FDB_future* FDB_future::ready(Result result) noexcept {
+  FDB_future* f = nullptr;
+  try {
+    f = make();
+  } catch (...) {
+    return out_of_memory();
+  }
   f->result_ = std::move(result);
   f->publish(0);
   return f;
 }
 
-FDB_future* FDB_future::ready(Kind kind) {
-  FDB_future* f = make();
+FDB_future* FDB_future::ready(Kind kind) noexcept {
+  FDB_future* f = nullptr;
+  try {
+    f = make();
+  } catch (...) {
+    return out_of_memory();
+  }
   f->result_.kind = kind;
   f->publish(0);
   return f;
 }
 
-FDB_future* FDB_future::failed(fdb_error_t error) {
-  FDB_future* f = make();
+FDB_future* FDB_future::failed(fdb_error_t error) noexcept {
+  FDB_future* f = nullptr;
+  try {
+    f = make();
+  } catch (...) {
+    return out_of_memory();
+  }
   f->publish(error);
   return f;
 }
@@ -76,9 +101,8 @@ FDB_future* FDB_future::pending(Kind kind) {
 }
 
 // Nobody else holds the future yet: no lock, and nobody to notify.
-void FDB_future::publish(fdb_error_t error) {
-  error_ = error;
-  if (error == 0) build_views();
+void FDB_future::publish(fdb_error_t error) noexcept {
+  error_ = error == 0 && !build_views() ? fc::kUnknownError : error;
   ready_.store(true, std::memory_order_release);
 }
 
@@ -148,7 +172,7 @@ void FDB_future::reset() {
   key_view_.clear();
 }
 
-void FDB_future::build_views() {
+bool FDB_future::build_views() noexcept try {
   if (result_.kind == Kind::key_values) {
     row_view_.reserve(result_.row_sizes.size());
     const auto* at = reinterpret_cast<const uint8_t*>(result_.row_bytes.data());
@@ -164,18 +188,24 @@ void FDB_future::build_views() {
       key_view_.push_back({reinterpret_cast<const uint8_t*>(s.data()), static_cast<int>(s.size())});
     }
   }
+  return true;
+} catch (...) {  // std::bad_alloc
+  row_view_.clear();
+  string_view_.clear();
+  key_view_.clear();
+  return false;
 }
 
 // Stores the outcome of a pending future and builds the views. Returns whether a callback
 // set while the future was pending must now run (decided under the same lock
 // set_callback takes, so the callback runs exactly once).
-bool FDB_future::finish(Result* result, fdb_error_t error) {
+bool FDB_future::finish(Result* result, fdb_error_t error) noexcept {
   strata::base::MutexLock lock(mu_);
   if (ready_.load(std::memory_order_relaxed)) return false;
   error_ = error;
   if (error == 0 && result != nullptr) {
     result_ = std::move(*result);
-    build_views();
+    if (!build_views()) error_ = fc::kUnknownError;
   }
   ready_.store(true, std::memory_order_release);
   canceller_ = nullptr;
@@ -183,17 +213,18 @@ bool FDB_future::finish(Result* result, fdb_error_t error) {
   return callback_set_.load(std::memory_order_relaxed) && !destroyed_;
 }
 
-void FDB_future::complete(Result result) {
+void FDB_future::complete(Result result) noexcept {
   if (finish(&result, 0)) run_callback();
 }
 
-void FDB_future::complete_error(fdb_error_t error) {
+void FDB_future::complete_error(fdb_error_t error) noexcept {
   if (finish(nullptr, error)) run_callback();
 }
 
 // The callback of a future that became ready runs on the network thread, holding a
-// reference so the callback may destroy the future.
-void FDB_future::run_callback() {
+// reference so the callback may destroy the future. Out of memory queueing it, it is lost:
+// the future is ready, for a wait or a poll to see.
+void FDB_future::run_callback() noexcept try {
   Network::instance().post([held = hold()] {
     FDB_future* f = held.get();
     FDBCallback callback = nullptr;
@@ -204,12 +235,15 @@ void FDB_future::run_callback() {
       if (!f->destroyed_) {
         callback = f->callback_;
         parameter = f->callback_parameter_;
-        more = f->more_callbacks_;  // a copy: the first callback may destroy the future
+        // Taken (no allocation): the first callback may destroy the future, and this task
+        // runs once.
+        more = std::move(f->more_callbacks_);
       }
     }
     if (callback != nullptr) callback(f, parameter);
     for (const auto& [c, p] : more) c(f, p);
   });
+} catch (...) {  // std::bad_alloc
 }
 
 void FDB_future::cancel() {
@@ -224,6 +258,7 @@ void FDB_future::cancel() {
 }
 
 void FDB_future::destroy() {
+  if (shared_) return;  // out_of_memory()'s, never freed
   // Ready, with no callback ever set: no canceller to run and no queued callback to tell.
   // (A callback is set before destroy by the user's own sequencing, or by the network
   // thread's run, which took mu_ after it.)
@@ -245,6 +280,7 @@ void FDB_future::destroy() {
 }
 
 void FDB_future::release_memory() {
+  if (shared_) return;  // an error: no result to free
   strata::base::MutexLock lock(mu_);
   // As FoundationDB: one reader fewer, and the result goes with the last (a call with
   // no reader left makes the count negative, so the next get does not free it either).
@@ -364,15 +400,29 @@ fdb_error_t FDB_future::get_empty(Kind kind, int* count) {
 
 extern "C" {
 
+// cancel and destroy throw nothing (a canceller does not throw, and completing a future
+// does not); a wait may be the network's first use, which allocates, and a callback set on
+// a pending future may grow its list.
+
 void fdb_future_cancel(FDBFuture* f) { f->cancel(); }
 void fdb_future_release_memory(FDBFuture* f) { f->release_memory(); }
 void fdb_future_destroy(FDBFuture* f) {
   if (f != nullptr) f->destroy();
 }
-fdb_error_t fdb_future_block_until_ready(FDBFuture* f) { return f->block_until_ready(); }
+fdb_error_t fdb_future_block_until_ready(FDBFuture* f) {
+  try {
+    return f->block_until_ready();
+  } catch (...) {
+    return fc::current_error();
+  }
+}
 fdb_bool_t fdb_future_is_ready(FDBFuture* f) { return f->is_ready() ? 1 : 0; }
 fdb_error_t fdb_future_set_callback(FDBFuture* f, FDBCallback callback, void* parameter) {
-  return f->set_callback(callback, parameter);
+  try {
+    return f->set_callback(callback, parameter);
+  } catch (...) {  // out of memory adding it: not set
+    return fc::current_error();
+  }
 }
 fdb_error_t fdb_future_get_error(FDBFuture* f) { return f->error(); }
 

@@ -72,24 +72,32 @@ struct FDB_future {
     std::vector<std::string> strings;  // strings or keys
   };
 
-  static FDB_future* ready(Result result);
-  static FDB_future* ready(Kind kind);  // the kind's empty result (none: "done")
-  static FDB_future* failed(fdb_error_t error);
-  static FDB_future* pending(Kind kind);
+  // A ready future; out_of_memory() when none can be made (docs/decisions/0038).
+  static FDB_future* ready(Result result) noexcept;
+  static FDB_future* ready(Kind kind) noexcept;  // the kind's empty result (none: "done")
+  static FDB_future* failed(fdb_error_t error) noexcept;
+  static FDB_future* pending(Kind kind);  // throws std::bad_alloc
+  // What a call returns when it cannot make its future: one future for the whole process,
+  // ready and failed with unknown_error (4000), made without allocating. Destroying or
+  // releasing its memory does nothing; the rest works as on any ready future (a callback
+  // set on it runs at once), from any number of threads.
+  static FDB_future* out_of_memory() noexcept;
 
   // A future to fill in before anyone else sees it: result() to build the outcome in
-  // place, then publish() once, which makes it ready (error 0: with the result).
+  // place, then publish() once, which makes it ready (error 0: with the result). make()
+  // throws std::bad_alloc.
   static FDB_future* make();
   Result& result() { return result_; }
-  void publish(fdb_error_t error);
+  // An error 0 whose getters' views cannot be built publishes unknown_error instead.
+  void publish(fdb_error_t error) noexcept;
 
   // Completes a pending future (no-op when it is already ready) and dispatches its
-  // callback to the network thread.
-  void complete(Result result);
-  void complete_error(fdb_error_t error);
+  // callback to the network thread (out of memory queueing it: the callback is lost).
+  void complete(Result result) noexcept;
+  void complete_error(fdb_error_t error) noexcept;
 
   // Called once if the future is cancelled or destroyed while pending, outside any lock
-  // (e.g. disarms a watch). Set before handing the future to the user.
+  // (e.g. disarms a watch); it must not throw. Set before handing the future to the user.
   void set_canceller(std::function<void()> canceller);
 
   // How the calling thread waits for its commits, for FDB_transaction::commit: the last
@@ -132,19 +140,22 @@ struct FDB_future {
   friend struct Pool;
 
   FDB_future() = default;
+  explicit FDB_future(fdb_error_t shared_error) noexcept;  // out_of_memory()'s
   ~FDB_future() = default;
   // Back to the state make() hands out, keeping the buffers (unless they grew large).
   // Called on the last reference, which no other thread can reach: it takes no lock.
   void reset() NO_THREAD_SAFETY_ANALYSIS;
-  // Builds the getters' views of a successful result.
-  void build_views();
+  // Builds the getters' views of a successful result; false (views left empty) when out of
+  // memory.
+  bool build_views() noexcept;
 
   // Shared checks of the getters: 0 to go on, or the error to return.
   // Counts a reader when it returns 0.
   fdb_error_t readable(Kind kind);
-  bool finish(Result* result, fdb_error_t error);  // true: run the callback
-  void run_callback();
+  bool finish(Result* result, fdb_error_t error) noexcept;  // true: run the callback
+  void run_callback() noexcept;
 
+  const bool shared_ = false;  // out_of_memory()'s: never freed
   std::atomic<int> refs_{1};
   mutable strata::base::Mutex mu_;
   strata::base::CondVar cv_;

@@ -37,8 +37,16 @@ fdb_error_t Network::run() {
     if (stop_requested_ && !drain_until) drain_until = now + kStopDrain;
     if (drain_until && now >= *drain_until) break;
     while (!timers_.empty() && (stop_requested_ || timers_.begin()->first <= now)) {
-      tasks_.push_back(std::move(timers_.begin()->second));
+      std::function<void()> due = std::move(timers_.begin()->second);
       timers_.erase(timers_.begin());
+      try {
+        tasks_.push_back(std::move(due));
+      } catch (...) {  // out of memory (`due` is untouched): it runs now, ahead of the queue
+        lock.unlock();
+        due();
+        due = nullptr;
+        lock.lock();
+      }
     }
     if (!tasks_.empty()) {
       std::function<void()> task = std::move(tasks_.front());
@@ -60,7 +68,7 @@ fdb_error_t Network::run() {
   // What was left queued never runs: dropped outside the lock (a task may own resources).
   auto tasks = std::move(tasks_);
   auto timers = std::move(timers_);
-  auto hooks = hooks_;
+  auto hooks = std::move(hooks_);  // run once: the network cannot run again
   lock.unlock();
   for (auto& [hook, parameter] : hooks) hook(parameter);
   return 0;
@@ -115,6 +123,8 @@ bool Network::on_network_thread() const {
 
 using strata::fdb_c::Network;
 
+// No exception leaves these (docs/decisions/0038): the network's first use and a hook's
+// registration allocate; out of memory they return unknown_error (4000).
 extern "C" {
 
 fdb_error_t fdb_network_set_option(FDBNetworkOption option, const uint8_t* /*value*/,
@@ -127,16 +137,36 @@ fdb_error_t fdb_network_set_option(FDBNetworkOption option, const uint8_t* /*val
 
 fdb_error_t fdb_setup_network(void) {
   if (strata::fdb_c::api_version() == 0) return strata::fdb_c::kApiVersionUnset;
-  return Network::instance().setup();
+  try {
+    return Network::instance().setup();
+  } catch (...) {
+    return strata::fdb_c::current_error();
+  }
 }
 
-fdb_error_t fdb_run_network(void) { return Network::instance().run(); }
+fdb_error_t fdb_run_network(void) {
+  try {
+    return Network::instance().run();
+  } catch (...) {
+    return strata::fdb_c::current_error();
+  }
+}
 
-fdb_error_t fdb_stop_network(void) { return Network::instance().stop(); }
+fdb_error_t fdb_stop_network(void) {
+  try {
+    return Network::instance().stop();
+  } catch (...) {
+    return strata::fdb_c::current_error();
+  }
+}
 
 fdb_error_t fdb_add_network_thread_completion_hook(void (*hook)(void*), void* hook_parameter) {
   if (hook == nullptr) return strata::fdb_c::kClientInvalidOperation;
-  return Network::instance().add_completion_hook(hook, hook_parameter);
+  try {
+    return Network::instance().add_completion_hook(hook, hook_parameter);
+  } catch (...) {
+    return strata::fdb_c::current_error();
+  }
 }
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 #include "fdb_c/transaction.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <utility>
@@ -80,9 +81,12 @@ fdb_error_t FDB_transaction::take_set_version(
     const Clock::time_point deadline =
         std::min(Clock::now() + kFutureVersionDelay, tr.timeout_deadline());
     const std::uint64_t epoch = wait_epoch_.load(std::memory_order_relaxed);
+    // Made before the lock is let go: whatever throws, throws with mu held.
+    const std::function<bool()> stop = [&] {
+      return wait_epoch_.load(std::memory_order_relaxed) != epoch;
+    };
     lock.unlock();
-    const bool arrived = db_.wait_for_version(
-        version, deadline, [&] { return wait_epoch_.load(std::memory_order_relaxed) != epoch; });
+    const bool arrived = db_.wait_for_version(version, deadline, stop);
     lock.lock();
     if (fdb_error_t e = check()) return e;
     if (wait_epoch_.load(std::memory_order_relaxed) != epoch) {
@@ -128,25 +132,26 @@ void FDB_transaction::apply_options(bool persistent, bool all_persistent) {
 
 // Completes the versionstamp futures asked for before the commit: with the stamp after a
 // successful commit (error 0), or with `error`.
-void FDB_transaction::finish_stamp_waiters(fdb_error_t error) {
+void FDB_transaction::finish_stamp_waiters(fdb_error_t error) noexcept {
   if (stamp_waiter_ == nullptr) return;
   Result stamp{Kind::key};
   if (error == 0) {
     try {
       stamp.bytes = tr.versionstamp();
-    } catch (const strata::Error& e) {
-      error = fc::to_fdb_error(e);
+    } catch (...) {
+      error = fc::current_error();
     }
   }
-  // Past the stamp nothing throws: each waiter is taken out, completed and released once.
+  // Each waiter is taken out, completed and released once.
   auto finish = [&](FDBFuture* f) noexcept {
-    try {
-      if (error == 0) {
-        f->complete(stamp);
-      } else {
-        f->complete_error(error);
+    if (error != 0) {
+      f->complete_error(error);
+    } else {
+      try {
+        f->complete(stamp);  // a copy of the stamp
+      } catch (...) {
+        f->complete_error(fc::kUnknownError);
       }
-    } catch (...) {  // out of memory posting the callback: the future is ready anyway
     }
     f->release();
   };
@@ -155,45 +160,68 @@ void FDB_transaction::finish_stamp_waiters(fdb_error_t error) {
   more_stamp_waiters_.clear();
 }
 
-FDBFuture* FDB_transaction::watch(std::string_view key) {
-  std::shared_ptr<strata::Watch> watch;
-  {
-    strata::base::UniqueLock lock(mu);
-    if (fdb_error_t e = check()) return FDB_future::failed(e);
-    if (unavailable_ != 0) return FDB_future::failed(unavailable_);
-    if (fdb_error_t e = take_set_version(lock)) return FDB_future::failed(e);
-    // As FoundationDB's client: the handle's MAX_WATCHES counts a watch from here until
-    // its future is ready.
-    if (!state_->take_watch()) {
-      return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::too_many_watches));
-    }
-    try {
-      watch = std::make_shared<strata::Watch>(tr.watch(key));
-    } catch (const strata::Error& e) {
-      state_->give_back_watch();
-      return FDB_future::failed(fc::to_fdb_error(e));
-    }
+FDBFuture* FDB_transaction::watch(std::string_view key) noexcept {
+  FDB_future* f = nullptr;
+  try {
+    f = FDB_future::pending(Kind::none);
+  } catch (...) {
+    return FDB_future::out_of_memory();
   }
-  FDBFuture* f = FDB_future::pending(Kind::none);
-  f->set_canceller([watch] { watch->cancel(); });
-  f->retain();  // for the watch's listener
-  watch->on_ready([f, watch, state = state_] {
-    state->give_back_watch();
-    try {
-      if (watch->wait_for(std::chrono::milliseconds(0))) {
+  // f is this call's alone until the watch takes its listener: a failure publishes on it.
+  bool counted = false;  // a watch taken from the handle's MAX_WATCHES
+  try {
+    std::shared_ptr<strata::Watch> watch;
+    {
+      strata::base::UniqueLock lock(mu);
+      fdb_error_t error = check();
+      if (error == 0) error = unavailable_;
+      if (error == 0) error = take_set_version(lock);
+      // As FoundationDB's client: the handle's MAX_WATCHES counts a watch from here until
+      // its future is ready.
+      if (error == 0 && !state_->take_watch()) {
+        error = static_cast<fdb_error_t>(strata::ErrorCode::too_many_watches);
+      }
+      if (error != 0) {
+        f->publish(error);
+        return f;
+      }
+      counted = true;
+      watch = std::make_shared<strata::Watch>(tr.watch(key));
+    }
+    f->set_canceller([watch] { watch->cancel(); });  // cancel throws nothing here
+    std::function<void()> listener = [f, watch, state = state_] {
+      state->give_back_watch();
+      fdb_error_t error = 0;
+      try {
+        if (!watch->wait_for(std::chrono::milliseconds(0))) error = fc::kOperationCancelled;
+      } catch (...) {
+        error = fc::current_error();
+      }
+      if (error == 0) {
         f->complete(Result{Kind::none});
       } else {
-        f->complete_error(fc::kOperationCancelled);
+        f->complete_error(error);
       }
-    } catch (const strata::Error& e) {
-      f->complete_error(fc::to_fdb_error(e));
+      f->release();
+    };
+    f->retain();  // for the listener
+    try {
+      watch->on_ready(std::move(listener));
+    } catch (...) {  // not taken: the listener never runs
+      f->release();
+      throw;
     }
-    f->release();
-  });
-  return f;
+    return f;
+  } catch (...) {
+    // The watch, if made, is cancelled as its last copy goes (with the canceller).
+    f->set_canceller(nullptr);
+    if (counted) state_->give_back_watch();
+    f->publish(fc::current_error());
+    return f;
+  }
 }
 
-FDBFuture* FDB_transaction::commit() {
+FDBFuture* FDB_transaction::commit() noexcept {
   if (durable_) {
     // A thread that blocks on each commit commits on its own thread, with no hand-off to
     // strata's pipeline thread and back (which would slow a lone committer); one that
@@ -206,17 +234,23 @@ FDBFuture* FDB_transaction::commit() {
   return commit_here();
 }
 
-FDBFuture* FDB_transaction::commit_here() {
+FDBFuture* FDB_transaction::commit_here() noexcept {
+  // The future first: a commit that was made is never reported as failed for want of it.
+  FDB_future* f = nullptr;
+  try {
+    f = FDB_future::make();
+  } catch (...) {  // refused: out_of_memory() below
+  }
   strata::base::UniqueLock lock(mu);
-  fdb_error_t error = check();
+  fdb_error_t error = f == nullptr ? fc::kUnknownError : check();
   if (error == 0) error = unavailable_;
-  if (error == 0) error = take_set_version(lock);  // as FoundationDB's, waits for its reads
+  if (error == 0) error = take_set_version_noexcept(lock);  // as FoundationDB's, waits for reads
   commit_started_ = true;
   if (error == 0) {
     try {
       tr.commit();  // SIZE_LIMIT is the transaction's (apply_options, set_option)
-    } catch (const strata::Error& e) {
-      error = fc::to_fdb_error(e);
+    } catch (...) {
+      error = fc::current_error();
     }
     // As FoundationDB's commitAndWatch: whatever failed the commit, its versionstamp is
     // transaction_invalid_version (not retryable), not the commit's own error.
@@ -224,7 +258,9 @@ FDBFuture* FDB_transaction::commit_here() {
   } else {
     finish_stamp_waiters(error);  // refused before the commit began
   }
-  return error == 0 ? FDB_future::ready(Kind::none) : FDB_future::failed(error);
+  if (f == nullptr) return FDB_future::out_of_memory();
+  f->publish(error);  // Kind::none: "done"
+  return f;
 }
 
 // A durable database's commit in flight: queued (Transaction::commit_async) and settled
@@ -232,22 +268,30 @@ FDBFuture* FDB_transaction::commit_here() {
 // share log writes and syncs. The transaction's lock is held until then, on whichever thread
 // settles it: every other call on this transaction waits for the commit meanwhile, as a
 // strata::Transaction must not be used while its commit is in flight.
-FDBFuture* FDB_transaction::commit_in_flight() {
+FDBFuture* FDB_transaction::commit_in_flight() noexcept {
   strata::base::UniqueLock lock(mu);
   fdb_error_t error = check();
   if (error == 0) error = unavailable_;
-  if (error == 0) error = take_set_version(lock);  // as commit_here
+  if (error == 0) error = take_set_version_noexcept(lock);  // as commit_here
   commit_started_ = true;
+  FDB_future* f = nullptr;
+  if (error == 0) {
+    try {
+      f = FDB_future::pending(Kind::none);
+    } catch (...) {
+      error = fc::kUnknownError;
+    }
+  }
   if (error != 0) {
     finish_stamp_waiters(error);  // refused before the commit began
     return FDB_future::failed(error);
   }
-  FDB_future* f = FDB_future::pending(Kind::none);
-  f->retain();             // for the commit's callback
-  if (!queue_commit(f)) {  // out of memory or threads: nothing was queued
-    finish_stamp_waiters(fc::kInternalError);
+  f->retain();  // for the commit's callback
+  error = queue_commit(f);
+  if (error != 0) {  // out of memory or threads: nothing was queued
+    finish_stamp_waiters(error);
     lock.unlock();
-    f->complete_error(fc::kInternalError);
+    f->complete_error(error);
     f->release();
     return f;
   }
@@ -257,35 +301,38 @@ FDBFuture* FDB_transaction::commit_in_flight() {
   return f;
 }
 
-bool FDB_transaction::queue_commit(FDB_future* f) {
+fdb_error_t FDB_transaction::queue_commit(FDB_future* f) {
   try {
     // The callback throws nothing (it may run inside commit_async, whose exceptions the
     // catch below takes as "nothing queued"): it unlocks and releases exactly once.
-    tr.commit_async([this, f](const strata::Error* e) {
+    tr.commit_async([this, f](const strata::Error* e) noexcept {
       mu.assert_held();  // left held by commit_in_flight for this callback
       const fdb_error_t result = e == nullptr ? 0 : fc::to_fdb_error(*e);
-      try {
-        finish_stamp_waiters(result == 0 ? 0 : fc::kTransactionInvalidVersion);  // as above
-      } catch (...) {  // out of memory making the stamp: its futures fail at reset
-      }
+      finish_stamp_waiters(result == 0 ? 0 : fc::kTransactionInvalidVersion);  // as above
       mu.unlock();  // this transaction is not touched after this: it may be destroyed
-      try {
-        if (result == 0) {
-          f->complete(Result{Kind::none});
-        } else {
-          f->complete_error(result);
-        }
-      } catch (...) {  // out of memory posting the callback: the future is ready anyway
+      if (result == 0) {
+        f->complete(Result{Kind::none});
+      } else {
+        f->complete_error(result);
       }
       f->release();
     });
-    return true;
+    return 0;
   } catch (...) {  // the callback was not called
-    return false;
+    return fc::current_error();
   }
 }
 
-FDBFuture* FDB_transaction::versionstamp() {
+fdb_error_t FDB_transaction::take_set_version_noexcept(
+    strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock) noexcept {
+  try {
+    return take_set_version(lock);
+  } catch (...) {  // thrown with mu held (see take_set_version)
+    return fc::current_error();
+  }
+}
+
+FDBFuture* FDB_transaction::versionstamp() noexcept {
   strata::base::UniqueLock lock(mu);
   // As FoundationDB: a cancelled transaction (cancel, or an on_error that gave up) will
   // not commit, so its stamp fails now (check()) rather than wait for a reset.
@@ -295,10 +342,15 @@ FDBFuture* FDB_transaction::versionstamp() {
     return FDB_future::failed(static_cast<fdb_error_t>(strata::ErrorCode::used_during_commit));
   }
   // Room first (growing geometrically), so that nothing throws once the future exists.
-  if (stamp_waiter_ != nullptr && more_stamp_waiters_.size() == more_stamp_waiters_.capacity()) {
-    more_stamp_waiters_.reserve(std::max<std::size_t>(4, 2 * more_stamp_waiters_.capacity()));
+  FDBFuture* f = nullptr;
+  try {
+    if (stamp_waiter_ != nullptr && more_stamp_waiters_.size() == more_stamp_waiters_.capacity()) {
+      more_stamp_waiters_.reserve(std::max<std::size_t>(4, 2 * more_stamp_waiters_.capacity()));
+    }
+    f = FDB_future::pending(Kind::key);
+  } catch (...) {
+    return FDB_future::failed(fc::current_error());
   }
-  FDBFuture* f = FDB_future::pending(Kind::key);
   f->retain();  // for the commit that completes it
   if (stamp_waiter_ == nullptr) {
     stamp_waiter_ = f;
@@ -310,28 +362,42 @@ FDBFuture* FDB_transaction::versionstamp() {
 
 // strata's retry step decides (FoundationDB's rules); this completes its future once the
 // delay has passed, on the network thread, and brings the C API's own state along.
-FDBFuture* FDB_transaction::on_error(fdb_error_t error) {
-  strata::base::UniqueLock lock(mu);
-  const strata::RetryStep step =
-      tr.retry_step(static_cast<strata::ErrorCode>(error),
-                    fc::api_version() >= 610 ? strata::GiveUp::cancel : strata::GiveUp::restart);
-  if (step.reset) {
-    restart();
-  } else if (step.cancelled) {
-    finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
-    end_waits();
+FDBFuture* FDB_transaction::on_error(fdb_error_t error) noexcept {
+  strata::RetryStep step;
+  try {
+    strata::base::UniqueLock lock(mu);
+    step =
+        tr.retry_step(static_cast<strata::ErrorCode>(error),
+                      fc::api_version() >= 610 ? strata::GiveUp::cancel : strata::GiveUp::restart);
+    if (step.reset) {
+      restart();
+    } else if (step.cancelled) {
+      finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
+      end_waits();
+    }
+  } catch (...) {
+    return FDB_future::failed(fc::current_error());
   }
   const auto result = static_cast<fdb_error_t>(step.error);
   if (result != 0 && step.delay.count() == 0) return FDB_future::failed(result);
-  FDBFuture* f = FDB_future::pending(Kind::none);
-  // The timer holds a reference, released when it runs or is dropped by a stopped network.
-  fc::Network::instance().post_at(Clock::now() + step.delay, [held = f->hold(), result] {
-    if (result != 0) {
-      held->complete_error(result);
-    } else {
-      held->complete(Result{Kind::none});
-    }
-  });
+  FDB_future* f = nullptr;
+  try {
+    f = FDB_future::pending(Kind::none);
+  } catch (...) {
+    return FDB_future::out_of_memory();
+  }
+  try {
+    // The timer holds a reference, released when it runs or is dropped by a stopped network.
+    fc::Network::instance().post_at(Clock::now() + step.delay, [held = f->hold(), result] {
+      if (result != 0) {
+        held->complete_error(result);
+      } else {
+        held->complete(Result{Kind::none});
+      }
+    });
+  } catch (...) {  // no timer (its reference is back): the step is taken, its wait fails
+    f->publish(fc::current_error());
+  }
   return f;
 }
 
@@ -360,7 +426,7 @@ void FDB_transaction::clear_attempt() {
   end_waits();
 }
 
-fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) {
+fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) noexcept {
   strata::base::UniqueLock lock(mu);
   fc::TransactionOptions updated = options_;
   if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
@@ -387,21 +453,26 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
     if (updated.max_retry_delay_ms != options_.max_retry_delay_ms) {
       tr.set_max_retry_delay(std::chrono::milliseconds(updated.max_retry_delay_ms));
     }
-  } catch (const strata::Error& e) {
-    return fc::to_fdb_error(e);
+  } catch (...) {
+    return fc::current_error();
   }
   options_ = updated;
   return 0;
 }
 
-void FDB_transaction::reset() {
+void FDB_transaction::reset() noexcept {
   strata::base::UniqueLock lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
-  tr.reset();
-  options_ = state_->defaults();  // as FoundationDB: the database's defaults as they are now
-  defaults_ = options_;
-  apply_options(true);
-  clear_attempt();
+  try {
+    tr.reset();
+    options_ = state_->defaults();  // as FoundationDB: the database's defaults as they are now
+    defaults_ = options_;
+    apply_options(true);
+    clear_attempt();
+  } catch (...) {  // a reset left half done: the next read, watch or commit says so
+    clear_attempt();
+    defer(fc::current_error());
+  }
 }
 
 bool FDB_transaction::get_special(std::string_view key, std::string& value) const {
@@ -425,10 +496,14 @@ fc::SpecialRows FDB_transaction::special_rows(std::string_view begin_key,
   return fc::special_rows(tr, begin_key, end_key, options_.special_key_space_relaxed);
 }
 
-void FDB_transaction::cancel() {
+void FDB_transaction::cancel() noexcept {
   strata::base::UniqueLock lock(mu);
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
-  tr.cancel();
+  try {
+    tr.cancel();
+  } catch (...) {  // not cancelled: the next read, watch or commit fails instead
+    defer(fc::current_error());
+  }
   end_waits();
 }
 
@@ -489,6 +564,9 @@ std::string widen_stamp_offset(std::string_view operand, bool value) {
 
 }  // namespace
 
+// Every FDB_transaction method an entry point calls, read() and write() included, throws
+// nothing (docs/decisions/0038); nor does the destructor, whose finish_stamp_waiters is
+// noexcept.
 extern "C" {
 
 void fdb_transaction_destroy(FDBTransaction* tr) { delete tr; }
@@ -612,7 +690,7 @@ fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr, int64_t* o
   strata::base::UniqueLock lock(tr->mu);
   try {
     *out_version = tr->tr.committed_version();
-  } catch (const strata::Error&) {  // not committed (yet)
+  } catch (...) {  // not committed (yet)
     *out_version = -1;
   }
   return 0;

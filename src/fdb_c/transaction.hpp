@@ -53,55 +53,60 @@ struct FDB_transaction {
   // `at_read_version` (false for a size estimate, which FoundationDB answers from storage
   // metrics): the call reads at the read version, so a version set with
   // fdb_transaction_set_read_version must be readable first (take_set_version).
+  // Throws nothing: an exception that is no FoundationDB error (std::bad_alloc) fails the
+  // future with unknown_error, and a future that cannot be made is
+  // FDB_future::out_of_memory().
   template <class Body>
-  FDBFuture* read(Body body, bool touches_data = true, bool at_read_version = true) {
+  FDBFuture* read(Body body, bool touches_data = true, bool at_read_version = true) noexcept {
     // The result is built in the future itself (no copy, and a recycled future's buffers).
-    FDB_future* f = FDB_future::make();
+    FDB_future* f = nullptr;
+    try {
+      f = FDB_future::make();
+    } catch (...) {
+      return FDB_future::out_of_memory();
+    }
     fdb_error_t error = 0;
-    {
+    try {
       strata::base::UniqueLock lock(mu);
       error = check();
       if (error == 0 && touches_data) error = unavailable_;
       if (error == 0 && touches_data && at_read_version) error = take_set_version(lock);
-      if (error == 0) {
-        try {
-          body(f->result());
-        } catch (const strata::Error& e) {
-          error = strata::fdb_c::to_fdb_error(e);
-        } catch (const strata::fdb_c::CApiError& e) {
-          error = e.code;
-        } catch (...) {
-          error = strata::fdb_c::kInternalError;
-        }
-      }
+      if (error == 0) body(f->result());
+    } catch (const strata::Error& e) {
+      error = strata::fdb_c::to_fdb_error(e);
+    } catch (const strata::fdb_c::CApiError& e) {
+      error = e.code;
+    } catch (...) {
+      error = strata::fdb_c::kUnknownError;
     }
     f->publish(error);
     return f;
   }
-  // A write-like call: errors are held back for the next read, watch or commit. The body
-  // runs with mu held, as read's.
+  // A write-like call: errors are held back for the next read, watch or commit (any other
+  // exception as unknown_error). The body runs with mu held, as read's.
   template <class Body>
-  void write(Body body) {
+  void write(Body body) noexcept {
     strata::base::UniqueLock lock(mu);
     try {
       body();
-    } catch (const strata::Error& e) {
-      defer(strata::fdb_c::to_fdb_error(e));
     } catch (...) {
-      defer(strata::fdb_c::kInternalError);
+      defer(strata::fdb_c::current_error());
     }
   }
 
-  FDBFuture* watch(std::string_view key);
+  // The entry points' methods throw nothing: an exception that is no FoundationDB error
+  // (std::bad_alloc) becomes unknown_error (4000), in the future, the return value, or the
+  // deferred error; a future that cannot be made is FDB_future::out_of_memory().
+  FDBFuture* watch(std::string_view key) noexcept;
   // The commit is made on the calling thread and its future returned ready
   // (commit_here), but on a durable database by a thread that has another commit not yet
   // waited for: there it is queued, and completes once durable (commit_in_flight).
-  FDBFuture* commit();
-  FDBFuture* versionstamp();
-  FDBFuture* on_error(fdb_error_t error);
-  fdb_error_t set_option(int code, const uint8_t* value, int length);
-  void reset();
-  void cancel();
+  FDBFuture* commit() noexcept;
+  FDBFuture* versionstamp() noexcept;
+  FDBFuture* on_error(fdb_error_t error) noexcept;
+  fdb_error_t set_option(int code, const uint8_t* value, int length) noexcept;
+  void reset() noexcept;
+  void cancel() noexcept;
   // fdb_transaction_set_read_version with v > 0. As FoundationDB's client, it fails
   // nothing itself: a version strata no longer keeps fails the reads and the commit with
   // transaction_too_old (1007), and one not yet committed makes them wait for it
@@ -178,21 +183,25 @@ struct FDB_transaction {
   // one strata no longer keeps; for one not yet committed, waits (with `lock` released)
   // until a commit publishes it, kFutureVersionDelay passes (future_version), or the
   // timeout or a cancel cuts the wait short (1031, 1025). 0 when none is set apart.
+  // Throws with mu held only.
   fdb_error_t take_set_version(strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock)
       REQUIRES(mu);
+  // As take_set_version, an exception as its code.
+  fdb_error_t take_set_version_noexcept(
+      strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock) noexcept REQUIRES(mu);
   // Wakes the waits of take_set_version to give up.
   void end_waits() REQUIRES(mu);
-  FDBFuture* commit_here();
-  FDBFuture* commit_in_flight();
+  FDBFuture* commit_here() noexcept;
+  FDBFuture* commit_in_flight() noexcept;
   // Queues tr's commit with a callback that completes `f` and unlocks mu once the commit
-  // settles. False when nothing could be queued (then mu is still held).
-  bool queue_commit(FDB_future* f) REQUIRES(mu);
+  // settles. Returns 0, or the error when nothing could be queued (then mu is still held).
+  fdb_error_t queue_commit(FDB_future* f) REQUIRES(mu);
   // Gives strata's transaction the options in options_ that a new one lacks (after
   // creation and reset; after a retry, which returns those that are not persistent to a
   // new transaction's). `persistent`: TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY too, all
   // three when `all_persistent` (a retry before API 610, which keeps them in strata).
   void apply_options(bool persistent, bool all_persistent = false) REQUIRES(mu);
-  void finish_stamp_waiters(fdb_error_t error) REQUIRES(mu);  // 0: after a commit
+  void finish_stamp_waiters(fdb_error_t error) noexcept REQUIRES(mu);  // 0: after a commit
   // The C API's own state after a retry step that reset strata's transaction: the
   // options return to the defaults taken at creation or reset (the persistent ones kept
   // from API 610 on), and the deferred error, costs, stamps and set version go.

@@ -137,6 +137,7 @@ void FDB_future::release() {
 }
 
 void FDB_future::reset() {
+  STRATA_INVARIANT(next_due_ == nullptr);  // the queue's reference kept it alive until popped
   refs_.store(1, std::memory_order_relaxed);
   ready_.store(false, std::memory_order_relaxed);
   destroyed_ = false;
@@ -196,9 +197,10 @@ bool FDB_future::build_views() noexcept try {
   return false;
 }
 
-// Stores the outcome of a pending future and builds the views. Returns whether a callback
-// set while the future was pending must now run (decided under the same lock
-// set_callback takes, so the callback runs exactly once).
+// Stores the outcome of a pending future and builds the views. Returns whether callbacks
+// set while the future was pending must now be queued (decided under the same lock
+// set_callback takes, so that a callback is either called at once by set_callback or
+// queued here, never both).
 bool FDB_future::finish(Result* result, fdb_error_t error) noexcept {
   strata::base::MutexLock lock(mu_);
   if (ready_.load(std::memory_order_relaxed)) return false;
@@ -214,36 +216,37 @@ bool FDB_future::finish(Result* result, fdb_error_t error) noexcept {
 }
 
 void FDB_future::complete(Result result) noexcept {
-  if (finish(&result, 0)) run_callback();
+  if (finish(&result, 0)) queue_callbacks();
 }
 
 void FDB_future::complete_error(fdb_error_t error) noexcept {
-  if (finish(nullptr, error)) run_callback();
+  if (finish(nullptr, error)) queue_callbacks();
 }
 
-// The callback of a future that became ready runs on the network thread, holding a
-// reference so the callback may destroy the future. Out of memory queueing it, it is lost:
-// the future is ready, for a wait or a poll to see.
-void FDB_future::run_callback() noexcept try {
-  Network::instance().post([held = hold()] {
-    FDB_future* f = held.get();
-    FDBCallback callback = nullptr;
-    void* parameter = nullptr;
-    std::vector<std::pair<FDBCallback, void*>> more;
-    {
-      strata::base::MutexLock lock(f->mu_);
-      if (!f->destroyed_) {
-        callback = f->callback_;
-        parameter = f->callback_parameter_;
-        // Taken (no allocation): the first callback may destroy the future, and this task
-        // runs once.
-        more = std::move(f->more_callbacks_);
-      }
+// The callbacks of a future that became ready run on the network thread, which holds a
+// reference meanwhile so that a callback may destroy the future. Queueing allocates
+// nothing: the future is the link of the network's queue, and the reference is a count.
+void FDB_future::queue_callbacks() noexcept {
+  retain();
+  Network::instance().queue_callbacks(this);
+}
+
+void FDB_future::run_queued_callbacks() noexcept {
+  FDBCallback callback = nullptr;
+  void* parameter = nullptr;
+  std::vector<std::pair<FDBCallback, void*>> more;
+  {
+    strata::base::MutexLock lock(mu_);
+    if (!destroyed_) {
+      callback = callback_;
+      parameter = callback_parameter_;
+      // Taken (no allocation): the first callback may destroy the future, and the queue
+      // runs a future's callbacks once.
+      more = std::move(more_callbacks_);
     }
-    if (callback != nullptr) callback(f, parameter);
-    for (const auto& [c, p] : more) c(f, p);
-  });
-} catch (...) {  // std::bad_alloc
+  }
+  if (callback != nullptr) callback(this, parameter);
+  for (const auto& [c, p] : more) c(this, p);
 }
 
 void FDB_future::cancel() {
@@ -401,8 +404,8 @@ fdb_error_t FDB_future::get_empty(Kind kind, int* count) {
 extern "C" {
 
 // cancel and destroy throw nothing (a canceller does not throw, and completing a future
-// does not); a wait may be the network's first use, which allocates, and a callback set on
-// a pending future may grow its list.
+// and queueing its callbacks allocate nothing); a callback set on a pending future may grow
+// its list, and a wait catches the std::system_error a condition variable may throw.
 
 void fdb_future_cancel(FDBFuture* f) { f->cancel(); }
 void fdb_future_release_memory(FDBFuture* f) { f->release_memory(); }

@@ -4,13 +4,19 @@
 // result of one kind (int64, key, value, key-value rows, strings, keys). Whoever may
 // still complete or call back holds a reference: the user (released by
 // fdb_future_destroy), a pending operation (a watch, an on_error timer, a versionstamp
-// awaiting commit), and a queued callback. The last release deletes it.
+// awaiting commit), and the network's queue while the future's callbacks wait there. The
+// last release deletes it.
 //
-// Callbacks: set on a ready future, the callback runs at once on the caller's thread;
-// otherwise exactly once on the network thread after the future becomes ready, unless
-// the user destroyed the future first. A future takes any number of callbacks, as
-// FoundationDB's (Python's on_ready and Go's BlockUntilReady each set one); set while it
-// is pending, they run in the order they were set.
+// Callbacks: set on a ready future, the callback runs at once on the caller's thread.
+// Set while it is pending, it runs once on the network thread after the future becomes
+// ready, unless the user destroyed the future first or the network has stopped (see
+// network.hpp's lifecycle); never twice. Making them due allocates nothing (the future
+// itself is the link of the network's queue), so a future that becomes ready while memory
+// is short still calls them. A future takes any number of callbacks, as FoundationDB's
+// (Python's on_ready and Go's BlockUntilReady each set one); set while it is pending,
+// they run in the order they were set. Adding the second and later ones to a pending
+// future is the one step that allocates: out of memory, set_callback sets nothing and
+// fdb_future_set_callback returns unknown_error (4000).
 //
 // Memory: every successful fdb_future_get_* counts a reader; fdb_future_release_memory
 // ends one, and the last frees the result (its getters then fail with future_released),
@@ -34,8 +40,13 @@
 
 #include "strata/types.hpp"
 
+#include "base/invariant.hpp"
 #include "base/mutex.hpp"
 #include "fdb_c/fdb_c.h"
+
+namespace strata::fdb_c {
+class Network;
+}  // namespace strata::fdb_c
 
 struct FDB_future {
  public:
@@ -91,8 +102,8 @@ struct FDB_future {
   // An error 0 whose getters' views cannot be built publishes unknown_error instead.
   void publish(fdb_error_t error) noexcept;
 
-  // Completes a pending future (no-op when it is already ready) and dispatches its
-  // callback to the network thread (out of memory queueing it: the callback is lost).
+  // Completes a pending future (no-op when it is already ready) and queues its callbacks
+  // for the network thread, allocating nothing.
   void complete(Result result) noexcept;
   void complete_error(fdb_error_t error) noexcept;
 
@@ -138,6 +149,7 @@ struct FDB_future {
  private:
   struct Pool;  // the releasing thread's recycled futures (future.cpp)
   friend struct Pool;
+  friend class strata::fdb_c::Network;  // queues futures through next_due_
 
   FDB_future() = default;
   explicit FDB_future(fdb_error_t shared_error) noexcept;  // out_of_memory()'s
@@ -152,8 +164,12 @@ struct FDB_future {
   // Shared checks of the getters: 0 to go on, or the error to return.
   // Counts a reader when it returns 0.
   fdb_error_t readable(Kind kind);
-  bool finish(Result* result, fdb_error_t error) noexcept;  // true: run the callback
-  void run_callback() noexcept;
+  bool finish(Result* result, fdb_error_t error) noexcept;  // true: run the callbacks
+  // Queues the callbacks for the network thread, with a reference for the queue.
+  void queue_callbacks() noexcept;
+  // On the network thread, once queued: calls the callbacks, unless the user destroyed the
+  // future meanwhile. The network releases the queue's reference after it.
+  void run_queued_callbacks() noexcept;
 
   const bool shared_ = false;  // out_of_memory()'s: never freed
   std::atomic<int> refs_{1};
@@ -172,6 +188,9 @@ struct FDB_future {
   std::vector<std::pair<FDBCallback, void*>> more_callbacks_ GUARDED_BY(mu_);  // later ones
   std::atomic<bool> callback_set_{false};  // set under mu_; read without it by destroy
   std::function<void()> canceller_ GUARDED_BY(mu_);
+  // The next future in the network's queue of due callbacks (network.hpp), read and
+  // written under the network's lock only; nullptr whenever this one is not queued.
+  FDB_future* next_due_ = nullptr;
   // Views handed to the user, built once at completion.
   std::vector<FDBKeyValue> row_view_;
   std::vector<const char*> string_view_;

@@ -1,17 +1,24 @@
 // The network thread and the fdb_*_network entry points.
 #include "fdb_c/network.hpp"
 
+#include <new>
 #include <optional>
+#include <utility>
 
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/error_codes.hpp"
+#include "fdb_c/future.hpp"
 #include "fdb_c/options.hpp"
 
 namespace strata::fdb_c {
 
-Network& Network::instance() {
-  static Network* network = new Network();  // never destroyed: see the header
-  return *network;
+Network& Network::instance() noexcept {
+  // Built in static storage (Network's members allocate nothing when made), so that a
+  // future's callbacks can be queued whatever memory is left; never destroyed: see the
+  // header.
+  alignas(Network) static unsigned char storage[sizeof(Network)];
+  static Network* const kNetwork = new (storage) Network();
+  return *kNetwork;
 }
 
 fdb_error_t Network::setup() {
@@ -19,6 +26,14 @@ fdb_error_t Network::setup() {
   if (state_ != State::idle) return kNetworkAlreadySetup;
   state_ = State::set_up;
   return 0;
+}
+
+FDB_future* Network::pop_due() {
+  FDB_future* f = first_due_;
+  if (f == nullptr) return nullptr;
+  first_due_ = std::exchange(f->next_due_, nullptr);
+  if (first_due_ == nullptr) last_due_ = nullptr;
+  return f;
 }
 
 fdb_error_t Network::run() {
@@ -36,24 +51,20 @@ fdb_error_t Network::run() {
     auto now = Clock::now();
     if (stop_requested_ && !drain_until) drain_until = now + kStopDrain;
     if (drain_until && now >= *drain_until) break;
+    // The due timers first (see the header's Order): each completes its future, which
+    // queues that future's callbacks behind those already queued.
     while (!timers_.empty() && (stop_requested_ || timers_.begin()->first <= now)) {
       std::function<void()> due = std::move(timers_.begin()->second);
       timers_.erase(timers_.begin());
-      try {
-        tasks_.push_back(std::move(due));
-      } catch (...) {  // out of memory (`due` is untouched): it runs now, ahead of the queue
-        lock.unlock();
-        due();
-        due = nullptr;
-        lock.lock();
-      }
-    }
-    if (!tasks_.empty()) {
-      std::function<void()> task = std::move(tasks_.front());
-      tasks_.pop_front();
       lock.unlock();
-      task();
-      task = nullptr;  // what it holds goes outside the lock (a release may post)
+      due();
+      due = nullptr;  // what it holds goes outside the lock (a release may queue)
+      lock.lock();
+    }
+    if (FDB_future* f = pop_due()) {
+      lock.unlock();
+      f->run_queued_callbacks();
+      f->release();  // the queue's reference
       lock.lock();
       continue;
     }
@@ -65,11 +76,19 @@ fdb_error_t Network::run() {
     }
   }
   state_ = State::stopped;
-  // What was left queued never runs: dropped outside the lock (a task may own resources).
-  auto tasks = std::move(tasks_);
+  // What was left queued never runs: its references and the timers are let go outside
+  // the lock (a timer's task may own resources).
+  FDB_future* dropped = std::exchange(first_due_, nullptr);
+  last_due_ = nullptr;
   auto timers = std::move(timers_);
   auto hooks = std::move(hooks_);  // run once: the network cannot run again
   lock.unlock();
+  while (dropped != nullptr) {
+    FDB_future* f = dropped;
+    dropped = std::exchange(f->next_due_, nullptr);
+    f->release();
+  }
+  timers.clear();
   for (auto& [hook, parameter] : hooks) hook(parameter);
   return 0;
 }
@@ -91,12 +110,20 @@ fdb_error_t Network::add_completion_hook(void (*hook)(void*), void* parameter) {
   return 0;
 }
 
-void Network::post(std::function<void()> task) {
-  {
-    base::MutexLock lock(mu_);
-    if (state_ == State::stopped) return;
-    tasks_.push_back(std::move(task));
+void Network::queue_callbacks(FDB_future* f) noexcept {
+  base::MutexLock lock(mu_);
+  if (state_ == State::stopped) {
+    lock.unlock();
+    f->release();  // never run: the network has stopped
+    return;
   }
+  if (last_due_ == nullptr) {
+    first_due_ = f;
+  } else {
+    last_due_->next_due_ = f;
+  }
+  last_due_ = f;
+  lock.unlock();
   cv_.notify_all();
 }
 
@@ -123,8 +150,9 @@ bool Network::on_network_thread() const {
 
 using strata::fdb_c::Network;
 
-// No exception leaves these (docs/decisions/0038): the network's first use and a hook's
-// registration allocate; out of memory they return unknown_error (4000).
+// No exception leaves these (docs/decisions/0038): a hook's registration allocates, and
+// out of memory returns unknown_error (4000); the others catch the std::system_error a
+// mutex or condition variable may throw.
 extern "C" {
 
 fdb_error_t fdb_network_set_option(FDBNetworkOption option, const uint8_t* /*value*/,

@@ -467,6 +467,82 @@ TEST_F(OutOfMemory, ACallbackThatCannotBeAddedIsNeverCalled) {
   });
 }
 
+// A future made ready on a thread with no memory left still calls its callbacks, each
+// once, on the network thread: queueing them allocates nothing (docs/decisions/0038), as
+// FoundationDB's client allocates a callback when it is set, not when it fires. Bindings
+// that wait through a callback (Go's BlockUntilReady, Python's on_ready) depend on it.
+TEST_F(OutOfMemory, CallbacksOfAFutureMadeReadyWithNoMemoryLeftAreEachCalledOnce) {
+  const std::string key = k("watched");
+  ASSERT_EQ(write(key, "0"), 0);
+  Tr tr = make_tr();
+  Future watch(fdb_transaction_watch(tr.get(), u8(key), len(key)));
+  ASSERT_EQ(commit(tr), 0);
+  // Pending until cancelled: the in-process server's protocol never changes.
+  Future protocol(fdb_database_get_server_protocol(db(), kServerProtocol));
+  const std::vector<FDBFuture*> futures = {watch.get(), protocol.get()};
+  // Two callbacks on each: the first is kept in the future itself, the second in its list.
+  CallbackProbe probes[2][2];
+  for (std::size_t i = 0; i < futures.size(); ++i) {
+    for (CallbackProbe& probe : probes[i]) {
+      ASSERT_EQ(fdb_future_set_callback(futures[i], &CallbackProbe::callback, &probe), 0);
+    }
+  }
+  std::thread([&] {
+    fa::fail_from(1);  // every allocation of this thread fails from here on
+    for (FDBFuture* f : futures) fdb_future_cancel(f);
+    fa::fail_nth(0);
+  }).join();
+  for (auto& on_one : probes) {
+    for (CallbackProbe& probe : on_one) EXPECT_TRUE(probe.wait_calls(1));
+  }
+  network_barrier(k("barrier"));  // a second call would have come before this returns
+  for (auto& on_one : probes) {
+    for (CallbackProbe& probe : on_one) {
+      EXPECT_EQ(probe.count(), 1);
+      EXPECT_EQ(probe.called_on(), network_thread());
+      EXPECT_EQ(probe.called_with(), kOperationCancelled);
+    }
+  }
+}
+
+// The same for a versionstamp future that a commit completes, with each allocation of the
+// commit failing in turn on the committing thread, then all of them.
+TEST_F(OutOfMemory, AVersionstampCallbackIsCalledOnceWhateverTheCommitRanOutOf) {
+  const std::string key = k("stamped");
+  auto step = [&](long n, bool from_n_on) {
+    Tr tr = make_tr();
+    set(tr, key, std::to_string(n));
+    Future stamp(fdb_transaction_get_versionstamp(tr.get()));
+    CallbackProbe probe;
+    EXPECT_EQ(fdb_future_set_callback(stamp.get(), &CallbackProbe::callback, &probe), 0);
+    FDBFuture* f = nullptr;
+    bool fired = false;
+    if (from_n_on) {
+      fa::fail_from(n);
+      f = fdb_transaction_commit(tr.get());
+      fired = fa::fired();
+      fa::fail_nth(0);
+    } else {
+      fired = armed(n, [&] { f = fdb_transaction_commit(tr.get()); });
+    }
+    const fdb_error_t e = outcome(f, {kUnknownError, kCommitMemoryLimit});
+    fdb_future_destroy(f);
+    EXPECT_TRUE(probe.wait_calls(1));
+    network_barrier(k("barrier"));
+    EXPECT_EQ(probe.count(), 1);
+    EXPECT_EQ(probe.called_on(), network_thread());
+    const fdb_error_t stamp_error = probe.called_with();
+    expect_described(stamp_error);
+    if (e != 0) {
+      EXPECT_NE(stamp_error, 0);  // no stamp for a commit that did not happen
+    }
+    return fired;
+  };
+  const long calls = sweep([&](long n) { return step(n, false); });
+  EXPECT_GT(calls, 1);
+  std::thread([&] { EXPECT_TRUE(step(1, true)); }).join();
+}
+
 TEST_F(OutOfMemory, CancelResetAndDestroyThrowNothing) {
   const std::string key = k("d");
   for (const char* what : {"cancel", "reset", "destroy"}) {

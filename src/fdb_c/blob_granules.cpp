@@ -19,9 +19,13 @@ namespace fc = strata::fdb_c;
 
 namespace {
 
-// Every result strata makes is this one failure: shared, immutable, never freed (so a
-// call that makes one allocates nothing and cannot fail).
-FDB_result g_unsupported_result{fc::kUnsupportedOperation};
+// Every result strata makes is this one failure: shared, never freed (so a call that
+// makes one allocates nothing and cannot fail), and const, in read-only memory. The C API
+// hands out a non-const FDBResult*, through which nothing writes: fdb_result_destroy does
+// nothing and the getters only read.
+const FDB_result kUnsupportedResult{fc::kUnsupportedOperation};
+
+FDBResult* unsupported_result() { return const_cast<FDB_result*>(&kUnsupportedResult); }
 
 using Kind = FDB_future::Kind;
 
@@ -178,7 +182,7 @@ FDBResult* fdb_transaction_read_blob_granules(
     FDBTransaction* /*tr*/, const uint8_t* /*begin_key_name*/, int /*begin_key_name_length*/,
     const uint8_t* /*end_key_name*/, int /*end_key_name_length*/, int64_t /*begin_version*/,
     int64_t /*read_version*/, FDBReadBlobGranuleContext /*granule_context*/) {
-  return &g_unsupported_result;
+  return unsupported_result();
 }
 
 FDBFuture* fdb_transaction_read_blob_granules_description(
@@ -202,16 +206,16 @@ FDBFuture* fdb_transaction_get_mapped_range(
 FDBResult* fdb_readbg_parse_snapshot_file(const uint8_t* /*file_data*/, int /*file_len*/,
                                           const FDBBGTenantPrefix* /*tenant_prefix*/,
                                           const FDBBGEncryptionCtx* /*encryption_ctx*/) {
-  return &g_unsupported_result;
+  return unsupported_result();
 }
 
 FDBResult* fdb_readbg_parse_delta_file(const uint8_t* /*file_data*/, int /*file_len*/,
                                        const FDBBGTenantPrefix* /*tenant_prefix*/,
                                        const FDBBGEncryptionCtx* /*encryption_ctx*/) {
-  return &g_unsupported_result;
+  return unsupported_result();
 }
 
-void fdb_result_destroy(FDBResult* /*r*/) {}  // g_unsupported_result, never freed
+void fdb_result_destroy(FDBResult* /*r*/) {}  // kUnsupportedResult, never freed
 
 fdb_error_t fdb_result_get_keyvalue_array(FDBResult* r, const FDBKeyValue** /*out_kv*/,
                                           int* /*out_count*/, fdb_bool_t* /*out_more*/) {

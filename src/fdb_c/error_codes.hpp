@@ -32,7 +32,6 @@ inline constexpr fdb_error_t kExactModeWithoutLimits = 2210;
 // What an entry point answers for a C++ exception that is no FoundationDB error, std::bad_alloc
 // above all (docs/decisions/0038).
 inline constexpr fdb_error_t kUnknownError = 4000;
-inline constexpr fdb_error_t kInternalError = 4100;
 
 // Thrown inside the C API for a FoundationDB error with no strata::ErrorCode; the entry
 // point returns `code`.

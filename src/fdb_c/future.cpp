@@ -112,7 +112,9 @@ namespace {
 thread_local const FDB_future* t_unwaited_commit = nullptr;
 }  // namespace
 
-void FDB_future::made_commit(const FDB_future* f) { t_unwaited_commit = f; }
+void FDB_future::made_commit(const FDB_future* f) {
+  if (!f->shared_) t_unwaited_commit = f;
+}
 bool FDB_future::last_commit_unwaited() { return t_unwaited_commit != nullptr; }
 
 void FDB_future::set_canceller(std::function<void()> canceller) {
@@ -122,6 +124,7 @@ void FDB_future::set_canceller(std::function<void()> canceller) {
 
 // The last release recycles: every other holder is done with the future (acq_rel).
 void FDB_future::release() {
+  STRATA_INVARIANT(!shared_);
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   Pool* pool = Pool::mine();
   if (pool == nullptr || pool->futures.size() >= kPoolFutures) {

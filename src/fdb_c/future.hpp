@@ -114,11 +114,16 @@ struct FDB_future {
   // How the calling thread waits for its commits, for FDB_transaction::commit: the last
   // commit future made on this thread is remembered until this thread blocks on it
   // (fdb_future_block_until_ready). A thread whose last commit is unwaited when it makes
-  // another keeps commits in flight; one that blocks on each does not.
+  // another keeps commits in flight; one that blocks on each does not. out_of_memory() is
+  // not recorded: every thread may get it, and it carries no commit of this thread's.
   static void made_commit(const FDB_future* f);
   static bool last_commit_unwaited();
 
-  void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // Never on out_of_memory(), which nothing owns (a check in the sanitizer builds).
+  void retain() {
+    STRATA_INVARIANT(!shared_);
+    refs_.fetch_add(1, std::memory_order_relaxed);
+  }
   void release();
   // A reference that releases itself: for tasks the network may drop without running.
   std::shared_ptr<FDB_future> hold() {

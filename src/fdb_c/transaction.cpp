@@ -370,7 +370,12 @@ FDBFuture* FDB_transaction::on_error(fdb_error_t error) noexcept {
         tr.retry_step(static_cast<strata::ErrorCode>(error),
                       fc::api_version() >= 610 ? strata::GiveUp::cancel : strata::GiveUp::restart);
     if (step.reset) {
-      restart();
+      try {
+        restart();
+      } catch (...) {  // options left half restored: the next read, watch or commit says so
+        clear_attempt();
+        defer(fc::current_error());
+      }
     } else if (step.cancelled) {
       finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
       end_waits();

@@ -72,12 +72,8 @@ struct FDB_transaction {
       if (error == 0 && touches_data) error = unavailable_;
       if (error == 0 && touches_data && at_read_version) error = take_set_version(lock);
       if (error == 0) body(f->result());
-    } catch (const strata::Error& e) {
-      error = strata::fdb_c::to_fdb_error(e);
-    } catch (const strata::fdb_c::CApiError& e) {
-      error = e.code;
     } catch (...) {
-      error = strata::fdb_c::kUnknownError;
+      error = strata::fdb_c::current_error();
     }
     f->publish(error);
     return f;

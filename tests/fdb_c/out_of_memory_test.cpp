@@ -17,6 +17,7 @@
 // thread's allocations never fail.
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <string>
@@ -28,6 +29,7 @@
 #include "fdb_c/fdb_c.h"
 #include "fdb_c_test_util.hpp"
 #include "support/failing_allocator.hpp"
+#include <unistd.h>
 
 namespace fdbc_test {
 namespace {
@@ -442,7 +444,7 @@ TEST_F(OutOfMemory, HandlesThatCannotBeMadeReturnUnknownError) {
 }
 
 TEST_F(OutOfMemory, ACallbackThatCannotBeAddedIsNeverCalled) {
-  sweep([&](long n) {
+  const long calls = sweep([&](long n) {
     // Pending until cancelled: the in-process server's protocol never changes.
     Future f(fdb_database_get_server_protocol(db(), kServerProtocol));
     CallbackProbe first, second;
@@ -465,6 +467,7 @@ TEST_F(OutOfMemory, ACallbackThatCannotBeAddedIsNeverCalled) {
     EXPECT_EQ(second.count(), e == 0 ? 1 : 0);
     return fired;
   });
+  EXPECT_GT(calls, 1);  // adding the second callback allocates, and that allocation failed
 }
 
 // A future made ready on a thread with no memory left still calls its callbacks, each
@@ -543,15 +546,69 @@ TEST_F(OutOfMemory, AVersionstampCallbackIsCalledOnceWhateverTheCommitRanOutOf) 
   std::thread([&] { EXPECT_TRUE(step(1, true)); }).join();
 }
 
+// A durable database's commit made while the thread's last commit is unwaited goes in
+// flight (queued for strata's pipeline thread, FDB_transaction::commit_in_flight). With
+// each of its allocations failing in turn: a commit reported failed committed nothing, one
+// reported done is there, and the transaction commits after a reset.
+TEST_F(OutOfMemory, ADurableCommitInFlightThatFailsCommittedNothing) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("strata-fdbc-out-of-memory-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string connection = "strata:" + (dir / "data").string();
+  FDBDatabase* d = nullptr;
+  ASSERT_EQ(fdb_create_database_from_connection_string(connection.c_str(), &d), 0);
+  Db durable(d);
+  const std::string key = k("durable");
+  auto durable_value = [&] {
+    Tr reader = make_tr(durable.get());
+    return get(reader, key);
+  };
+  const long calls = sweep([&](long n) {
+    // This thread's first commit, left unwaited: the next one goes in flight.
+    Tr first = make_tr(durable.get());
+    set(first, k("first"), std::to_string(n));
+    Future first_commit(fdb_transaction_commit(first.get()));
+    const std::string value = "value " + std::to_string(n) + std::string(100, 'd');
+    Tr tr = make_tr(durable.get());
+    set(tr, key, value);
+    FDBFuture* f = nullptr;
+    const bool fired = armed(n, [&] { f = fdb_transaction_commit(tr.get()); });
+    const fdb_error_t e = outcome(f, {kUnknownError, kCommitMemoryLimit});
+    fdb_future_destroy(f);
+    EXPECT_EQ(wait(first_commit), 0);
+    EXPECT_EQ(durable_value().value == value, e == 0) << e;
+    if (e != 0) {
+      fdb_transaction_reset(tr.get());
+      set(tr, key, value);
+      EXPECT_EQ(commit(tr), 0);
+      EXPECT_EQ(durable_value().value, value);
+    }
+    return fired;
+  });
+  EXPECT_GT(calls, 1);
+  // The database stays open until the process exits: its directory is left in the temp
+  // directory, as database_test.cpp's.
+}
+
+// cancel, reset and destroy finish the transaction's versionstamp futures. One of them was
+// destroyed by the user while pending, so its last reference goes inside the call, and
+// the future goes back to this thread's pool, whose first growth is the call's
+// allocation: out of memory, the future is freed instead. The other has a callback,
+// queued inside the call.
 TEST_F(OutOfMemory, CancelResetAndDestroyThrowNothing) {
   const std::string key = k("d");
   for (const char* what : {"cancel", "reset", "destroy"}) {
     SCOPED_TRACE(what);
-    sweep([&](long n) {
+    const std::string w = what;
+    long deferred = 0;  // resets that could not finish
+    const long calls = sweep([&](long n) {
       Tr tr = make_tr();
       set(tr, key, "d");
       Future stamp(fdb_transaction_get_versionstamp(tr.get()));
-      const std::string w = what;
+      CallbackProbe probe;
+      EXPECT_EQ(fdb_future_set_callback(stamp.get(), &CallbackProbe::callback, &probe), 0);
+      fdb_future_destroy(fdb_transaction_get_versionstamp(tr.get()));
       const bool fired = armed(n, [&] {
         if (w == "cancel") {
           fdb_transaction_cancel(tr.get());
@@ -562,13 +619,34 @@ TEST_F(OutOfMemory, CancelResetAndDestroyThrowNothing) {
         }
       });
       EXPECT_EQ(wait(stamp), 1025);  // transaction_cancelled, for each of the three
+      EXPECT_TRUE(probe.wait_calls(1));
+      if (w == "cancel") {
+        // Cancelled whatever failed: the next read and commit say so.
+        EXPECT_EQ(get(tr, key).error, 1025);
+        EXPECT_EQ(commit(tr), 1025);
+      } else if (w == "reset") {
+        // A reset left half done defers unknown_error to the next read and commit (until
+        // the next reset); one that finished leaves the transaction fresh.
+        const fdb_error_t next = get(tr, key).error;
+        if (next != 0) {
+          EXPECT_EQ(next, kUnknownError);
+          EXPECT_EQ(commit(tr), kUnknownError);
+          ++deferred;
+        }
+      }
       if (tr != nullptr) {
         fdb_transaction_reset(tr.get());
         set(tr, key, "again");
         EXPECT_EQ(commit(tr), 0);
       }
+      network_barrier(k("barrier"));
+      EXPECT_EQ(probe.count(), 1);
       return fired;
     });
+    EXPECT_GT(calls, 1);  // each of the three allocates, and each allocation failed once
+    // The reset's own work (strata's reset, the options) allocates nothing on an
+    // in-process database, so no reset is left half done here.
+    EXPECT_EQ(deferred, 0);
   }
 }
 

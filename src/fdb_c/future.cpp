@@ -59,37 +59,33 @@ FDB_future* FDB_future::out_of_memory() noexcept {
   return kShared;
 }
 
-FDB_future* FDB_future::ready(Result result) noexcept {
-  FDB_future* f = nullptr;
+FDB_future* FDB_future::make_or_null() noexcept {
   try {
-    f = make();
-  } catch (...) {
-    return out_of_memory();
+    return make();
+  } catch (...) {  // std::bad_alloc
+    return nullptr;
   }
+}
+
+FDB_future* FDB_future::ready(Result result) noexcept {
+  FDB_future* f = make_or_null();
+  if (f == nullptr) return out_of_memory();
   f->result_ = std::move(result);
   f->publish(0);
   return f;
 }
 
 FDB_future* FDB_future::ready(Kind kind) noexcept {
-  FDB_future* f = nullptr;
-  try {
-    f = make();
-  } catch (...) {
-    return out_of_memory();
-  }
+  FDB_future* f = make_or_null();
+  if (f == nullptr) return out_of_memory();
   f->result_.kind = kind;
   f->publish(0);
   return f;
 }
 
 FDB_future* FDB_future::failed(fdb_error_t error) noexcept {
-  FDB_future* f = nullptr;
-  try {
-    f = make();
-  } catch (...) {
-    return out_of_memory();
-  }
+  FDB_future* f = make_or_null();
+  if (f == nullptr) return out_of_memory();
   f->publish(error);
   return f;
 }

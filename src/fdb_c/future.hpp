@@ -98,6 +98,8 @@ struct FDB_future {
   // place, then publish() once, which makes it ready (error 0: with the result). make()
   // throws std::bad_alloc.
   static FDB_future* make();
+  // make(), or nullptr when out of memory.
+  static FDB_future* make_or_null() noexcept;
   Result& result() { return result_; }
   // An error 0 whose getters' views cannot be built publishes unknown_error instead.
   void publish(fdb_error_t error) noexcept;

@@ -236,11 +236,7 @@ FDBFuture* FDB_transaction::commit() noexcept {
 
 FDBFuture* FDB_transaction::commit_here() noexcept {
   // The future first: a commit that was made is never reported as failed for want of it.
-  FDB_future* f = nullptr;
-  try {
-    f = FDB_future::make();
-  } catch (...) {  // refused: out_of_memory() below
-  }
+  FDB_future* f = FDB_future::make_or_null();  // null: out_of_memory() below
   strata::base::UniqueLock lock(mu);
   fdb_error_t error = f == nullptr ? fc::kUnknownError : check();
   if (error == 0) error = unavailable_;

@@ -59,12 +59,8 @@ struct FDB_transaction {
   template <class Body>
   FDBFuture* read(Body body, bool touches_data = true, bool at_read_version = true) noexcept {
     // The result is built in the future itself (no copy, and a recycled future's buffers).
-    FDB_future* f = nullptr;
-    try {
-      f = FDB_future::make();
-    } catch (...) {
-      return FDB_future::out_of_memory();
-    }
+    FDB_future* f = FDB_future::make_or_null();
+    if (f == nullptr) return FDB_future::out_of_memory();
     fdb_error_t error = 0;
     try {
       strata::base::UniqueLock lock(mu);

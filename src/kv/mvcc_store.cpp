@@ -290,20 +290,27 @@ void MvccStore::revoke_expired_readers() {
   registry_.revoke_expired(base::CoarseClock::now().time_since_epoch().count());
 }
 
-bool MvccStore::retain(Version version, std::int64_t deadline) noexcept {
-  base::UniqueLock lock(horizon_mu_);
+bool MvccStore::whole_at(Version version) const {
   if (version < horizon_) return false;
   for (const Span& span : early_spans_) {
     if (span.born <= version && version < span.died) {
-      // As pin_at: only a version a live reader or a retention holds exactly kept every key.
-      if (retained_.count(version) != 0) break;
+      // Something visible at `version` may be gone, unless a live reader or a retention
+      // holds exactly that version: then every key it can see was kept for it. Not a
+      // revoked reader: its keys were not kept, though a read it is being refused may show
+      // it for a moment.
+      if (retained_.count(version) != 0) return true;
       std::vector<Version> exact;
       Version tentative;
       registry_.snapshot(exact, tentative, /*count_revoked=*/false);
-      if (!std::binary_search(exact.begin(), exact.end(), version)) return false;
-      break;
+      return std::binary_search(exact.begin(), exact.end(), version);
     }
   }
+  return true;
+}
+
+bool MvccStore::retain(Version version, std::int64_t deadline) noexcept {
+  base::UniqueLock lock(horizon_mu_);
+  if (!whole_at(version)) return false;
   // A version handed out again at once (a transaction asked twice) extends its retention.
   if (!retentions_.empty() && retentions_.back().version == version) {
     retentions_.back().deadline = std::max(retentions_.back().deadline, deadline);
@@ -320,7 +327,6 @@ bool MvccStore::retain(Version version, std::int64_t deadline) noexcept {
     retentions_.pop_back();
     return false;
   }
-  retention_count_.store(retentions_.size(), std::memory_order_relaxed);
   return true;
 }
 
@@ -330,14 +336,13 @@ std::size_t MvccStore::retained() {
 }
 
 Version MvccStore::retained_floor() {
-  if (retention_count_.load(std::memory_order_relaxed) == 0) return ReaderRegistry::kIdle;
+  if (retentions_.empty()) return ReaderRegistry::kIdle;  // no clock read
   const std::int64_t now = base::CoarseClock::now().time_since_epoch().count();
   while (!retentions_.empty() && retentions_.front().deadline <= now) {
     auto it = retained_.find(retentions_.front().version);
     if (--it->second == 0) retained_.erase(it);
     retentions_.pop_front();
   }
-  retention_count_.store(retentions_.size(), std::memory_order_relaxed);
   return retained_.empty() ? ReaderRegistry::kIdle : retained_.begin()->first;
 }
 
@@ -358,21 +363,7 @@ bool MvccStore::pin_at(ReaderRegistry::Slot* slot, Version version, std::int64_t
   // Relaxed: the seq_cst store of the version below publishes it.
   slot->deadline.store(deadline, std::memory_order_relaxed);
   base::UniqueLock lock(horizon_mu_);
-  if (version < horizon_) return false;
-  for (const Span& span : early_spans_) {
-    if (span.born <= version && version < span.died) {
-      // Something visible at `version` may be gone, unless a live reader or a retention
-      // holds exactly that version: then every key it can see was kept for it. Not a
-      // revoked reader: its keys were not kept, though a read it is being refused may show
-      // it for a moment.
-      if (retained_.count(version) != 0) break;
-      std::vector<Version> exact;
-      Version tentative;
-      registry_.snapshot(exact, tentative, /*count_revoked=*/false);
-      if (!std::binary_search(exact.begin(), exact.end(), version)) return false;
-      break;
-    }
-  }
+  if (!whole_at(version)) return false;
   slot->version.store(version, std::memory_order_seq_cst);
   return true;
 }

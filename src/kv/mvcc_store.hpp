@@ -386,6 +386,10 @@ class MvccStore {
   void revoke_expired_readers();
   // Drops the retained versions whose deadline has passed; the oldest left, or kIdle.
   Version retained_floor() REQUIRES(horizon_mu_);
+  // Whether nothing visible at `version` can have been collected: it is at or above the
+  // horizon, and outside the early spans unless a live reader or a retention holds it
+  // exactly (pin_at's and retain's test).
+  bool whole_at(Version version) const REQUIRES(horizon_mu_);
   // Whether a retained version lies in [born, died).
   bool retained_within(Version born, Version died) const REQUIRES(horizon_mu_);
   struct Retention {
@@ -407,8 +411,6 @@ class MvccStore {
   // the order they were made (deadlines a little out of order only keep a version longer).
   std::map<Version, std::uint32_t> retained_ GUARDED_BY(horizon_mu_);
   std::deque<Retention> retentions_ GUARDED_BY(horizon_mu_);
-  // retentions_.size(), read by the writer without the lock to skip the clock.
-  std::atomic<std::size_t> retention_count_{0};
   // Writer-only state.
   Fifo<GcEntry> gc_queue_;
   std::size_t gc_examined_ = 0;  // gc_queue_'s first entries note_short_lived looked at

@@ -12,14 +12,6 @@ namespace {
 // (glibc's adaptive mutex also tries up to 100 times).
 constexpr int kSpins = 100;
 
-// Policy::streaks (see the header). The grace is a few commits' time. The streak is about
-// ten commits' time: enough for the lock to cross between CPUs a tenth as often, and short
-// enough that a waiter whose own commit others wait for (a high-contention pop's) is not
-// held up long.
-// A deferring waiter takes a lock its looks found free for this long.
-constexpr std::chrono::nanoseconds kGrace = std::chrono::microseconds(4);
-// A waiter defers for at most this long in all.
-constexpr std::chrono::nanoseconds kStreak = std::chrono::microseconds(10);
 // How often a deferring waiter looks at the lock's word. Each look takes the word's line
 // from the holder's CPU, and the holder's next lock or unlock takes it back, so a waiter
 // that looked at every pause would slow the streak it waits out.
@@ -60,41 +52,29 @@ void AdaptiveMutex::spin_then_sleep(int spins) {
 bool AdaptiveMutex::lock_after_streak() {
   // steady_clock is the vDSO's clock_gettime where the clock source allows (tens of
   // nanoseconds), against looks microseconds apart.
-  using Clock = std::chrono::steady_clock;
+  using Clock = StreakWait::Clock;
   const Clock::time_point start = Clock::now();
+  StreakWait wait(start);
   Clock::time_point next_look = start;
-  Clock::time_point free_since;
-  bool free = false;    // the looks since free_since found the lock free
-  bool passed = false;  // another thread took the lock while this one deferred
   for (;;) {
     cpu_relax();
     const Clock::time_point now = Clock::now();
     if (now < next_look) continue;
     next_look = now + kLookEvery;
-    const bool over = now - start >= kStreak;
     std::int32_t seen = state_.load(std::memory_order_relaxed);
-    if (seen != kUnlocked) {
-      passed = passed || free;
-      free = false;
-      if (over) return false;
-      continue;
+    switch (wait.look(now, seen == kUnlocked)) {
+      case StreakWait::Next::look_again:
+        continue;
+      case StreakWait::Next::stop_deferring:
+        return false;
+      case StreakWait::Next::take:
+        break;
     }
-    if (!free) {
-      free = true;
-      free_since = now;
-    }
-    if (!over && now - free_since < kGrace) continue;
     if (!state_.compare_exchange_strong(seen, kLocked, std::memory_order_acquire)) {
-      passed = true;  // taken since the look
-      free = false;
+      wait.lost_the_race();
       continue;
     }
-    // The lock is this thread's, and the streak state is on its line.
-    if (passed) {
-      backoff_.let_someone_through();
-    } else if (!over) {
-      backoff_.let_nobody_through();
-    }
+    wait.took(backoff_);  // the streak state is on the line just taken
     return true;
   }
 }

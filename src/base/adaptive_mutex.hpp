@@ -19,62 +19,24 @@
 // NUMA node (Dice, Marathe and Shavit, "Lock Cohorting", 2012). It looks at the lock
 // every few microseconds (a look takes the line from the holder's CPU), and takes it only
 // once its looks have found it free for a grace (nobody there wanted it again), or once it
-// has deferred for a streak's length in all; from then on it looks at every pause and
-// takes the lock when it finds it free, spinning longer than a plain waiter before it
-// sleeps. A wait whose looks found the lock free for the whole grace makes the waiters
-// that follow skip the streak (StreakBackoff), so that threads that come back to the lock
-// more slowly than the grace do not leave it idle. The uncontended lock and unlock are the
-// same.
+// has deferred for a streak's length in all (StreakWait); a waiter whose streak ran out
+// with the lock held spins longer than a plain waiter before it sleeps. A wait whose looks
+// found the lock free for the whole grace makes the waiters that follow skip the streak
+// (StreakBackoff), so that threads that come back to the lock more slowly than the grace
+// do not leave it idle. The uncontended lock and unlock are the same.
 //
 // Thread safety: as std::mutex (BasicLockable). A capability (base/thread_annotations.hpp):
 // hold it with base::UniqueLock for the compiler to check what it guards.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
 #include "base/invariant.hpp"
+#include "base/lock_streak.hpp"
 #include "base/thread_annotations.hpp"
 
 namespace strata::base {
-
-// When the waiters of a streaks lock defer (AdaptiveMutex's policy): a wait that let
-// nobody through makes the next `level` waits skip the streak, the level going 0, 1, 3,
-// 7, ... up to kMaxSkips with each such wait in a row; a wait that saw another thread take
-// the lock sets it back to 0. So where deferring helps, most waits defer, and where it
-// never does, one wait in kMaxSkips + 1 pays a grace.
-// Thread safety: any thread, relaxed: racing waiters may lose an update, which leaves a
-// count in range; the policy needs no more.
-class StreakBackoff {
- public:
-  static constexpr std::uint32_t kMaxSkips = 1024;
-
-  // At a contended lock: whether this wait defers (counting down a skip if not).
-  bool defer() {
-    const std::uint32_t skips = skips_.load(std::memory_order_relaxed);
-    if (skips == 0) return true;
-    skips_.store(skips - 1, std::memory_order_relaxed);
-    return false;
-  }
-  // A deferring wait took the lock after it sat free for the whole grace.
-  void let_nobody_through() {
-    const std::uint32_t level = std::min(2 * level_.load(std::memory_order_relaxed) + 1, kMaxSkips);
-    level_.store(level, std::memory_order_relaxed);
-    skips_.store(level, std::memory_order_relaxed);
-  }
-  // A deferring wait saw another thread take the lock.
-  void let_someone_through() {
-    if (level_.load(std::memory_order_relaxed) != 0) level_.store(0, std::memory_order_relaxed);
-    if (skips_.load(std::memory_order_relaxed) != 0) skips_.store(0, std::memory_order_relaxed);
-  }
-  // The waits left to skip.
-  std::uint32_t skips() const { return skips_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<std::uint32_t> level_{0};
-  std::atomic<std::uint32_t> skips_{0};
-};
 
 // 16-byte aligned, so that the word and the streak state share a cache line: a waiter
 // that took the lock updates the state without another miss.

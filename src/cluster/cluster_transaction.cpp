@@ -1,6 +1,7 @@
 // strata::Transaction's calls over FoundationDB's C API.
 #include "cluster/cluster_transaction.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -97,7 +98,7 @@ ClusterTransaction::ClusterTransaction(std::shared_ptr<ClusterDatabase> db)
 }
 
 ClusterTransaction::~ClusterTransaction() {
-  {
+  if (async_ != nullptr) {
     Async& a = *async_;
     base::MutexLock lock(a.mu);
     while (a.in_flight != 0 && a.running_on != std::this_thread::get_id()) a.cv.wait(lock);
@@ -358,7 +359,19 @@ void ClusterTransaction::add_read_conflict_key(std::string_view key) {
   check_usable();
   base::check_readable_key(key, /*metadata_version_ok=*/true);
   touch_read();
-  const std::string end = base::key_after(key);
+  // [key, key + '\0'), built on the stack for keys of common sizes.
+  constexpr std::size_t kOnStack = 128;
+  char buffer[kOnStack];
+  std::string on_heap;
+  std::string_view end;
+  if (key.size() < kOnStack) {
+    std::copy(key.begin(), key.end(), buffer);
+    buffer[key.size()] = '\0';
+    end = {buffer, key.size() + 1};
+  } else {
+    on_heap = base::key_after(key);
+    end = on_heap;
+  }
   fail_if(api_.transaction_add_conflict_range(tr_, bytes(key), length(key), bytes(end), length(end),
                                               FDB_CONFLICT_RANGE_TYPE_READ),
           "add_read_conflict_key");
@@ -560,6 +573,7 @@ void ClusterTransaction::commit_async(CommitCallback done) {
     done(&e);
     return;
   }
+  if (async_ == nullptr) async_ = std::make_shared<Async>();
   versionstamp_future_ = Future(api_, api_.transaction_get_versionstamp(tr_));
   auto pending = std::make_unique<Pending>(Pending{this, std::move(done), async_});
   {

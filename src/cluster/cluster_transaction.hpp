@@ -136,7 +136,7 @@ class ClusterTransaction {
   std::shared_ptr<ClusterDatabase> db_;
   const FdbApi& api_;
   FDBTransaction* tr_ = nullptr;
-  std::shared_ptr<Async> async_ = std::make_shared<Async>();
+  std::shared_ptr<Async> async_;  // made by the first commit_async
 
   // strata's rules the C API does not check at once.
   ErrorCode ended_ = ErrorCode::success;  // cancelled (1025), committed (2017): what ops throw

@@ -196,6 +196,28 @@ bool FDB_future::build_views() noexcept try {
   return false;
 }
 
+void FDB_future::take_result(Result& from) noexcept {
+  result_.kind = from.kind;
+  result_.int64 = from.int64;
+  result_.real = from.real;
+  result_.present = from.present;
+  result_.more = from.more;
+  // A pending future's pieces are empty (reset or new) and keep the buffers of its last
+  // use: bytes that fit are copied into them, larger ones swapped in, so that nothing is
+  // allocated or freed here, under the lock, and the buffers stay for the next use.
+  const auto take_bytes = [](std::string& to, std::string& bytes) noexcept {
+    if (bytes.size() <= to.capacity()) {
+      to.assign(bytes);  // within the capacity: no allocation
+    } else {
+      to.swap(bytes);
+    }
+  };
+  take_bytes(result_.bytes, from.bytes);
+  take_bytes(result_.row_bytes, from.row_bytes);
+  if (!from.row_sizes.empty()) result_.row_sizes.swap(from.row_sizes);
+  if (!from.strings.empty()) result_.strings.swap(from.strings);
+}
+
 // Stores the outcome of a pending future and builds the views. Returns whether callbacks
 // set while the future was pending must now be queued (decided under the same lock
 // set_callback takes, so that a callback is either called at once by set_callback or
@@ -205,7 +227,7 @@ bool FDB_future::finish(Result* result, fdb_error_t error) noexcept {
   if (ready_.load(std::memory_order_relaxed)) return false;
   error_ = error;
   if (error == 0 && result != nullptr) {
-    result_ = std::move(*result);
+    take_result(*result);
     if (!build_views()) error_ = fc::kUnknownError;
   }
   ready_.store(true, std::memory_order_release);

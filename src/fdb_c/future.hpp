@@ -172,6 +172,8 @@ struct FDB_future {
   // Counts a reader when it returns 0.
   fdb_error_t readable(Kind kind);
   bool finish(Result* result, fdb_error_t error) noexcept;  // true: run the callbacks
+  // Moves `from` into result_, which is empty (the future is pending).
+  void take_result(Result& from) noexcept;
   // Queues the callbacks for the network thread, with a reference for the queue.
   void queue_callbacks() noexcept;
   // On the network thread, once queued: calls the callbacks, unless the user destroyed the

@@ -142,21 +142,26 @@ void FDB_transaction::finish_stamp_waiters(fdb_error_t error) noexcept {
       error = fc::current_error();
     }
   }
-  // Each waiter is taken out, completed and released once.
-  auto finish = [&](FDBFuture* f) noexcept {
+  // Each waiter is taken out, completed and released once; the last takes the stamp, the
+  // others a copy.
+  auto finish = [&](FDBFuture* f, bool last) noexcept {
     if (error != 0) {
       f->complete_error(error);
+    } else if (last) {
+      f->complete(std::move(stamp));
     } else {
       try {
-        f->complete(stamp);  // a copy of the stamp
+        f->complete(stamp);
       } catch (...) {
         f->complete_error(fc::kUnknownError);
       }
     }
     f->release();
   };
-  finish(std::exchange(stamp_waiter_, nullptr));
-  for (FDBFuture* f : more_stamp_waiters_) finish(f);
+  finish(std::exchange(stamp_waiter_, nullptr), more_stamp_waiters_.empty());
+  for (std::size_t i = 0; i < more_stamp_waiters_.size(); ++i) {
+    finish(more_stamp_waiters_[i], i + 1 == more_stamp_waiters_.size());
+  }
   more_stamp_waiters_.clear();
 }
 
@@ -740,9 +745,15 @@ fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr, const uint8_t
   if (type != FDB_CONFLICT_RANGE_TYPE_READ && type != FDB_CONFLICT_RANGE_TYPE_WRITE) {
     return fc::kClientInvalidOperation;
   }
+  // [key, key + '\0'), as a binding adds for one key: the engine's point read, which
+  // builds no range.
+  const bool one_key =
+      end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin);
   tr->write([&] {
     tr->mu.assert_held();
-    if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
+    if (type == FDB_CONFLICT_RANGE_TYPE_READ && one_key) {
+      tr->tr.add_read_conflict_key(begin);
+    } else if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
       tr->tr.add_read_conflict_range(begin, end);
     } else {
       tr->tr.add_write_conflict_range(begin, end);

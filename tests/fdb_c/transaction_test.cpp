@@ -134,6 +134,45 @@ TEST_F(Transaction, ReadConflictRangeEndIsExclusive) {
   EXPECT_EQ(commit(t1), 0);
 }
 
+// [key, key + '\0'), the range a binding adds for one key (Python's add_read_conflict_key):
+// it covers that key and not the next one, leaves out a key the transaction set itself
+// (FoundationDB's ReadYourWritesTransaction::updateConflictMap, fdbclient/
+// ReadYourWrites.actor.cpp, adds read conflicts only where the transaction wrote nothing),
+// and a system key is refused at the commit as any range beyond \xff is.
+TEST_F(Transaction, AOneKeyReadConflictRangeCoversThatKeyOnly) {
+  const auto add_key = [](const Tr& tr, const std::string& key) {
+    const std::string end = key + std::string(1, '\0');
+    return fdb_transaction_add_conflict_range(tr.get(), u8(key), len(key), u8(end), len(end),
+                                              FDB_CONFLICT_RANGE_TYPE_READ);
+  };
+  Tr next_key_written = make_tr();
+  ASSERT_GT(read_version(next_key_written), 0);
+  ASSERT_EQ(add_key(next_key_written, k("b")), 0);
+  ASSERT_EQ(write(k("b") + std::string(1, '\0'), "x"), 0);
+  set(next_key_written, k("z"), "x");
+  EXPECT_EQ(commit(next_key_written), 0);
+
+  Tr key_written = make_tr();
+  ASSERT_GT(read_version(key_written), 0);
+  ASSERT_EQ(add_key(key_written, k("b")), 0);
+  ASSERT_EQ(write(k("b"), "y"), 0);
+  set(key_written, k("z"), "y");
+  EXPECT_EQ(commit(key_written), 1020);
+
+  Tr own_write = make_tr();
+  ASSERT_GT(read_version(own_write), 0);
+  set(own_write, k("b"), "mine");
+  ASSERT_EQ(add_key(own_write, k("b")), 0);
+  ASSERT_EQ(write(k("b"), "theirs"), 0);
+  EXPECT_EQ(commit(own_write), 0);
+  EXPECT_EQ(read(k("b")).value, "mine");
+
+  Tr system_key = make_tr();
+  ASSERT_EQ(add_key(system_key, "\xff/sys"), 0);
+  set(system_key, k("z"), "x");
+  EXPECT_EQ(commit(system_key), 2004);
+}
+
 TEST_F(Transaction, WriteConflictRangeMakesReadersConflictWithoutWritingData) {
   ASSERT_EQ(write(k("b"), "orig"), 0);
   Tr reader = make_tr();

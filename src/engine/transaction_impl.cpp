@@ -832,7 +832,8 @@ void TransactionImpl::add_read_conflict_key(std::string_view key) {
   check_usable();
   base::check_readable_key(key, /*metadata_version_ok=*/true);
   ensure_read_version();
-  // Minus the keys this transaction set or cleared, when its reads see its writes.
+  // Minus the keys this transaction wrote whatever their stored value (WriteMap::overwrites),
+  // when its reads see its writes.
   if (ryw_ && writes_.overwrites(key)) return;
   add_point_read(key);
 }

@@ -99,9 +99,9 @@ bool WriteMap::overwrites(std::string_view key) const {
   // A transaction that has written nothing yet (a queue's push, whose read conflict key
   // comes before its write) skips the search.
   if (points_.empty()) return cleared_.contains(key);
-  if (const PointWrite* w = find(key)) {
-    return w->kind == PointWrite::Kind::set || w->kind == PointWrite::Kind::clear;
-  }
+  // As append_unwritten: only an atomic operation on the stored value still depends on it.
+  const PointWrite* w = find(key);
+  if (w != nullptr && w->kind != PointWrite::Kind::dependent) return true;
   return cleared_.contains(key);
 }
 
@@ -146,9 +146,11 @@ void WriteMap::append_unwritten(std::string_view begin, std::string_view end, bo
     if (std::string_view(cursor) < stop) append_range(out, cursor, stop);
   };
   for (;;) {
-    while (point_it != points_.end() && (point_it->second.kind == PointWrite::Kind::dependent ||
-                                         point_it->second.kind == PointWrite::Kind::stamped)) {
-      ++point_it;  // dependent reads still conflict
+    // An atomic operation on the stored value still reads it, so it conflicts; a set, a
+    // clear and a versionstamped value are independent writes, which a read conflict
+    // leaves out (FoundationDB's OperationStack::isDependent, fdbclient/WriteMap.cpp).
+    while (point_it != points_.end() && point_it->second.kind == PointWrite::Kind::dependent) {
+      ++point_it;
     }
     bool have_range = range_it != cleared_.end() && std::string_view(range_it->first) < end;
     bool have_point = point_it != points_.end() && std::string_view(point_it->first) < end;

@@ -85,8 +85,8 @@ class WriteMap {
   // The entry for `key`, or nullptr when only the cleared ranges (or nothing) apply.
   const PointWrite* find(std::string_view key) const;
   bool cleared(std::string_view key) const { return cleared_.contains(key); }
-  // True when this transaction fixed the key's value (set or clear, point or range):
-  // reads of it add no conflict.
+  // True when this transaction wrote the key independently of its stored value (set,
+  // clear, point or range, or a versionstamped value): a read conflict on it adds nothing.
   bool overwrites(std::string_view key) const;
 
   const Points& points() const { return points_; }

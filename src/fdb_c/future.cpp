@@ -197,6 +197,8 @@ bool FDB_future::build_views() noexcept try {
 }
 
 void FDB_future::take_result(Result& from) noexcept {
+  STRATA_INVARIANT(result_.bytes.empty() && result_.row_bytes.empty() &&
+                   result_.row_sizes.empty() && result_.strings.empty());
   result_.kind = from.kind;
   result_.int64 = from.int64;
   result_.real = from.real;

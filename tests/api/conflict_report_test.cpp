@@ -263,6 +263,43 @@ TEST(ConflictSets, ALimitedReadConflictsAlikeWithAndWithoutWritesToSubtract) {
   }
 }
 
+// With read-your-writes, a read conflict leaves out the keys the transaction wrote
+// independently of their stored value: sets, clears and versionstamped values, alone or in
+// a cleared range; an atomic operation on the stored value still reads it. As FoundationDB:
+// ReadYourWritesTransaction::updateConflictMap (fdbclient/ReadYourWrites.actor.cpp) adds
+// only unmodified ranges and dependent operations, and OperationStack::isDependent
+// (fdbclient/WriteMap.cpp) counts neither a set, a clear nor a versionstamped value.
+TEST(ConflictSets, AReadConflictLeavesOutIndependentWritesAndKeepsAtomicOnes) {
+  Database db = testing::open_database();
+  const std::string stamp_operand = std::string(10, '\0') + std::string("\x00\x00\x00\x00", 4);
+  const auto write_all = [&](Transaction& tr) {
+    tr.set("s", "v");
+    tr.clear("c");
+    tr.clear_range("r1", "r5");
+    tr.atomic_op(MutationType::set_versionstamped_value, "v", stamp_operand);
+    tr.atomic_op(MutationType::set_versionstamped_value, "r2", stamp_operand);  // in the clear
+    tr.atomic_op(MutationType::add, "n", std::string("\x01\x00\x00\x00", 4));
+  };
+  Transaction keys = db.create_transaction();
+  write_all(keys);
+  for (const char* key : {"s", "c", "r2", "r3", "v", "n", "o"}) keys.add_read_conflict_key(key);
+  EXPECT_THAT(keys.read_conflict_ranges(), ElementsAre(point("n"), point("o")));
+
+  Transaction spans = db.create_transaction();
+  write_all(spans);
+  for (const char* key : {"s", "c", "r2", "r3", "v", "n", "o"}) {
+    spans.add_read_conflict_range(key, with_nul(key));
+  }
+  EXPECT_THAT(spans.read_conflict_ranges(), ElementsAre(point("n"), point("o")));
+
+  Transaction whole = db.create_transaction();
+  write_all(whole);
+  whole.add_read_conflict_range("a", "z");
+  EXPECT_THAT(whole.read_conflict_ranges(),
+              ElementsAre(range("a", "c"), range(with_nul("c"), "r1"), range("r5", "s"),
+                          range(with_nul("s"), "v"), range(with_nul("v"), "z")));
+}
+
 TEST(ConflictSets, WriteConflictRangesCoverEveryKindOfWrite) {
   Database db = testing::open_database();
   Transaction tr = db.create_transaction();

@@ -184,6 +184,15 @@ TEST_F(StreakWaitTest, ATakeThatLostTheRaceCountsAsSomeoneLetThrough) {
   EXPECT_EQ(backoff_.skips(), 0U);
 }
 
+TEST_F(StreakWaitTest, AWaitThatSawTheLockTakenResetsTheBackoffEvenPastTheStreak) {
+  backoff_.let_nobody_through();
+  EXPECT_EQ(wait_.look(at(kLook), true), Next::look_again);
+  EXPECT_EQ(wait_.look(at(2 * kLook), false), Next::look_again);  // someone took it
+  EXPECT_EQ(wait_.look(at(StreakWait::kStreak), true), Next::take);
+  wait_.took(backoff_);
+  EXPECT_EQ(backoff_.skips(), 0U);
+}
+
 TEST_F(StreakWaitTest, AStreakThatRunsOutWithTheLockHeldStopsDeferring) {
   EXPECT_EQ(wait_.look(at(StreakWait::kStreak - kLook), false), Next::look_again);
   EXPECT_EQ(wait_.look(at(StreakWait::kStreak), false), Next::stop_deferring);

@@ -171,6 +171,20 @@ TEST_F(Transaction, AOneKeyReadConflictRangeCoversThatKeyOnly) {
   ASSERT_EQ(add_key(system_key, "\xff/sys"), 0);
   set(system_key, k("z"), "x");
   EXPECT_EQ(commit(system_key), 2004);
+
+  // A versionstamped value is an independent write (FoundationDB's
+  // OperationStack::isDependent, fdbclient/WriteMap.cpp), alone or in a cleared range: the
+  // read conflict on its key adds nothing.
+  const std::string operand = "v" + std::string(10, '\0') + std::string("\x01\x00\x00\x00", 4);
+  for (bool in_a_clear : {false, true}) {
+    Tr stamped = make_tr();
+    ASSERT_GT(read_version(stamped), 0);
+    if (in_a_clear) clear_range(stamped, k("a"), k("z"));
+    atomic(stamped, k("m"), operand, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+    ASSERT_EQ(add_key(stamped, k("m")), 0);
+    ASSERT_EQ(write(k("m"), "theirs"), 0);
+    EXPECT_EQ(commit(stamped), 0) << (in_a_clear ? "in a clear" : "alone");
+  }
 }
 
 TEST_F(Transaction, WriteConflictRangeMakesReadersConflictWithoutWritingData) {

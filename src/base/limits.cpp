@@ -70,8 +70,7 @@ void check_range_fully(std::string_view begin, std::string_view end, bool check_
 }
 
 bool is_metadata_version_range(std::string_view begin, std::string_view end) {
-  return begin == kMetadataVersionKey && end.size() == begin.size() + 1 &&
-         end.substr(0, begin.size()) == begin && end.back() == '\0';
+  return begin == kMetadataVersionKey && is_single_key_range(begin, end);
 }
 
 }  // namespace strata::base

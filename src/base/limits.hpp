@@ -86,6 +86,10 @@ inline void check_range(std::string_view begin, std::string_view end, bool check
     check_range_fully(begin, end, check_order);
   }
 }
+// Whether [begin, end) is exactly one key: end is begin + '\0' (key_after(begin)).
+inline bool is_single_key_range(std::string_view begin, std::string_view end) {
+  return end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin);
+}
 // Whether [begin, end) is exactly the metadata version key.
 bool is_metadata_version_range(std::string_view begin, std::string_view end);
 

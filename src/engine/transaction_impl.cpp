@@ -817,6 +817,12 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
 }
 
 void TransactionImpl::add_read_conflict_range(std::string_view begin, std::string_view end) {
+  // One key, as a binding adds it (Python's add_read_conflict_key): the point read, with
+  // the same checks and the same subtraction, and no range built.
+  if (base::is_single_key_range(begin, end)) {
+    add_read_conflict_key(begin);
+    return;
+  }
   check_usable();
   if (!base::is_metadata_version_range(begin, end)) base::check_range(begin, end, true);
   if (begin == end) return;

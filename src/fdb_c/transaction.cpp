@@ -745,15 +745,9 @@ fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr, const uint8_t
   if (type != FDB_CONFLICT_RANGE_TYPE_READ && type != FDB_CONFLICT_RANGE_TYPE_WRITE) {
     return fc::kClientInvalidOperation;
   }
-  // [key, key + '\0'), as a binding adds for one key: the engine's point read, which
-  // builds no range.
-  const bool one_key =
-      end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin);
   tr->write([&] {
     tr->mu.assert_held();
-    if (type == FDB_CONFLICT_RANGE_TYPE_READ && one_key) {
-      tr->tr.add_read_conflict_key(begin);
-    } else if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
+    if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
       tr->tr.add_read_conflict_range(begin, end);
     } else {
       tr->tr.add_write_conflict_range(begin, end);

@@ -226,7 +226,9 @@ class Transaction {
 
   // Explicit conflict ranges. A read conflict range behaves as if the range were read
   // (minus keys this transaction wrote, unless read-your-writes is off); a write conflict
-  // range as if it were cleared, without changing data.
+  // range as if it were cleared, without changing data. A range that can hold no key
+  // (both ends over 10,000 bytes and alike in their first 10,001) conflicts with nothing,
+  // as FoundationDB's, and clearing it does nothing.
   void add_read_conflict_range(std::string_view begin, std::string_view end);
   void add_read_conflict_key(std::string_view key);
   void add_write_conflict_range(std::string_view begin, std::string_view end);

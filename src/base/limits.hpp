@@ -90,6 +90,15 @@ inline void check_range(std::string_view begin, std::string_view end, bool check
 inline bool is_single_key_range(std::string_view begin, std::string_view end) {
   return end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin);
 }
+// Whether no key can lie in [begin, end): both ends are longer than a key may be and agree
+// on their first kKeySizeLimit + 1 bytes. FoundationDB cuts the ends of a conflict range
+// and of a cleared range to that many bytes, since no longer key exists, and adds nothing
+// for a range left empty (NativeAPI's addReadConflictRange, addWriteConflictRange and
+// clear); cut, any other range holds the same keys as before.
+inline bool holds_no_key(std::string_view begin, std::string_view end) {
+  return begin.size() > kKeySizeLimit && end.size() > kKeySizeLimit &&
+         begin.substr(0, kKeySizeLimit + 1) == end.substr(0, kKeySizeLimit + 1);
+}
 // Whether [begin, end) is exactly the metadata version key.
 bool is_metadata_version_range(std::string_view begin, std::string_view end);
 

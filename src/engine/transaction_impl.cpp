@@ -464,7 +464,7 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
     }
   }
   if (n == nullptr) {
-    if (serializable) add_span(begin, end);
+    if (serializable && !base::holds_no_key(begin, end)) add_span(begin, end);
     return 0;
   }
   const std::string_view key = n->key();
@@ -492,6 +492,7 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
 
 void TransactionImpl::add_range_read(std::string_view begin, std::string_view end, bool end_after,
                                      bool own) {
+  if (base::holds_no_key(begin, end)) return;  // no key there: FoundationDB adds nothing
   // With no key written and no range cleared there is nothing to subtract, and the span
   // goes in whole (a queue's pop reads before it writes).
   if (own && !writes_.nothing_to_merge()) {
@@ -767,6 +768,7 @@ void TransactionImpl::after_point_clear(std::string_view key) {
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
+  if (base::holds_no_key(begin, end)) return;  // FoundationDB's clear of it does nothing
   writes_.clear_range(begin, end);
   if (!unreadable_.empty()) unreadable_.erase(begin, end);  // a stamp here is cleared
   if (!watches_.empty()) fire_own_watches(begin, end, std::nullopt, true);
@@ -825,7 +827,7 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
   }
   check_usable();
   if (!base::is_metadata_version_range(begin, end)) base::check_range(begin, end, true);
-  if (begin == end) return;
+  if (begin == end || base::holds_no_key(begin, end)) return;
   ensure_read_version();
   // Minus this transaction's writes only when its reads see them (FoundationDB's without
   // read-your-writes hands the range to the database's transaction whole).
@@ -837,6 +839,7 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
 void TransactionImpl::add_read_conflict_key(std::string_view key) {
   check_usable();
   base::check_readable_key(key, /*metadata_version_ok=*/true);
+  if (key.size() > base::kKeySizeLimit) return;  // no such key: as get(), no conflict
   ensure_read_version();
   // Minus the keys this transaction wrote whatever their stored value (WriteMap::overwrites),
   // when its reads see its writes.
@@ -847,7 +850,7 @@ void TransactionImpl::add_read_conflict_key(std::string_view key) {
 void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  if (begin == end) return;
+  if (begin == end || base::holds_no_key(begin, end)) return;
   write_conflicts_.push_back({std::string(begin), std::string(end)});
   conflict_bytes_ += begin.size() + end.size();
 }

@@ -64,6 +64,68 @@ TEST(Limits, GetOfOversizedKeyIsAbsentNotAnError) {
   EXPECT_NO_THROW(tr.clear(std::string(kKeyLimit + 1, 'k')));
 }
 
+// A range whose ends are both longer than a key may be, and alike in their first 10,001
+// bytes, holds no key. FoundationDB cuts such ends to 10,001 bytes and adds nothing for
+// the empty range left (fdbclient/NativeAPI.actor.cpp: Transaction::addReadConflictRange,
+// addWriteConflictRange and clear(KeyRangeRef); ReadYourWrites.cpp's addReadConflictRange
+// too): a read or a write of it conflicts with nothing. Cut, any other range holds the same
+// keys, so one that reaches a real key still conflicts.
+TEST(Limits, ARangeThatHoldsNoKeyConflictsWithNothing) {
+  Database db = testing::open_database();
+  const std::string past(kKeyLimit + 1, 'm');  // no key is this long
+  const std::string a = past + "a", b = past + "b";
+  const std::string beyond_n(kKeyLimit + 1, 'n');  // [a, beyond_n) holds "n", among others
+
+  // A transaction whose read version is fixed first runs `read`; a clear of everything
+  // commits; then the transaction, with a write of its own, commits: false when that
+  // commit fails on a conflict.
+  auto survives_a_clear_of_everything = [&](auto read) {
+    Transaction tr = db.create_transaction();
+    (void)tr.read_version();
+    read(tr);
+    tr.set("own", "1");
+    db.run([](Transaction& other) { other.clear_range("", "\xff"); });
+    try {
+      tr.commit();
+      return true;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.error_code(), ErrorCode::not_committed);
+      return false;
+    }
+  };
+  EXPECT_TRUE(
+      survives_a_clear_of_everything([&](Transaction& tr) { tr.add_read_conflict_range(a, b); }));
+  EXPECT_TRUE(
+      survives_a_clear_of_everything([&](Transaction& tr) { tr.add_read_conflict_key(past); }));
+  EXPECT_TRUE(survives_a_clear_of_everything(
+      [&](Transaction& tr) { EXPECT_TRUE(tr.get_range(a, b).empty()); }));
+  EXPECT_TRUE(survives_a_clear_of_everything([&](Transaction& tr) {  // the limit-1 read
+    EXPECT_EQ(tr.visit_range(a, b, {.limit = 1}, [](std::string_view, std::string_view) {}), 0u);
+  }));
+  EXPECT_FALSE(survives_a_clear_of_everything(
+      [&](Transaction& tr) { tr.add_read_conflict_range(a, beyond_n); }));
+
+  // A read of everything at a version fixed first; `write` commits; the reader, with a
+  // write of its own, commits: false when that commit fails on a conflict.
+  auto read_survives = [&](auto write) {
+    Transaction reader = db.create_transaction();
+    (void)reader.get_range("", "\xff");
+    reader.set("reader", "1");
+    db.run([&](Transaction& tr) { write(tr); });
+    try {
+      reader.commit();
+      return true;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.error_code(), ErrorCode::not_committed);
+      return false;
+    }
+  };
+  EXPECT_TRUE(read_survives([&](Transaction& tr) { tr.add_write_conflict_range(a, b); }));
+  EXPECT_TRUE(read_survives([&](Transaction& tr) { tr.clear_range(a, b); }));
+  EXPECT_FALSE(read_survives([&](Transaction& tr) { tr.add_write_conflict_range(a, beyond_n); }));
+  EXPECT_FALSE(read_survives([&](Transaction& tr) { tr.clear_range(a, beyond_n); }));
+}
+
 // ---- 2101 transaction_too_large ----------------------------------------------------------
 
 TEST(Limits, TransactionOverTenMillionBytesFailsAtCommit) {

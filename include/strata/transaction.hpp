@@ -226,9 +226,10 @@ class Transaction {
 
   // Explicit conflict ranges. A read conflict range behaves as if the range were read
   // (minus keys this transaction wrote, unless read-your-writes is off); a write conflict
-  // range as if it were cleared, without changing data. A range that can hold no key
-  // (both ends over 10,000 bytes and alike in their first 10,001) conflicts with nothing,
-  // as FoundationDB's, and clearing it does nothing.
+  // range as if it were cleared, without changing data. As FoundationDB 7.4 does, an end of
+  // these ranges, of a cleared range, or of a range read (reading its own writes) longer
+  // than 10,008 bytes is cut to 10,009, where no key can be, and a range left empty is
+  // dropped.
   void add_read_conflict_range(std::string_view begin, std::string_view end);
   void add_read_conflict_key(std::string_view key);
   void add_write_conflict_range(std::string_view begin, std::string_view end);

@@ -90,14 +90,17 @@ inline void check_range(std::string_view begin, std::string_view end, bool check
 inline bool is_single_key_range(std::string_view begin, std::string_view end) {
   return end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin);
 }
-// Whether no key can lie in [begin, end): both ends are longer than a key may be and agree
-// on their first kKeySizeLimit + 1 bytes. FoundationDB cuts the ends of a conflict range
-// and of a cleared range to that many bytes, since no longer key exists, and adds nothing
-// for a range left empty (NativeAPI's addReadConflictRange, addWriteConflictRange and
-// clear); cut, any other range holds the same keys as before.
-inline bool holds_no_key(std::string_view begin, std::string_view end) {
-  return begin.size() > kKeySizeLimit && end.size() > kKeySizeLimit &&
-         begin.substr(0, kKeySizeLimit + 1) == end.substr(0, kKeySizeLimit + 1);
+// The longest key a read or a clear looks for: FoundationDB 7.4's getMaxReadKeySize, the
+// 10,000-byte limit plus the 8 bytes of a tenant prefix that raw access may carry. A
+// longer key cannot exist: get() finds nothing and adds no conflict.
+inline constexpr std::size_t kReadKeySizeLimit = kKeySizeLimit + 8;
+// A range end longer than that cut to kReadKeySizeLimit + 1 bytes, as FoundationDB cuts
+// the ends of conflict ranges and cleared ranges (NativeAPI's addReadConflictRange,
+// addWriteConflictRange and clear; ReadYourWrites' the same): the cut range holds the
+// same keys, and one left empty is dropped. Only user keys get here (every range ends at
+// or below "\xff"), so the system keys' longer limit does not arise.
+inline std::string_view cut_range_end(std::string_view key) {
+  return key.size() > kReadKeySizeLimit ? key.substr(0, kReadKeySizeLimit + 1) : key;
 }
 // Whether [begin, end) is exactly the metadata version key.
 bool is_metadata_version_range(std::string_view begin, std::string_view end);

@@ -297,7 +297,8 @@ void ClusterTransaction::set(std::string_view key, std::string_view value) {
 void ClusterTransaction::clear(std::string_view key) {
   check_usable();
   base::check_readable_key(key);
-  if (key.size() > base::kKeySizeLimit) return;  // no such key can exist
+  // FoundationDB 7.4 clears, and conflicts on, keys up to its read limit.
+  if (key.size() > base::kReadKeySizeLimit) return;
   written_ = true;
   api_.transaction_clear(tr_, bytes(key), length(key));
 }

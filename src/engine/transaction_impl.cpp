@@ -326,6 +326,29 @@ void TransactionImpl::add_read_conflict(std::string_view begin, std::string_view
   }
 }
 
+bool TransactionImpl::cut_read_span(std::string_view& begin, std::string_view& end,
+                                    bool end_after) {
+  begin = base::cut_range_end(begin);
+  if (end_after) return true;  // the end is a key read, the span holds it
+  end = base::cut_range_end(end);
+  return base::key_less(begin, end);
+}
+
+[[gnu::always_inline]] inline void TransactionImpl::add_read_span(std::string_view begin,
+                                                                  std::string_view end,
+                                                                  bool end_after) {
+  if ((begin.size() > base::kReadKeySizeLimit || end.size() > base::kReadKeySizeLimit) && ryw_)
+      [[unlikely]] {
+    add_cut_span(begin, end, end_after);
+    return;
+  }
+  add_span(begin, end, end_after);
+}
+
+void TransactionImpl::add_cut_span(std::string_view begin, std::string_view end, bool end_after) {
+  if (cut_read_span(begin, end, end_after)) add_span(begin, end, end_after);
+}
+
 std::optional<std::string> TransactionImpl::get(std::string_view key, ReadMode mode) {
   std::optional<std::string> value(std::in_place);  // empty: no allocation yet
   if (!get(key, mode, *value)) value.reset();
@@ -344,7 +367,7 @@ bool TransactionImpl::get(std::string_view key, ReadMode mode, std::string& out)
     out.clear();
     return false;
   };
-  if (key.size() > base::kKeySizeLimit) return absent();  // no such key can exist
+  if (key.size() > base::kReadKeySizeLimit) return absent();  // no such key, no conflict
   // The stored value at the read version, with the point's read conflict when serializable.
   // (When this transaction's writes are seen, keys it set or cleared never get here, so there
   // is nothing to subtract from the conflict.) The record stays valid while the read
@@ -464,7 +487,7 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
     }
   }
   if (n == nullptr) {
-    if (serializable && !base::holds_no_key(begin, end)) add_span(begin, end);
+    if (serializable) add_read_span(begin, end);
     return 0;
   }
   const std::string_view key = n->key();
@@ -474,7 +497,7 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
   } catch (...) {
     // The visitor saw the row and may act on it: the read conflicts on all it could have seen.
     state_ = State::active;
-    if (serializable) add_span(begin, end);
+    if (serializable) add_read_span(begin, end);
     throw;
   }
   state_ = State::active;
@@ -482,9 +505,9 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
   // beginning to just after the row.
   if (serializable) {
     if (reverse) {
-      add_span(key, end);
+      add_read_span(key, end);
     } else {
-      add_span(begin, key, /*end_after=*/true);
+      add_read_span(begin, key, /*end_after=*/true);
     }
   }
   return 1;
@@ -492,7 +515,7 @@ std::size_t TransactionImpl::visit_first(std::string_view begin, std::string_vie
 
 void TransactionImpl::add_range_read(std::string_view begin, std::string_view end, bool end_after,
                                      bool own) {
-  if (base::holds_no_key(begin, end)) return;  // no key there: FoundationDB adds nothing
+  if (own && !cut_read_span(begin, end, end_after)) return;
   // With no key written and no range cleared there is nothing to subtract, and the span
   // goes in whole (a queue's pop reads before it writes).
   if (own && !writes_.nothing_to_merge()) {
@@ -753,7 +776,12 @@ void TransactionImpl::after_point_set(std::string_view key, std::string_view val
 void TransactionImpl::clear(std::string_view key) {
   check_usable();
   base::check_readable_key(key);
-  if (key.size() > base::kKeySizeLimit) return;  // no such key can exist
+  if (key.size() > base::kKeySizeLimit) [[unlikely]] {
+    // No such key exists: nothing to clear. FoundationDB 7.4 still conflicts on a key up to
+    // its read limit (the same that get() reads at).
+    if (key.size() <= base::kReadKeySizeLimit) add_write_conflict_range(key, key_after(key));
+    return;
+  }
   writes_.clear(key);
   if (!unreadable_.empty() || !watches_.empty()) [[unlikely]]
     after_point_clear(key);
@@ -768,7 +796,9 @@ void TransactionImpl::after_point_clear(std::string_view key) {
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  if (base::holds_no_key(begin, end)) return;  // FoundationDB's clear of it does nothing
+  begin = base::cut_range_end(begin);  // as FoundationDB's clear, which drops it if empty
+  end = base::cut_range_end(end);
+  if (!base::key_less(begin, end)) return;
   writes_.clear_range(begin, end);
   if (!unreadable_.empty()) unreadable_.erase(begin, end);  // a stamp here is cleared
   if (!watches_.empty()) fire_own_watches(begin, end, std::nullopt, true);
@@ -827,7 +857,9 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
   }
   check_usable();
   if (!base::is_metadata_version_range(begin, end)) base::check_range(begin, end, true);
-  if (begin == end || base::holds_no_key(begin, end)) return;
+  begin = base::cut_range_end(begin);  // with or without read-your-writes, as FoundationDB's
+  end = base::cut_range_end(end);
+  if (!base::key_less(begin, end)) return;
   ensure_read_version();
   // Minus this transaction's writes only when its reads see them (FoundationDB's without
   // read-your-writes hands the range to the database's transaction whole).
@@ -839,7 +871,7 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
 void TransactionImpl::add_read_conflict_key(std::string_view key) {
   check_usable();
   base::check_readable_key(key, /*metadata_version_ok=*/true);
-  if (key.size() > base::kKeySizeLimit) return;  // no such key: as get(), no conflict
+  if (key.size() > base::kReadKeySizeLimit) return;  // [key, key+00) cut is empty
   ensure_read_version();
   // Minus the keys this transaction wrote whatever their stored value (WriteMap::overwrites),
   // when its reads see its writes.
@@ -850,7 +882,9 @@ void TransactionImpl::add_read_conflict_key(std::string_view key) {
 void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  if (begin == end || base::holds_no_key(begin, end)) return;
+  begin = base::cut_range_end(begin);  // as FoundationDB's, which drops it if empty
+  end = base::cut_range_end(end);
+  if (!base::key_less(begin, end)) return;
   write_conflicts_.push_back({std::string(begin), std::string(end)});
   conflict_bytes_ += begin.size() + end.size();
 }

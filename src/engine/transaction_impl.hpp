@@ -146,6 +146,16 @@ class TransactionImpl {
   // A range read's conflict (a non-empty span): add_read_conflict when the read sees this
   // transaction's writes (`own`) and there are any, else the span as it is.
   void add_range_read(std::string_view begin, std::string_view end, bool end_after, bool own);
+  // FoundationDB's cut of a range read's span with read-your-writes on (base::
+  // cut_range_end; without, it keeps the ends as read): cuts the ends, false when the span
+  // is left empty.
+  static bool cut_read_span(std::string_view& begin, std::string_view& end, bool end_after);
+  // A range read's span with nothing to subtract: add_span, cut as above when this
+  // transaction reads its own writes.
+  void add_read_span(std::string_view begin, std::string_view end, bool end_after = false);
+  // add_read_span's cut, out of line: no range read on a hot path has such ends.
+  [[gnu::cold, gnu::noinline]] void add_cut_span(std::string_view begin, std::string_view end,
+                                                 bool end_after);
   // The span as it is, with nothing subtracted.
   void add_span(std::string_view begin, std::string_view end, bool end_after = false) {
     conflict_bytes_ += begin.size() + end.size() + (end_after ? 1 : 0);

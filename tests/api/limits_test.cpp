@@ -64,23 +64,29 @@ TEST(Limits, GetOfOversizedKeyIsAbsentNotAnError) {
   EXPECT_NO_THROW(tr.clear(std::string(kKeyLimit + 1, 'k')));
 }
 
-// A range whose ends are both longer than a key may be, and alike in their first 10,001
-// bytes, holds no key. FoundationDB cuts such ends to 10,001 bytes and adds nothing for
-// the empty range left (fdbclient/NativeAPI.actor.cpp: Transaction::addReadConflictRange,
-// addWriteConflictRange and clear(KeyRangeRef); ReadYourWrites.cpp's addReadConflictRange
-// too): a read or a write of it conflicts with nothing. Cut, any other range holds the same
-// keys, so one that reaches a real key still conflicts.
-TEST(Limits, ARangeThatHoldsNoKeyConflictsWithNothing) {
+// FoundationDB 7.4 reads, clears and adds conflicts for keys up to 10,008 bytes (the
+// 10,000-byte limit plus a tenant prefix's 8: getMaxReadKeySize), and cuts longer ends of
+// conflict ranges and cleared ranges to 10,009 bytes, dropping a range left empty
+// (fdbclient/NativeAPI.actor.cpp: Transaction::get, addReadConflictRange,
+// addWriteConflictRange, clear; fdbclient/ReadYourWrites.actor.cpp: the same). A range
+// read's conflict is cut only with read-your-writes on: without, NativeAPI adds the range
+// as read (its extraConflictRanges).
+TEST(Limits, RangeEndsOverTheReadKeyLimitAreCutAsFoundationDBCutsThem) {
   Database db = testing::open_database();
-  const std::string past(kKeyLimit + 1, 'm');  // no key is this long
-  const std::string a = past + "a", b = past + "b";
-  const std::string beyond_n(kKeyLimit + 1, 'n');  // [a, beyond_n) holds "n", among others
+  constexpr std::size_t kReadLimit = kKeyLimit + 8;
+  const std::string past(kReadLimit + 1, 'm');       // cut to itself
+  const std::string a = past + "a", b = past + "b";  // [a, b) cut is empty
+  const std::string beyond_n(kReadLimit + 1, 'n');   // [a, beyond_n) holds "n"
+  const std::string near(kKeyLimit + 1, 'm');        // under the read limit: not cut
+  const std::string near_a = near + "a", near_b = near + "b";
+  const std::string within(kReadLimit, 'w'), over(kReadLimit + 1, 'w');
 
-  // A transaction whose read version is fixed first runs `read`; a clear of everything
-  // commits; then the transaction, with a write of its own, commits: false when that
-  // commit fails on a conflict.
-  auto survives_a_clear_of_everything = [&](auto read) {
+  // A transaction (reading its own writes unless `ryw` is false) whose read version is
+  // fixed first runs `read`; a clear of everything commits; then the transaction, with a write of
+  // its own, commits: false when that commit fails on a conflict.
+  auto survives_a_clear_of_everything = [&](auto read, bool ryw = true) {
     Transaction tr = db.create_transaction();
+    tr.set_read_your_writes(ryw);
     (void)tr.read_version();
     read(tr);
     tr.set("own", "1");
@@ -95,21 +101,32 @@ TEST(Limits, ARangeThatHoldsNoKeyConflictsWithNothing) {
   };
   EXPECT_TRUE(
       survives_a_clear_of_everything([&](Transaction& tr) { tr.add_read_conflict_range(a, b); }));
-  EXPECT_TRUE(
-      survives_a_clear_of_everything([&](Transaction& tr) { tr.add_read_conflict_key(past); }));
   EXPECT_TRUE(survives_a_clear_of_everything(
       [&](Transaction& tr) { EXPECT_TRUE(tr.get_range(a, b).empty()); }));
   EXPECT_TRUE(survives_a_clear_of_everything([&](Transaction& tr) {  // the limit-1 read
     EXPECT_EQ(tr.visit_range(a, b, {.limit = 1}, [](std::string_view, std::string_view) {}), 0u);
   }));
+  EXPECT_TRUE(survives_a_clear_of_everything([&](Transaction& tr) {
+    tr.add_read_conflict_key(over);
+    EXPECT_EQ(tr.get(over), std::nullopt);
+  }));
   EXPECT_FALSE(survives_a_clear_of_everything(
       [&](Transaction& tr) { tr.add_read_conflict_range(a, beyond_n); }));
+  EXPECT_FALSE(survives_a_clear_of_everything(
+      [&](Transaction& tr) { tr.add_read_conflict_range(near_a, near_b); }));
+  EXPECT_FALSE(
+      survives_a_clear_of_everything([&](Transaction& tr) { tr.add_read_conflict_key(within); }));
+  EXPECT_FALSE(survives_a_clear_of_everything(
+      [&](Transaction& tr) { EXPECT_EQ(tr.get(within), std::nullopt); }));
+  EXPECT_FALSE(survives_a_clear_of_everything(
+      [&](Transaction& tr) { EXPECT_TRUE(tr.get_range(a, b).empty()); }, /*ryw=*/false));
 
-  // A read of everything at a version fixed first; `write` commits; the reader, with a
-  // write of its own, commits: false when that commit fails on a conflict.
-  auto read_survives = [&](auto write) {
+  // A read at a version fixed first (of everything, unless `range` says otherwise);
+  // `write` commits; the reader, with a write of its own, commits: false when that commit
+  // fails on a conflict.
+  auto read_survives = [&](auto write, const KeyRange& range = {"", "\xff"}) {
     Transaction reader = db.create_transaction();
-    (void)reader.get_range("", "\xff");
+    (void)reader.get_range(range);
     reader.set("reader", "1");
     db.run([&](Transaction& tr) { write(tr); });
     try {
@@ -122,8 +139,14 @@ TEST(Limits, ARangeThatHoldsNoKeyConflictsWithNothing) {
   };
   EXPECT_TRUE(read_survives([&](Transaction& tr) { tr.add_write_conflict_range(a, b); }));
   EXPECT_TRUE(read_survives([&](Transaction& tr) { tr.clear_range(a, b); }));
+  EXPECT_TRUE(read_survives([&](Transaction& tr) { tr.clear(over); }));
   EXPECT_FALSE(read_survives([&](Transaction& tr) { tr.add_write_conflict_range(a, beyond_n); }));
   EXPECT_FALSE(read_survives([&](Transaction& tr) { tr.clear_range(a, beyond_n); }));
+  EXPECT_FALSE(read_survives([&](Transaction& tr) { tr.clear(within); }));
+  // Ranges that meet only beyond every key: cut, ["a", past) and [past, "z") do not.
+  EXPECT_TRUE(read_survives([&](Transaction& tr) { tr.clear_range(a, "z"); }, {"a", b}));
+  EXPECT_TRUE(
+      read_survives([&](Transaction& tr) { tr.add_write_conflict_range(a, "z"); }, {"a", b}));
 }
 
 // ---- 2101 transaction_too_large ----------------------------------------------------------

@@ -91,8 +91,8 @@ inline bool is_single_key_range(std::string_view begin, std::string_view end) {
   return end.size() == begin.size() + 1 && end.back() == '\0' && end.starts_with(begin);
 }
 // The longest key a read or a clear looks for: FoundationDB 7.4's getMaxReadKeySize, the
-// 10,000-byte limit plus the 8 bytes of a tenant prefix that raw access may carry. A
-// longer key cannot exist: get() finds nothing and adds no conflict.
+// 10,000-byte limit plus the 8 bytes of a tenant prefix, allowed to every read. A longer
+// key cannot exist: get() finds nothing and adds no conflict.
 inline constexpr std::size_t kReadKeySizeLimit = kKeySizeLimit + 8;
 // A range end longer than that cut to kReadKeySizeLimit + 1 bytes, as FoundationDB cuts
 // the ends of conflict ranges and cleared ranges (NativeAPI's addReadConflictRange,

@@ -338,6 +338,7 @@ std::shared_ptr<ClusterWatch> ClusterTransaction::watch(std::string_view key) {
     throw Error(ErrorCode::watches_disabled,
                 "watches need read-your-writes, which this transaction turned off");
   }
+  base::check_key_size(key);  // refused before the read conflict, as the engine's watch
   // strata's watch reads the key serializably: the same read conflict.
   add_read_conflict_key(key);
   std::shared_ptr<ClusterWatch> w =

@@ -702,11 +702,14 @@ std::shared_ptr<WatchState> TransactionImpl::watch(std::string_view key) {
     check_usable();
     throw Error(ErrorCode::watches_disabled, "watch() needs read-your-writes enabled");
   }
-  // A watch reads the key serializably (and so conflicts on it), as FoundationDB's does.
-  std::optional<std::string> seen = get(key, ReadMode::serializable);
+  // get()'s checks, then the size: a key too long to watch is refused before it is read.
+  check_usable();
+  base::check_readable_key(key, /*metadata_version_ok=*/true);
   if (key.size() > base::kKeySizeLimit) {
     throw Error(ErrorCode::key_too_large, "cannot watch " + base::describe_key(key));
   }
+  // A watch reads the key serializably (and so conflicts on it), as FoundationDB's does.
+  std::optional<std::string> seen = get(key, ReadMode::serializable);
   watches_.push_back(std::make_shared<WatchState>(std::string(key), std::move(seen)));
   return watches_.back();
 }

@@ -120,6 +120,10 @@ TEST(Limits, RangeEndsOverTheReadKeyLimitAreCutAsFoundationDBCutsThem) {
       [&](Transaction& tr) { EXPECT_EQ(tr.get(within), std::nullopt); }));
   EXPECT_FALSE(survives_a_clear_of_everything(
       [&](Transaction& tr) { EXPECT_TRUE(tr.get_range(a, b).empty()); }, /*ryw=*/false));
+  // A watch refuses a key over 10,000 bytes before it reads it (no conflict left behind).
+  EXPECT_TRUE(survives_a_clear_of_everything([&](Transaction& tr) {
+    EXPECT_THAT([&] { (void)tr.watch(within); }, ThrowsCode(ErrorCode::key_too_large));
+  }));
 
   // A read at a version fixed first (of everything, unless `range` says otherwise);
   // `write` commits; the reader, with a write of its own, commits: false when that commit

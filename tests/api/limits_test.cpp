@@ -64,6 +64,18 @@ TEST(Limits, GetOfOversizedKeyIsAbsentNotAnError) {
   EXPECT_NO_THROW(tr.clear(std::string(kKeyLimit + 1, 'k')));
 }
 
+// Commits `tr`: true, or false when the commit fails on a conflict (any other error fails
+// the test).
+bool commits_unless_it_conflicts(Transaction& tr) {
+  try {
+    tr.commit();
+    return true;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.error_code(), ErrorCode::not_committed);
+    return false;
+  }
+}
+
 // FoundationDB 7.4 reads, clears and adds conflicts for keys up to 10,008 bytes (the
 // 10,000-byte limit plus a tenant prefix's 8: getMaxReadKeySize), and cuts longer ends of
 // conflict ranges and cleared ranges to 10,009 bytes, dropping a range left empty
@@ -91,13 +103,7 @@ TEST(Limits, RangeEndsOverTheReadKeyLimitAreCutAsFoundationDBCutsThem) {
     read(tr);
     tr.set("own", "1");
     db.run([](Transaction& other) { other.clear_range("", "\xff"); });
-    try {
-      tr.commit();
-      return true;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.error_code(), ErrorCode::not_committed);
-      return false;
-    }
+    return commits_unless_it_conflicts(tr);
   };
   EXPECT_TRUE(
       survives_a_clear_of_everything([&](Transaction& tr) { tr.add_read_conflict_range(a, b); }));
@@ -133,13 +139,7 @@ TEST(Limits, RangeEndsOverTheReadKeyLimitAreCutAsFoundationDBCutsThem) {
     (void)reader.get_range(range);
     reader.set("reader", "1");
     db.run([&](Transaction& tr) { write(tr); });
-    try {
-      reader.commit();
-      return true;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.error_code(), ErrorCode::not_committed);
-      return false;
-    }
+    return commits_unless_it_conflicts(reader);
   };
   EXPECT_TRUE(read_survives([&](Transaction& tr) { tr.add_write_conflict_range(a, b); }));
   EXPECT_TRUE(read_survives([&](Transaction& tr) { tr.clear_range(a, b); }));

@@ -98,7 +98,7 @@ FDB_future* FDB_future::pending(Kind kind) {
 
 // Nobody else holds the future yet: no lock, and nobody to notify.
 void FDB_future::publish(fdb_error_t error) noexcept {
-  error_ = error == 0 && !build_views() ? fc::kUnknownError : error;
+  error_ = error == 0 && has_views() && !build_views() ? fc::kUnknownError : error;
   ready_.store(true, std::memory_order_release);
 }
 
@@ -230,7 +230,23 @@ bool FDB_future::finish(Result* result, fdb_error_t error) noexcept {
   error_ = error;
   if (error == 0 && result != nullptr) {
     take_result(*result);
-    if (!build_views()) error_ = fc::kUnknownError;
+    if (has_views() && !build_views()) error_ = fc::kUnknownError;
+  }
+  ready_.store(true, std::memory_order_release);
+  canceller_ = nullptr;
+  cv_.notify_all();
+  return callback_set_.load(std::memory_order_relaxed) && !destroyed_;
+}
+
+template <class Fill>
+bool FDB_future::finish_with(Fill fill) noexcept {
+  strata::base::MutexLock lock(mu_);
+  if (ready_.load(std::memory_order_relaxed)) return false;
+  try {
+    fill(result_);
+    error_ = 0;
+  } catch (...) {  // std::bad_alloc
+    error_ = fc::kUnknownError;
   }
   ready_.store(true, std::memory_order_release);
   canceller_ = nullptr;
@@ -240,6 +256,14 @@ bool FDB_future::finish(Result* result, fdb_error_t error) noexcept {
 
 void FDB_future::complete(Result result) noexcept {
   if (finish(&result, 0)) queue_callbacks();
+}
+
+void FDB_future::complete_key(std::string_view key) noexcept {
+  const bool queue = finish_with([key](Result& r) {
+    r.kind = Kind::key;
+    r.bytes.assign(key);  // a pending future's bytes are empty: no views to build for a key
+  });
+  if (queue) queue_callbacks();
 }
 
 void FDB_future::complete_error(fdb_error_t error) noexcept {

@@ -36,6 +36,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/types.hpp"
@@ -107,6 +108,8 @@ struct FDB_future {
   // Completes a pending future (no-op when it is already ready) and queues its callbacks
   // for the network thread, allocating nothing.
   void complete(Result result) noexcept;
+  // complete() with a key result (Kind::key), copied straight into the future's buffer.
+  void complete_key(std::string_view key) noexcept;
   void complete_error(fdb_error_t error) noexcept;
 
   // Called once if the future is cancelled or destroyed while pending, outside any lock
@@ -167,11 +170,19 @@ struct FDB_future {
   // Builds the getters' views of a successful result; false (views left empty) when out of
   // memory.
   bool build_views() noexcept;
+  // Whether the result's kind has views to build.
+  bool has_views() const {
+    return result_.kind == Kind::key_values || result_.kind == Kind::strings ||
+           result_.kind == Kind::keys;
+  }
 
   // Shared checks of the getters: 0 to go on, or the error to return.
   // Counts a reader when it returns 0.
   fdb_error_t readable(Kind kind);
   bool finish(Result* result, fdb_error_t error) noexcept;  // true: run the callbacks
+  // finish() of a successful result that fill(result_) writes in place, with mu_ held.
+  template <class Fill>
+  bool finish_with(Fill fill) noexcept;
   // Moves `from` into result_, which is empty (the future is pending).
   void take_result(Result& from) noexcept;
   // Queues the callbacks for the network thread, with a reference for the queue.

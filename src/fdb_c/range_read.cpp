@@ -36,8 +36,11 @@ std::size_t last_key_of(strata::Transaction& tr, bool snapshot, std::string_view
                   : tr.visit_range(begin, end, options, keep);
 }
 
+// Whether `key` sorts after "\xff": it starts with that byte and goes on.
+bool beyond_keyspace_end(std::string_view key) { return key.size() > 1 && key[0] == '\xff'; }
+
 void check_selector_key(std::string_view key) {
-  if (key > kKeyspaceEnd) {
+  if (beyond_keyspace_end(key)) [[unlikely]] {
     throw strata::Error(strata::ErrorCode::key_outside_legal_range,
                         "key selector beyond \\xff (strata has no system keys)");
   }

@@ -60,7 +60,7 @@ std::int64_t FDB_transaction::read_version() {
   return set_version_ >= 0 ? set_version_ : tr.read_version();
 }
 
-fdb_error_t FDB_transaction::take_set_version(
+fdb_error_t FDB_transaction::take_version_set_apart(
     strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock) {
   while (set_version_ >= 0) {
     if (version_error_ != 0) return version_error_;
@@ -85,9 +85,18 @@ fdb_error_t FDB_transaction::take_set_version(
     const std::function<bool()> stop = [&] {
       return wait_epoch_.load(std::memory_order_relaxed) != epoch;
     };
+    ++waiting_;
     lock.unlock();
-    const bool arrived = db_.wait_for_version(version, deadline, stop);
+    bool arrived = false;
+    try {
+      arrived = db_.wait_for_version(version, deadline, stop);
+    } catch (...) {
+      lock.lock();
+      --waiting_;
+      throw;
+    }
     lock.lock();
+    --waiting_;
     if (fdb_error_t e = check()) return e;
     if (wait_epoch_.load(std::memory_order_relaxed) != epoch) {
       // Reset (or retried) meanwhile: FoundationDB's reset cancels the reads under way.
@@ -104,13 +113,17 @@ fdb_error_t FDB_transaction::take_set_version(
 }
 
 void FDB_transaction::end_waits() {
-  wait_epoch_.fetch_add(1, std::memory_order_relaxed);
-  db_.wake_version_waiters();
+  // Written under mu only; read without it by the waits.
+  wait_epoch_.store(wait_epoch_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  // A wait counts itself in waiting_ under mu, in the same hold as it reads the epoch: one
+  // that started before this hold is counted, and one after it sees the new epoch.
+  if (waiting_ > 0) db_.wake_version_waiters();
 }
 
 void FDB_transaction::apply_options(bool persistent, bool all_persistent) {
+  // strata's transaction starts with read-your-writes on, for snapshot reads too.
   if (!options_.read_your_writes) tr.set_read_your_writes(false);
-  tr.set_snapshot_read_your_writes(options_.snapshot_read_your_writes());
+  if (!options_.snapshot_read_your_writes()) tr.set_snapshot_read_your_writes(false);
   if (options_.report_conflicting_keys) tr.set_report_conflicting_keys(true);
   if (options_.size_limit != kDefaultSizeLimit) {
     tr.set_size_limit(static_cast<std::size_t>(options_.size_limit));
@@ -134,34 +147,25 @@ void FDB_transaction::apply_options(bool persistent, bool all_persistent) {
 // successful commit (error 0), or with `error`.
 void FDB_transaction::finish_stamp_waiters(fdb_error_t error) noexcept {
   if (stamp_waiter_ == nullptr) return;
-  Result stamp{Kind::key};
+  std::string stamp;  // ten bytes: held inline, nothing allocated
   if (error == 0) {
     try {
-      stamp.bytes = tr.versionstamp();
+      stamp = tr.versionstamp();
     } catch (...) {
       error = fc::current_error();
     }
   }
-  // Each waiter is taken out, completed and released once; the last takes the stamp, the
-  // others a copy.
-  auto finish = [&](FDBFuture* f, bool last) noexcept {
+  // Each waiter is taken out, completed and released once.
+  auto finish = [&](FDBFuture* f) noexcept {
     if (error != 0) {
       f->complete_error(error);
-    } else if (last) {
-      f->complete(std::move(stamp));
     } else {
-      try {
-        f->complete(stamp);
-      } catch (...) {
-        f->complete_error(fc::kUnknownError);
-      }
+      f->complete_key(stamp);
     }
     f->release();
   };
-  finish(std::exchange(stamp_waiter_, nullptr), more_stamp_waiters_.empty());
-  for (std::size_t i = 0; i < more_stamp_waiters_.size(); ++i) {
-    finish(more_stamp_waiters_[i], i + 1 == more_stamp_waiters_.size());
-  }
+  finish(std::exchange(stamp_waiter_, nullptr));
+  for (FDBFuture* f : more_stamp_waiters_) finish(f);
   more_stamp_waiters_.clear();
 }
 
@@ -324,10 +328,10 @@ fdb_error_t FDB_transaction::queue_commit(FDB_future* f) {
   }
 }
 
-fdb_error_t FDB_transaction::take_set_version_noexcept(
+fdb_error_t FDB_transaction::take_version_set_apart_noexcept(
     strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock) noexcept {
   try {
-    return take_set_version(lock);
+    return take_version_set_apart(lock);
   } catch (...) {  // thrown with mu held (see take_set_version)
     return fc::current_error();
   }

@@ -175,11 +175,19 @@ struct FDB_transaction {
   // one strata no longer keeps; for one not yet committed, waits (with `lock` released)
   // until a commit publishes it, kFutureVersionDelay passes (future_version), or the
   // timeout or a cancel cuts the wait short (1031, 1025). 0 when none is set apart.
-  // Throws with mu held only.
+  // Throws with mu held only. Inline for the common case, no version set apart.
   fdb_error_t take_set_version(strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock)
-      REQUIRES(mu);
+      REQUIRES(mu) {
+    return set_version_ < 0 ? 0 : take_version_set_apart(lock);
+  }
   // As take_set_version, an exception as its code.
   fdb_error_t take_set_version_noexcept(
+      strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock) noexcept REQUIRES(mu) {
+    return set_version_ < 0 ? 0 : take_version_set_apart_noexcept(lock);
+  }
+  fdb_error_t take_version_set_apart(strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock)
+      REQUIRES(mu);
+  fdb_error_t take_version_set_apart_noexcept(
       strata::base::UniqueLock<strata::base::AdaptiveMutex>& lock) noexcept REQUIRES(mu);
   // Wakes the waits of take_set_version to give up.
   void end_waits() REQUIRES(mu);
@@ -222,6 +230,7 @@ struct FDB_transaction {
   // Moves on at each cancel, reset and retry, which end the waits of take_set_version
   // (read without mu by the waiting thread).
   std::atomic<std::uint64_t> wait_epoch_{0};
+  int waiting_ GUARDED_BY(mu) = 0;  // threads in take_set_version's wait
   std::int64_t read_cost_ GUARDED_BY(mu) = 0;
   std::int64_t write_cost_ GUARDED_BY(mu) = 0;
   // The futures waiting for the commit's versionstamp, each holding a reference: the first

@@ -451,6 +451,39 @@ TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
   EXPECT_EQ(read_key(first, "mine"), std::nullopt);
 }
 
+// On a cluster database a transaction's FDBTransaction handle is reused, reset, by the
+// thread's next transaction on the database; in process the engine's spare is. Either way
+// the next transaction starts as a new one: none of the last one's writes, read version or
+// options, and a timeout counted from its own start (FoundationDB's reset starts the
+// transaction's clock again: ReadYourWritesTransaction::reset sets creationTime, from
+// which the TIMEOUT option counts, fdbclient/ReadYourWrites.actor.cpp).
+TEST(Reset, ANewTransactionOnTheSameDatabaseStartsClean) {
+  Database db = five_rows();
+  for (const bool commit_first : {false, true}) {
+    SCOPED_TRACE(commit_first ? "after a commit" : "after an abandoned transaction");
+    {
+      Transaction tr = db.create_transaction();
+      tr.set_read_your_writes(false);
+      tr.set_size_limit(64);
+      (void)tr.get("a1");  // fixes the read version
+      tr.set(commit_first ? "committed" : "pending", "x");
+      if (commit_first) tr.commit();
+    }
+    put(db, "a1", commit_first ? "second" : "first");  // after that read version
+    constexpr std::chrono::milliseconds kTimeout(500);
+    spin_for(kTimeout + std::chrono::milliseconds(100));  // the spare waits past the timeout
+    Transaction tr = db.create_transaction();
+    tr.set_timeout(kTimeout);
+    EXPECT_EQ(tr.get("a1"), commit_first ? "second" : "first") << "a read version of its own";
+    EXPECT_EQ(tr.get("pending"), std::nullopt);
+    tr.set("mine", std::string(100, 'm'));  // over the last one's size limit of 64 bytes
+    EXPECT_EQ(tr.get("mine"), std::string(100, 'm')) << "read-your-writes is back on";
+    EXPECT_NO_THROW(tr.commit()) << "neither the timeout nor the size limit carried over";
+  }
+  EXPECT_EQ(read_key(db, "committed"), "x");
+  EXPECT_EQ(read_key(db, "pending"), std::nullopt);
+}
+
 // A thread's spare keeps its reader slot for the next transaction on the same database.
 // Alternating between two databases, and closing one while the spare still holds a slot
 // of it, must leave every read and write where it belongs (ASan: no slot of a closed

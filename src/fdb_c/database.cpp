@@ -144,7 +144,9 @@ fdb_error_t DatabaseState::set_option(FDBDatabaseOption option, const uint8_t* v
     return 0;
   }
   base::UniqueLock lock(mu_);
-  return apply_database_option(defaults_, option, value, value_length);
+  const fdb_error_t e = apply_database_option(defaults_, option, value, value_length);
+  if (e == 0) defaults_changes_.fetch_add(1, std::memory_order_release);
+  return e;
 }
 
 bool DatabaseState::take_watch() const {

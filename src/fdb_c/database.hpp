@@ -40,6 +40,11 @@ class DatabaseState {
     base::UniqueLock lock(mu_);
     return defaults_;
   }
+  // Counts the changes to the defaults: a transaction that took them at a count still
+  // current has them as they are, without taking the lock.
+  std::uint64_t defaults_changes() const {
+    return defaults_changes_.load(std::memory_order_acquire);
+  }
   fdb_error_t set_option(FDBDatabaseOption option, const uint8_t* value, int value_length);
 
   // FoundationDB's MAX_WATCHES, counted per handle as its client counts them: a watch
@@ -53,6 +58,9 @@ class DatabaseState {
   const std::string connection_record_;
   mutable base::AdaptiveMutex mu_;  // taken by every transaction made: held for a copy
   TransactionOptions defaults_ GUARDED_BY(mu_);
+  // Moved on under mu_ after each change to defaults_ (release), so that a count read
+  // (acquire) before defaults() is at most the count of what defaults() returns.
+  std::atomic<std::uint64_t> defaults_changes_{0};
   std::atomic<std::int64_t> max_watches_{10'000};
   mutable std::atomic<std::int64_t> watches_{0};  // outstanding watches of this handle
 };

@@ -25,6 +25,7 @@ FDB_transaction::FDB_transaction(std::shared_ptr<const fc::DatabaseState> state,
       state_(std::move(state)),
       unavailable_(unavailable),
       durable_(state_->database().durable()),
+      defaults_changes_(state_->defaults_changes()),
       options_(state_->defaults()),
       defaults_(options_) {
   apply_options(true);
@@ -145,8 +146,7 @@ void FDB_transaction::apply_options(bool persistent, bool all_persistent) {
 
 // Completes the versionstamp futures asked for before the commit: with the stamp after a
 // successful commit (error 0), or with `error`.
-void FDB_transaction::finish_stamp_waiters(fdb_error_t error) noexcept {
-  if (stamp_waiter_ == nullptr) return;
+void FDB_transaction::complete_stamp_waiters(fdb_error_t error) noexcept {
   std::string stamp;  // ten bytes: held inline, nothing allocated
   if (error == 0) {
     try {
@@ -475,8 +475,13 @@ void FDB_transaction::reset() noexcept {
   finish_stamp_waiters(static_cast<fdb_error_t>(strata::ErrorCode::transaction_cancelled));
   try {
     tr.reset();
-    options_ = state_->defaults();  // as FoundationDB: the database's defaults as they are now
-    defaults_ = options_;
+    // As FoundationDB: the database's defaults as they are now.
+    const std::uint64_t changes = state_->defaults_changes();
+    if (changes != defaults_changes_) {
+      defaults_changes_ = changes;
+      defaults_ = state_->defaults();
+    }
+    options_ = defaults_;
     apply_options(true);
     clear_attempt();
   } catch (...) {  // a reset left half done: the next read, watch or commit says so

@@ -201,7 +201,11 @@ struct FDB_transaction {
   // new transaction's). `persistent`: TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY too, all
   // three when `all_persistent` (a retry before API 610, which keeps them in strata).
   void apply_options(bool persistent, bool all_persistent = false) REQUIRES(mu);
-  void finish_stamp_waiters(fdb_error_t error) noexcept REQUIRES(mu);  // 0: after a commit
+  // 0: after a commit. Inline for the common case of none.
+  void finish_stamp_waiters(fdb_error_t error) noexcept REQUIRES(mu) {
+    if (stamp_waiter_ != nullptr) complete_stamp_waiters(error);
+  }
+  void complete_stamp_waiters(fdb_error_t error) noexcept REQUIRES(mu);
   // The C API's own state after a retry step that reset strata's transaction: the
   // options return to the defaults taken at creation or reset (the persistent ones kept
   // from API 610 on), and the deferred error, costs, stamps and set version go.
@@ -213,6 +217,8 @@ struct FDB_transaction {
   const std::shared_ptr<const strata::fdb_c::DatabaseState> state_;
   const fdb_error_t unavailable_;
   const bool durable_;  // the database is in a directory: commits may settle on its thread
+  // DatabaseState::defaults_changes() when this transaction took defaults_ (before it did).
+  std::uint64_t defaults_changes_ GUARDED_BY(mu);
   // The options as set, decoded: strata's transaction acts on those it knows (the timeout,
   // retry limit, maximum retry delay, size limit, read-your-writes, conflict reporting),
   // this layer on the special-key and system-key ones.

@@ -260,8 +260,9 @@ void FDB_future::complete(Result result) noexcept {
 
 void FDB_future::complete_key(std::string_view key) noexcept {
   const bool queue = finish_with([key](Result& r) {
+    STRATA_INVARIANT(r.bytes.empty());  // a pending future's (reset or new)
     r.kind = Kind::key;
-    r.bytes.assign(key);  // a pending future's bytes are empty: no views to build for a key
+    r.bytes.append(key);  // a key has no views to build
   });
   if (queue) queue_callbacks();
 }

@@ -147,14 +147,16 @@ void FDB_transaction::apply_options(bool persistent, bool all_persistent) {
 // Completes the versionstamp futures asked for before the commit: with the stamp after a
 // successful commit (error 0), or with `error`.
 void FDB_transaction::complete_stamp_waiters(fdb_error_t error) noexcept {
-  std::string stamp;  // ten bytes: held inline, nothing allocated
-  if (error == 0) {
+  // Ten bytes: held inline, nothing allocated.
+  const std::string stamp = [&]() noexcept -> std::string {
+    if (error != 0) return {};
     try {
-      stamp = tr.versionstamp();
+      return tr.versionstamp();
     } catch (...) {
       error = fc::current_error();
+      return {};
     }
-  }
+  }();
   // Each waiter is taken out, completed and released once.
   auto finish = [&](FDBFuture* f) noexcept {
     if (error != 0) {

@@ -91,44 +91,7 @@ std::shared_ptr<ClusterDatabase> ClusterDatabase::open(const Options& options) {
   return db;
 }
 
-ClusterDatabase::~ClusterDatabase() {
-  for (Spare& spare : spares_) {
-    if (FDBTransaction* tr = spare.tr.load(std::memory_order_acquire)) api_.transaction_destroy(tr);
-  }
-  api_.database_destroy(db_);
-}
-
-std::atomic<FDBTransaction*>& ClusterDatabase::spare_slot() {
-  // Threads take slots in turn, so that up to kSpares threads each have one of their own.
-  static std::atomic<std::size_t> next_thread{0};
-  thread_local const std::size_t kSlot =
-      next_thread.fetch_add(1, std::memory_order_relaxed) % kSpares;
-  return spares_[kSlot].tr;
-}
-
-FDBTransaction* ClusterDatabase::take_transaction() {
-  if (FDBTransaction* tr = spare_slot().exchange(nullptr, std::memory_order_acquire)) {
-    // FoundationDB counts a transaction's timeout from its creation or last reset.
-    api_.transaction_reset(tr);
-    return tr;
-  }
-  FDBTransaction* tr = nullptr;
-  if (const fdb_error_t e = api_.database_create_transaction(db_, &tr)) {
-    throw_fdb(api_, e, "creating a transaction");
-  }
-  return tr;
-}
-
-void ClusterDatabase::give_back(FDBTransaction* tr) noexcept {
-  // Reset here too, so that a spare holds nothing while it waits: no read version, no
-  // watch, and none of what a commit keeps (strata's keeps the committed version readable
-  // until a reset, and a spare whose thread makes no more transactions would keep it for
-  // good).
-  api_.transaction_reset(tr);
-  if (FDBTransaction* old = spare_slot().exchange(tr, std::memory_order_acq_rel)) {
-    api_.transaction_destroy(old);
-  }
-}
+ClusterDatabase::~ClusterDatabase() { api_.database_destroy(db_); }
 
 Version ClusterDatabase::read_version() const {
   check_may_block("committed_version");

@@ -89,10 +89,13 @@ struct ClusterTransaction::Pending {
 ClusterTransaction::ClusterTransaction(std::shared_ptr<ClusterDatabase> db)
     : db_(std::move(db)),
       api_(db_->api()),
-      tr_(db_->take_transaction()),
       timeout_(db_->default_timeout()),
       deadline_(base::deadline_after(started_, timeout_)),
-      versionstamp_future_(api_, nullptr) {}
+      versionstamp_future_(api_, nullptr) {
+  if (const fdb_error_t e = api_.database_create_transaction(db_->handle(), &tr_)) {
+    throw_fdb(api_, e, "creating a transaction");
+  }
+}
 
 ClusterTransaction::~ClusterTransaction() {
   if (async_ != nullptr) {
@@ -102,7 +105,7 @@ ClusterTransaction::~ClusterTransaction() {
   }
   versionstamp_future_.reset();
   fail_watches(static_cast<int>(ErrorCode::transaction_cancelled));
-  db_->give_back(tr_);
+  api_.transaction_destroy(tr_);
 }
 
 // ---- Helpers ----------------------------------------------------------------------

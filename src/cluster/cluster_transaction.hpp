@@ -28,6 +28,7 @@
 
 #include "strata/transaction.hpp"
 
+#include "base/kept_block.hpp"
 #include "base/mutex.hpp"
 #include "base/thread_annotations.hpp"
 #include "cluster/client.hpp"
@@ -38,7 +39,7 @@ namespace strata::cluster {
 class ClusterDatabase;
 class ClusterWatch;
 
-class ClusterTransaction {
+class ClusterTransaction final {
  public:
   explicit ClusterTransaction(std::shared_ptr<ClusterDatabase> db);
   // Waits for a commit_async callback in flight (unless called from it), then destroys the
@@ -46,6 +47,13 @@ class ClusterTransaction {
   ~ClusterTransaction();
   ClusterTransaction(const ClusterTransaction&) = delete;
   ClusterTransaction& operator=(const ClusterTransaction&) = delete;
+  // A thread keeps the memory of the last one it destroyed for the next it makes.
+  static void* operator new(std::size_t size) {
+    return base::KeptBlock<ClusterTransaction>::take(size);
+  }
+  static void operator delete(void* p, std::size_t size) noexcept {
+    base::KeptBlock<ClusterTransaction>::give_back(p, size);
+  }
 
   std::optional<std::string> get(std::string_view key, bool snapshot);
   bool get(std::string_view key, bool snapshot, std::string& out);

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "strata/transaction.hpp"
 
 #include "base/adaptive_mutex.hpp"
+#include "base/kept_block.hpp"
 #include "base/mutex.hpp"
 #include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
@@ -30,7 +32,7 @@
 #include "fdb_c/options.hpp"
 #include "fdb_c/special_keys.hpp"
 
-struct FDB_transaction {
+struct FDB_transaction final {
   using Clock = std::chrono::steady_clock;
   using Result = FDB_future::Result;
 
@@ -43,6 +45,16 @@ struct FDB_transaction {
   ~FDB_transaction();
   FDB_transaction(const FDB_transaction&) = delete;
   FDB_transaction& operator=(const FDB_transaction&) = delete;
+
+  // A thread keeps the memory of the last transaction it destroyed for the next one it
+  // makes: a C client makes and destroys one per transaction, and allocating and freeing
+  // it costs more than most of its calls.
+  static void* operator new(std::size_t size) {
+    return strata::base::KeptBlock<FDB_transaction>::take(size);
+  }
+  static void operator delete(void* p, std::size_t size) noexcept {
+    strata::base::KeptBlock<FDB_transaction>::give_back(p, size);
+  }
 
   // A read: under the lock, fails with the deferred error, the timeout, the cancellation
   // or the transaction's unavailability, else runs body(Result&) and returns a ready future

@@ -4,26 +4,10 @@
 #include <cstdlib>
 #include <new>
 
+#include "base/asan.hpp"
 #include "base/invariant.hpp"
 #include "kv/slab_source.hpp"
 #include <sys/mman.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define STRATA_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STRATA_ASAN 1
-#endif
-#endif
-
-#ifdef STRATA_ASAN
-#include <sanitizer/asan_interface.h>
-#define STRATA_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define STRATA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define STRATA_POISON(p, n) ((void)(p), (void)(n))
-#define STRATA_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
 
 namespace strata::kv {
 

@@ -451,12 +451,11 @@ TEST(Reset, ANewTransactionStartsCleanAfterAFinishedOne) {
   EXPECT_EQ(read_key(first, "mine"), std::nullopt);
 }
 
-// On a cluster database a transaction's FDBTransaction handle is reused, reset, by the
-// thread's next transaction on the database; in process the engine's spare is. Either way
-// the next transaction starts as a new one: none of the last one's writes, read version or
-// options, and a timeout counted from its own start (FoundationDB's reset starts the
-// transaction's clock again: ReadYourWritesTransaction::reset sets creationTime, from
-// which the TIMEOUT option counts, fdbclient/ReadYourWrites.actor.cpp).
+// The next transaction on the same database starts as a new one: none of the last one's
+// writes, read version or options, and a timeout counted from its own start (in process,
+// the thread's spare strata transaction is reused; FoundationDB counts a transaction's
+// timeout from its creation or reset: ReadYourWritesTransaction's creationTime, from which
+// the TIMEOUT option counts, fdbclient/ReadYourWrites.actor.cpp).
 TEST(Reset, ANewTransactionOnTheSameDatabaseStartsClean) {
   Database db = five_rows();
   for (const bool commit_first : {false, true}) {
@@ -470,8 +469,9 @@ TEST(Reset, ANewTransactionOnTheSameDatabaseStartsClean) {
       if (commit_first) tr.commit();
     }
     put(db, "a1", commit_first ? "second" : "first");  // after that read version
-    constexpr std::chrono::milliseconds kTimeout(500);
-    spin_for(kTimeout + std::chrono::milliseconds(100));  // the spare waits past the timeout
+    constexpr std::chrono::milliseconds kTimeout(1000);
+    // Time passes (not a synchronisation): longer than the next transaction's timeout.
+    std::this_thread::sleep_for(kTimeout + std::chrono::milliseconds(100));
     Transaction tr = db.create_transaction();
     tr.set_timeout(kTimeout);
     EXPECT_EQ(tr.get("a1"), commit_first ? "second" : "first") << "a read version of its own";

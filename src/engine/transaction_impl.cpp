@@ -851,15 +851,20 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
   if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
 }
 
-void TransactionImpl::add_read_conflict_range(std::string_view begin, std::string_view end) {
+void TransactionImpl::add_read_conflict_range(std::string_view begin, std::string_view end,
+                                              ConflictKeys keys) {
   // One key, as a binding adds it (Python's add_read_conflict_key): the point read, with
   // the same checks and the same subtraction, and no range built.
   if (base::is_single_key_range(begin, end)) {
-    add_read_conflict_key(begin);
+    add_read_conflict_key(begin, keys);
     return;
   }
   check_usable();
-  if (!base::is_metadata_version_range(begin, end)) base::check_range(begin, end, true);
+  if (keys == ConflictKeys::system) {
+    base::check_system_conflict_range(begin, end);
+  } else if (!base::is_metadata_version_range(begin, end)) {
+    base::check_range(begin, end, true);
+  }
   begin = base::cut_range_end(begin);  // with or without read-your-writes, as FoundationDB's
   end = base::cut_range_end(end);
   if (!base::key_less(begin, end)) return;
@@ -871,10 +876,15 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
 
 // [key, key+00) as add_read_conflict_range would take it, kept with the keys read by get()
 // (no key+00 built, no range subtraction).
-void TransactionImpl::add_read_conflict_key(std::string_view key) {
+void TransactionImpl::add_read_conflict_key(std::string_view key, ConflictKeys keys) {
   check_usable();
-  base::check_readable_key(key, /*metadata_version_ok=*/true);
-  if (key.size() > base::kReadKeySizeLimit) return;  // [key, key+00) cut is empty
+  if (keys == ConflictKeys::system) {
+    if (key >= base::kSystemKeyEnd) [[unlikely]]  // key+00 is past it
+      base::check_system_conflict_range(key, base::key_after(key));
+  } else {
+    base::check_readable_key(key, /*metadata_version_ok=*/true);
+  }
+  if (key.size() > base::max_key_size(key)) return;  // [key, key+00) cut is empty
   ensure_read_version();
   // Minus the keys this transaction wrote whatever their stored value (WriteMap::overwrites),
   // when its reads see its writes.
@@ -882,9 +892,14 @@ void TransactionImpl::add_read_conflict_key(std::string_view key) {
   add_point_read(key);
 }
 
-void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end) {
+void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end,
+                                               ConflictKeys keys) {
   check_usable();
-  base::check_range(begin, end, /*check_order=*/true);
+  if (keys == ConflictKeys::system) {
+    base::check_system_conflict_range(begin, end);
+  } else {
+    base::check_range(begin, end, /*check_order=*/true);
+  }
   begin = base::cut_range_end(begin);  // as FoundationDB's, which drops it if empty
   end = base::cut_range_end(end);
   if (!base::key_less(begin, end)) return;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "engine/system_key_conflicts.hpp"
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
 #include "fdb_c/network.hpp"
@@ -747,8 +748,17 @@ fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr, const uint8_t
   }
   tr->write([&] {
     tr->mu.assert_held();
+    using strata::engine::SystemKeyConflicts;
+    // Under the system-keys options the ends may reach \xff\xff, as FoundationDB's
+    // getMaxReadKey and getMaxWriteKey (fdbclient/ReadYourWrites.actor.cpp).
     if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
-      tr->tr.add_read_conflict_range(begin, end);
+      if (tr->reads_system_keys()) {
+        SystemKeyConflicts::add_read_conflict_range(tr->tr, begin, end);
+      } else {
+        tr->tr.add_read_conflict_range(begin, end);
+      }
+    } else if (tr->writes_system_keys()) {
+      SystemKeyConflicts::add_write_conflict_range(tr->tr, begin, end);
     } else {
       tr->tr.add_write_conflict_range(begin, end);
     }

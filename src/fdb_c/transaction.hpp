@@ -115,6 +115,7 @@ struct FDB_transaction {
   // READ_SYSTEM_KEYS.
   bool materialized(std::string_view key) const REQUIRES(mu);
   bool reads_system_keys() const REQUIRES(mu) { return options_.read_system_keys; }
+  bool writes_system_keys() const REQUIRES(mu) { return options_.write_system_keys; }
   bool get_special(std::string_view key, std::string& value) const REQUIRES(mu);
   // Whether a write to `key` creates or deletes a tenant (the special key space's tenant
   // map, writable under SPECIAL_KEY_SPACE_ENABLE_WRITES), which fails the commit with

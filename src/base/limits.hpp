@@ -114,6 +114,14 @@ inline std::string_view cut_range_end(std::string_view key) {
   const std::size_t limit = max_key_size(key);
   return key.size() > limit ? key.substr(0, limit + 1) : key;
 }
+// Whether a clear of [begin, end) clears nothing, and so is dropped, as FoundationDB's
+// client drops it (NativeAPI's and ReadYourWrites' clear): the range is empty once its ends
+// are cut (cut_range_end), begin >= end included.
+inline bool clears_nothing(std::string_view begin, std::string_view end) {
+  return cut_range_end(begin) >= cut_range_end(end);
+}
+// The same for a clear of one key: one longer than max_key_size.
+inline bool clears_nothing(std::string_view key) { return key.size() > max_key_size(key); }
 // The check of an explicit conflict range that may reach into the system keyspace (the C
 // API's, under FoundationDB's system-keys options): key_outside_legal_range (2004) for an
 // end beyond kSystemKeyEnd, then inverted_range (2005) for begin > end.

@@ -782,7 +782,7 @@ void TransactionImpl::clear(std::string_view key) {
   if (key.size() > base::kKeySizeLimit) [[unlikely]] {
     // No such key exists: nothing to clear. FoundationDB 7.4 still conflicts on a key up to
     // its read limit (the same that get() reads at).
-    if (key.size() <= base::kReadKeySizeLimit) add_write_conflict_range(key, key_after(key));
+    if (!base::clears_nothing(key)) add_write_conflict_range(key, key_after(key));
     return;
   }
   writes_.clear(key);
@@ -799,9 +799,9 @@ void TransactionImpl::after_point_clear(std::string_view key) {
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  begin = base::cut_range_end(begin);  // as FoundationDB's clear, which drops it if empty
+  if (base::clears_nothing(begin, end)) return;  // as FoundationDB's clear
+  begin = base::cut_range_end(begin);
   end = base::cut_range_end(end);
-  if (!base::key_less(begin, end)) return;
   writes_.clear_range(begin, end);
   if (!unreadable_.empty()) unreadable_.erase(begin, end);  // a stamp here is cleared
   if (!watches_.empty()) fire_own_watches(begin, end, std::nullopt, true);

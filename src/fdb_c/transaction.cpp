@@ -617,7 +617,11 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
       return;
     }
     r.present = snapshot ? tr->tr.snapshot().get(key, r.bytes) : tr->tr.get(key, r.bytes);
-    tr->add_read_cost(key.size() + (r.present ? r.bytes.size() : 0));
+    // A key longer than any key is answered without a read, and FoundationDB's client
+    // counts nothing for it (ReadYourWritesTransaction::get returns before reading).
+    if (key.size() <= strata::base::kReadKeySizeLimit) {
+      tr->add_read_cost(key.size() + (r.present ? r.bytes.size() : 0));
+    }
   });
 }
 
@@ -669,7 +673,7 @@ void fdb_transaction_clear(FDBTransaction* tr, const uint8_t* key_name, int key_
     const std::string_view key = bytes(key_name, key_name_length);
     if (tr->writes_tenant_map(key)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.clear(key);
-    tr->add_clear_cost();
+    tr->add_clear_cost(key);
   });
 }
 
@@ -682,7 +686,7 @@ void fdb_transaction_clear_range(FDBTransaction* tr, const uint8_t* begin_key_na
     const std::string_view end = bytes(end_key_name, end_key_name_length);
     if (tr->writes_tenant_map(begin, end)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.clear_range(begin, end);
-    tr->add_clear_cost();
+    tr->add_clear_cost(begin, end);
   });
 }
 

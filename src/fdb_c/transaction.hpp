@@ -22,6 +22,7 @@
 #include "strata/transaction.hpp"
 
 #include "base/adaptive_mutex.hpp"
+#include "base/limits.hpp"
 #include "base/mutex.hpp"
 #include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
@@ -140,7 +141,16 @@ struct FDB_transaction {
   void add_write_cost(std::size_t bytes) REQUIRES(mu) {
     write_cost_ += kWriteCostFactor * page_cost(bytes);
   }
-  void add_clear_cost() REQUIRES(mu) { write_cost_ += kCostPage; }
+  // A clear counts only when it clears something: FoundationDB's client drops a clear of a
+  // key longer than any key, or of a range empty once its ends are cut, before it counts
+  // (NativeAPI's Transaction::clear, ReadYourWritesTransaction::clear), as strata's
+  // transaction drops it: base::clears_nothing, the rule both follow.
+  void add_clear_cost(std::string_view key) REQUIRES(mu) {
+    if (!strata::base::clears_nothing(key)) write_cost_ += kCostPage;
+  }
+  void add_clear_cost(std::string_view begin, std::string_view end) REQUIRES(mu) {
+    if (!strata::base::clears_nothing(begin, end)) write_cost_ += kCostPage;
+  }
   std::int64_t total_cost() const REQUIRES(mu) {
     return read_cost_ + (commit_started_ ? write_cost_ : 0);
   }

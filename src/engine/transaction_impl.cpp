@@ -780,9 +780,11 @@ void TransactionImpl::clear(std::string_view key) {
   check_usable();
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) [[unlikely]] {
-    // No such key exists: nothing to clear. FoundationDB 7.4 still conflicts on a key up to
-    // its read limit (the same that get() reads at).
-    if (!base::clears_nothing(key)) add_write_conflict_range(key, key_after(key));
+    // No such key exists, but FoundationDB 7.4's clear of one up to its read limit (the
+    // same that get() reads at) is a write: ReadYourWritesTransaction::clear records the
+    // cleared range [key, key+00) in its write map, which answers later reads of the key,
+    // and counts it toward the size. The same range here, and no record in the store.
+    if (!base::clears_nothing(key)) clear_range(key, key_after(key));
     return;
   }
   writes_.clear(key);

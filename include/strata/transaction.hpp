@@ -31,6 +31,7 @@ namespace strata {
 namespace engine {
 class TransactionImpl;
 class WatchState;
+struct SystemKeyConflicts;
 }  // namespace engine
 namespace cluster {
 class ClusterTransaction;
@@ -374,6 +375,8 @@ class Transaction {
  private:
   friend class ReadView;
   friend class Database;  // makes transactions
+  // The C API's conflict ranges under FoundationDB's system-keys options.
+  friend struct engine::SystemKeyConflicts;
   explicit Transaction(std::unique_ptr<engine::TransactionImpl> impl);
   explicit Transaction(std::unique_ptr<cluster::ClusterTransaction> cluster);
   // One of the two is set: impl_ in process, cluster_ on a cluster (neither: moved from).

@@ -69,6 +69,19 @@ void check_range_fully(std::string_view begin, std::string_view end, bool check_
   }
 }
 
+void check_system_conflict_range(std::string_view begin, std::string_view end) {
+  for (std::string_view k : {begin, end}) {
+    if (k > kSystemKeyEnd) {
+      throw Error(ErrorCode::key_outside_legal_range,
+                  "range endpoint " + describe_key(k) + " is beyond \\xff\\xff");
+    }
+  }
+  if (begin > end) {
+    throw Error(ErrorCode::inverted_range,
+                "range begin " + describe_key(begin) + " is after end " + describe_key(end));
+  }
+}
+
 bool is_metadata_version_range(std::string_view begin, std::string_view end) {
   return begin == kMetadataVersionKey && is_single_key_range(begin, end);
 }

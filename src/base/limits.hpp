@@ -94,14 +94,38 @@ inline bool is_single_key_range(std::string_view begin, std::string_view end) {
 // 10,000-byte limit plus the 8 bytes of a tenant prefix, allowed to every read. A longer
 // key cannot exist: get() finds nothing and adds no conflict.
 inline constexpr std::size_t kReadKeySizeLimit = kKeySizeLimit + 8;
-// A range end longer than that cut to kReadKeySizeLimit + 1 bytes, as FoundationDB cuts
-// the ends of conflict ranges and cleared ranges (NativeAPI's addReadConflictRange,
-// addWriteConflictRange and clear; ReadYourWrites' the same): the cut range holds the
-// same keys, and one left empty is dropped. Only user keys get here (every range ends at
-// or below "\xff"), so the system keys' longer limit does not arise.
-inline std::string_view cut_range_end(std::string_view key) {
-  return key.size() > kReadKeySizeLimit ? key.substr(0, kReadKeySizeLimit + 1) : key;
+// The same in the system keyspace: FoundationDB's SYSTEM_KEY_SIZE_LIMIT.
+inline constexpr std::size_t kSystemKeySizeLimit = 30'000;
+// The end of the system keyspace, where FoundationDB's special keys begin.
+inline constexpr std::string_view kSystemKeyEnd = "\xff\xff";
+// FoundationDB 7.4's getMaxKeySize: kSystemKeySizeLimit for a key in the system keyspace,
+// kReadKeySizeLimit for any other.
+inline std::size_t max_key_size(std::string_view key) {
+  return is_system_key(key) ? kSystemKeySizeLimit : kReadKeySizeLimit;
 }
+// A range end longer than max_key_size cut to one byte more, as FoundationDB cuts the ends
+// of conflict ranges and cleared ranges (NativeAPI's addReadConflictRange,
+// addWriteConflictRange and clear; ReadYourWrites' the same): the cut range holds the same
+// keys, and one left empty is dropped. Inline: nearly every end is short, and only one
+// longer than kReadKeySizeLimit asks which limit is its own.
+inline std::string_view cut_range_end(std::string_view key) {
+  if (key.size() <= kReadKeySizeLimit) [[likely]]
+    return key;
+  const std::size_t limit = max_key_size(key);
+  return key.size() > limit ? key.substr(0, limit + 1) : key;
+}
+// Whether a clear of [begin, end) clears nothing, and so is dropped, as FoundationDB's
+// client drops it (NativeAPI's and ReadYourWrites' clear): the range is empty once its ends
+// are cut (cut_range_end), begin >= end included.
+inline bool clears_nothing(std::string_view begin, std::string_view end) {
+  return cut_range_end(begin) >= cut_range_end(end);
+}
+// The same for a clear of one key: one longer than max_key_size.
+inline bool clears_nothing(std::string_view key) { return key.size() > max_key_size(key); }
+// The check of an explicit conflict range that may reach into the system keyspace (the C
+// API's, under FoundationDB's system-keys options): key_outside_legal_range (2004) for an
+// end beyond kSystemKeyEnd, then inverted_range (2005) for begin > end.
+void check_system_conflict_range(std::string_view begin, std::string_view end);
 // Whether [begin, end) is exactly the metadata version key.
 bool is_metadata_version_range(std::string_view begin, std::string_view end);
 

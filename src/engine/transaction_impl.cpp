@@ -780,9 +780,11 @@ void TransactionImpl::clear(std::string_view key) {
   check_usable();
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) [[unlikely]] {
-    // No such key exists: nothing to clear. FoundationDB 7.4 still conflicts on a key up to
-    // its read limit (the same that get() reads at).
-    if (key.size() <= base::kReadKeySizeLimit) add_write_conflict_range(key, key_after(key));
+    // No such key exists, but FoundationDB 7.4's clear of one up to its read limit (the
+    // same that get() reads at) is a write: ReadYourWritesTransaction::clear records the
+    // cleared range [key, key+00) in its write map, which answers later reads of the key,
+    // and counts it toward the size. The same range here, and no record in the store.
+    if (!base::clears_nothing(key)) clear_range(key, key_after(key));
     return;
   }
   writes_.clear(key);
@@ -799,9 +801,9 @@ void TransactionImpl::after_point_clear(std::string_view key) {
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  begin = base::cut_range_end(begin);  // as FoundationDB's clear, which drops it if empty
+  if (base::clears_nothing(begin, end)) return;  // as FoundationDB's clear
+  begin = base::cut_range_end(begin);
   end = base::cut_range_end(end);
-  if (!base::key_less(begin, end)) return;
   writes_.clear_range(begin, end);
   if (!unreadable_.empty()) unreadable_.erase(begin, end);  // a stamp here is cleared
   if (!watches_.empty()) fire_own_watches(begin, end, std::nullopt, true);
@@ -851,15 +853,20 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
   if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
 }
 
-void TransactionImpl::add_read_conflict_range(std::string_view begin, std::string_view end) {
+void TransactionImpl::add_read_conflict_range(std::string_view begin, std::string_view end,
+                                              ConflictKeys keys) {
   // One key, as a binding adds it (Python's add_read_conflict_key): the point read, with
   // the same checks and the same subtraction, and no range built.
   if (base::is_single_key_range(begin, end)) {
-    add_read_conflict_key(begin);
+    add_read_conflict_key(begin, keys);
     return;
   }
   check_usable();
-  if (!base::is_metadata_version_range(begin, end)) base::check_range(begin, end, true);
+  if (keys == ConflictKeys::system) {
+    base::check_system_conflict_range(begin, end);
+  } else if (!base::is_metadata_version_range(begin, end)) {
+    base::check_range(begin, end, true);
+  }
   begin = base::cut_range_end(begin);  // with or without read-your-writes, as FoundationDB's
   end = base::cut_range_end(end);
   if (!base::key_less(begin, end)) return;
@@ -871,10 +878,15 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
 
 // [key, key+00) as add_read_conflict_range would take it, kept with the keys read by get()
 // (no key+00 built, no range subtraction).
-void TransactionImpl::add_read_conflict_key(std::string_view key) {
+void TransactionImpl::add_read_conflict_key(std::string_view key, ConflictKeys keys) {
   check_usable();
-  base::check_readable_key(key, /*metadata_version_ok=*/true);
-  if (key.size() > base::kReadKeySizeLimit) return;  // [key, key+00) cut is empty
+  if (keys == ConflictKeys::system) {
+    if (key >= base::kSystemKeyEnd) [[unlikely]]  // key+00 is past it
+      base::check_system_conflict_range(key, base::key_after(key));
+  } else {
+    base::check_readable_key(key, /*metadata_version_ok=*/true);
+  }
+  if (key.size() > base::max_key_size(key)) return;  // [key, key+00) cut is empty
   ensure_read_version();
   // Minus the keys this transaction wrote whatever their stored value (WriteMap::overwrites),
   // when its reads see its writes.
@@ -882,9 +894,14 @@ void TransactionImpl::add_read_conflict_key(std::string_view key) {
   add_point_read(key);
 }
 
-void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end) {
+void TransactionImpl::add_write_conflict_range(std::string_view begin, std::string_view end,
+                                               ConflictKeys keys) {
   check_usable();
-  base::check_range(begin, end, /*check_order=*/true);
+  if (keys == ConflictKeys::system) {
+    base::check_system_conflict_range(begin, end);
+  } else {
+    base::check_range(begin, end, /*check_order=*/true);
+  }
   begin = base::cut_range_end(begin);  // as FoundationDB's, which drops it if empty
   end = base::cut_range_end(end);
   if (!base::key_less(begin, end)) return;

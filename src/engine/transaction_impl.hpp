@@ -36,6 +36,10 @@ class DatabaseImpl;
 struct CommitRequest;
 
 enum class ReadMode : std::uint8_t { serializable, snapshot };
+// How far an explicit conflict range may reach: to "\xff" (the public API's rule), or to
+// "\xff\xff", through the system keyspace (FoundationDB's client under its system-keys
+// options; the C API's, engine/system_key_conflicts.hpp).
+enum class ConflictKeys : std::uint8_t { user, system };
 
 class TransactionImpl {
  public:
@@ -74,9 +78,11 @@ class TransactionImpl {
   void clear(std::string_view key);
   void clear_range(std::string_view begin, std::string_view end);
   void atomic_op(MutationType type, std::string_view key, std::string_view param);
-  void add_read_conflict_range(std::string_view begin, std::string_view end);
-  void add_read_conflict_key(std::string_view key);
-  void add_write_conflict_range(std::string_view begin, std::string_view end);
+  void add_read_conflict_range(std::string_view begin, std::string_view end,
+                               ConflictKeys keys = ConflictKeys::user);
+  void add_read_conflict_key(std::string_view key, ConflictKeys keys = ConflictKeys::user);
+  void add_write_conflict_range(std::string_view begin, std::string_view end,
+                                ConflictKeys keys = ConflictKeys::user);
 
   std::shared_ptr<WatchState> watch(std::string_view key);
 

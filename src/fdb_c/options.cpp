@@ -84,6 +84,9 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
       options.special_key_space_writes = true;
       return 0;
     case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
+      options.read_system_keys = true;
+      options.write_system_keys = true;
+      return 0;
     case FDB_TR_OPTION_READ_SYSTEM_KEYS:
       options.read_system_keys = true;
       return 0;

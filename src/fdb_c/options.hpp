@@ -28,6 +28,7 @@ struct TransactionOptions {
   bool report_conflicting_keys = false;
   bool special_key_space_relaxed = false;  // special-key reads outside a module read empty
   bool read_system_keys = false;           // ACCESS_SYSTEM_KEYS or READ_SYSTEM_KEYS
+  bool write_system_keys = false;          // ACCESS_SYSTEM_KEYS
   bool special_key_space_writes = false;   // SPECIAL_KEY_SPACE_ENABLE_WRITES
   bool snapshot_read_your_writes() const { return snapshot_ryw_count > 0; }
 };

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "engine/system_key_conflicts.hpp"
 #include "fdb_c/api_version.hpp"
 #include "fdb_c/bytes.hpp"
 #include "fdb_c/network.hpp"
@@ -627,7 +628,11 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
       return;
     }
     r.present = snapshot ? tr->tr.snapshot().get(key, r.bytes) : tr->tr.get(key, r.bytes);
-    tr->add_read_cost(key.size() + (r.present ? r.bytes.size() : 0));
+    // A key longer than any key is answered without a read, and FoundationDB's client
+    // counts nothing for it (ReadYourWritesTransaction::get returns before reading).
+    if (key.size() <= strata::base::kReadKeySizeLimit) {
+      tr->add_read_cost(key.size() + (r.present ? r.bytes.size() : 0));
+    }
   });
 }
 
@@ -679,7 +684,7 @@ void fdb_transaction_clear(FDBTransaction* tr, const uint8_t* key_name, int key_
     const std::string_view key = bytes(key_name, key_name_length);
     if (tr->writes_tenant_map(key)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.clear(key);
-    tr->add_clear_cost();
+    tr->add_clear_cost(key);
   });
 }
 
@@ -692,7 +697,7 @@ void fdb_transaction_clear_range(FDBTransaction* tr, const uint8_t* begin_key_na
     const std::string_view end = bytes(end_key_name, end_key_name_length);
     if (tr->writes_tenant_map(begin, end)) return tr->defer(fc::kTenantsDisabled);
     tr->tr.clear_range(begin, end);
-    tr->add_clear_cost();
+    tr->add_clear_cost(begin, end);
   });
 }
 
@@ -758,8 +763,17 @@ fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr, const uint8_t
   }
   tr->write([&] {
     tr->mu.assert_held();
+    using strata::engine::SystemKeyConflicts;
+    // Under the system-keys options the ends may reach \xff\xff, as FoundationDB's
+    // getMaxReadKey and getMaxWriteKey (fdbclient/ReadYourWrites.actor.cpp).
     if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
-      tr->tr.add_read_conflict_range(begin, end);
+      if (tr->reads_system_keys()) {
+        SystemKeyConflicts::add_read_conflict_range(tr->tr, begin, end);
+      } else {
+        tr->tr.add_read_conflict_range(begin, end);
+      }
+    } else if (tr->writes_system_keys()) {
+      SystemKeyConflicts::add_write_conflict_range(tr->tr, begin, end);
     } else {
       tr->tr.add_write_conflict_range(begin, end);
     }

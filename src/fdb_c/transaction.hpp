@@ -24,6 +24,7 @@
 
 #include "base/adaptive_mutex.hpp"
 #include "base/kept_block.hpp"
+#include "base/limits.hpp"
 #include "base/mutex.hpp"
 #include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
@@ -127,6 +128,7 @@ struct FDB_transaction final {
   // READ_SYSTEM_KEYS.
   bool materialized(std::string_view key) const REQUIRES(mu);
   bool reads_system_keys() const REQUIRES(mu) { return options_.read_system_keys; }
+  bool writes_system_keys() const REQUIRES(mu) { return options_.write_system_keys; }
   bool get_special(std::string_view key, std::string& value) const REQUIRES(mu);
   // Whether a write to `key` creates or deletes a tenant (the special key space's tenant
   // map, writable under SPECIAL_KEY_SPACE_ENABLE_WRITES), which fails the commit with
@@ -151,7 +153,16 @@ struct FDB_transaction final {
   void add_write_cost(std::size_t bytes) REQUIRES(mu) {
     write_cost_ += kWriteCostFactor * page_cost(bytes);
   }
-  void add_clear_cost() REQUIRES(mu) { write_cost_ += kCostPage; }
+  // A clear counts only when it clears something: FoundationDB's client drops a clear of a
+  // key longer than any key, or of a range empty once its ends are cut, before it counts
+  // (NativeAPI's Transaction::clear, ReadYourWritesTransaction::clear), as strata's
+  // transaction drops it: base::clears_nothing, the rule both follow.
+  void add_clear_cost(std::string_view key) REQUIRES(mu) {
+    if (!strata::base::clears_nothing(key)) write_cost_ += kCostPage;
+  }
+  void add_clear_cost(std::string_view begin, std::string_view end) REQUIRES(mu) {
+    if (!strata::base::clears_nothing(begin, end)) write_cost_ += kCostPage;
+  }
   std::int64_t total_cost() const REQUIRES(mu) {
     return read_cost_ + (commit_started_ ? write_cost_ : 0);
   }

@@ -153,6 +153,30 @@ TEST(Limits, RangeEndsOverTheReadKeyLimitAreCutAsFoundationDBCutsThem) {
       read_survives([&](Transaction& tr) { tr.add_write_conflict_range(a, "z"); }, {"a", b}));
 }
 
+// A clear of a key over 10,000 bytes but within the read limit is a write, as in
+// FoundationDB 7.4: ReadYourWritesTransaction::clear(const KeyRef&) records [key, key+00)
+// in its write map (fdbclient/ReadYourWrites.actor.cpp), so a later read of the key in the
+// transaction is answered from there, absent and with no read conflict, and the clear
+// counts toward the transaction's size (its mutation and its write conflict range).
+TEST(Limits, AClearOfAKeyWithinTheReadLimitIsAWriteTheTransactionReadsBack) {
+  Database db = testing::open_database();
+  const std::string key(kKeyLimit + 8, 'w');
+  const std::string key_end = key + std::string(1, '\0');
+  const std::size_t range_bytes = key.size() + key_end.size();
+  Transaction tr = db.create_transaction();
+  const std::size_t before = tr.approximate_size();
+  tr.clear(key);
+  EXPECT_GE(tr.approximate_size() - before, 2 * range_bytes);
+  EXPECT_EQ(tr.get(key), std::nullopt);
+  EXPECT_TRUE(tr.get_range(key, key_end).empty());
+  EXPECT_TRUE(tr.read_conflict_ranges().empty());
+  EXPECT_EQ(tr.write_conflict_ranges(), (std::vector<KeyRange>{{key, key_end}}));
+  // Its read conflicts hold nothing a write of the key can meet.
+  tr.set("own", "1");
+  db.run([&](Transaction& other) { other.add_write_conflict_key(key); });
+  EXPECT_NO_THROW(tr.commit());
+}
+
 // ---- 2101 transaction_too_large ----------------------------------------------------------
 
 TEST(Limits, TransactionOverTenMillionBytesFailsAtCommit) {

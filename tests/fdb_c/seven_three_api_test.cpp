@@ -89,6 +89,48 @@ TEST_F(TotalCost, WritesCountOnceCommitIsCalled) {
   EXPECT_EQ(total_cost(tr), kWritePage + 3 * kWritePage + kWritePage + 2 * kPage);
 }
 
+// A clear counts only when it clears something. FoundationDB's client adds a clear's page
+// as it puts the clear into the commit request, after cutting its ends to the longest key
+// and dropping a range left empty (fdbclient/NativeAPI.actor.cpp: Transaction::clear,
+// TransactionState::addClearCost, getMaxClearKeySize); its read-your-writes layer drops a
+// key longer than that before (fdbclient/ReadYourWrites.actor.cpp:
+// ReadYourWritesTransaction::clear). The longest key is 10,008 bytes (getMaxKeySize).
+TEST_F(TotalCost, AClearThatClearsNothingCostsNothing) {
+  const auto key_of_size = [&](std::size_t size, char last = 'k') {
+    return k(std::string(size - prefix().size() - 1, 'k') + last);
+  };
+  Tr nothing = make_tr();
+  clear(nothing, key_of_size(10'009));   // longer than any key
+  clear_range(nothing, k("b"), k("b"));  // empty
+  // Ends alike in their first 10,009 bytes: empty once cut.
+  clear_range(nothing, key_of_size(10'009) + "a", key_of_size(10'009) + "b");
+  set(nothing, k("a"), "1");
+  ASSERT_EQ(commit(nothing), 0);
+  EXPECT_EQ(total_cost(nothing), kWritePage);  // the set alone
+
+  Tr counted = make_tr();
+  clear(counted, key_of_size(10'008));  // as long as a key may be: cleared
+  clear_range(counted, key_of_size(10'009, 'a') + "x", key_of_size(10'009, 'b'));
+  ASSERT_EQ(commit(counted), 0);
+  EXPECT_EQ(total_cost(counted), 2 * kPage);
+}
+
+// A get of a key longer than any key is answered absent without a read, and costs nothing:
+// FoundationDB's client returns before the storage read whose reply it counts
+// (fdbclient/ReadYourWrites.actor.cpp: ReadYourWritesTransaction::get;
+// fdbclient/NativeAPI.actor.cpp: Transaction::get, getValue). A key of up to 10,008 bytes
+// is read and counted.
+TEST_F(TotalCost, AGetOfAKeyLongerThanAnyKeyCostsNothing) {
+  const std::string too_long = k(std::string(10'009 - prefix().size(), 'k'));
+  const std::string longest = k(std::string(10'008 - prefix().size(), 'k'));
+  Tr tr = make_tr();
+  EXPECT_FALSE(get(tr, too_long).present);
+  EXPECT_FALSE(get(tr, too_long, /*snapshot=*/true).present);
+  EXPECT_EQ(total_cost(tr), 0);
+  EXPECT_FALSE(get(tr, longest).present);
+  EXPECT_EQ(total_cost(tr), 3 * kPage);  // its 10,008 bytes
+}
+
 TEST_F(TotalCost, StartsAgainOnResetAndOnError) {
   Tr tr = make_tr();
   EXPECT_FALSE(get(tr, k("a")).present);

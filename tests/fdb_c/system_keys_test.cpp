@@ -1,6 +1,7 @@
 // The system keyspace (\xff up to \xff\xff) under ACCESS_SYSTEM_KEYS or READ_SYSTEM_KEYS:
 // the shard map \xff/keyServers/ as one process has it, which is what FoundationDB's
-// bindings read for locality.get_boundary_keys, and nothing else.
+// bindings read for locality.get_boundary_keys, and nothing else; and explicit conflict
+// ranges over it.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -14,6 +15,13 @@ namespace {
 constexpr fdb_error_t kKeyOutsideLegalRange = 2004;
 const std::string kShardMap("\xff/keyServers/", 13);
 const std::string kFF("\xff", 1);
+const std::string kSystemShards = kShardMap + kFF + kFF;  // past the system keys' shard
+
+fdb_error_t add_conflict_range(const Tr& tr, const std::string& begin, const std::string& end,
+                               FDBConflictRangeType type) {
+  return fdb_transaction_add_conflict_range(tr.get(), u8(begin), len(begin), u8(end), len(end),
+                                            type);
+}
 
 using SystemKeys = FdbTest;
 
@@ -35,12 +43,12 @@ TEST_F(SystemKeys, TheShardMapHasOneBoundaryForTheUserKeysAndOneForTheSystemKeys
     const Range user = get_range(tr, kShardMap, kShardMap + kFF, {.snapshot = true});
     ASSERT_EQ(user.error, 0);
     EXPECT_EQ(user.rows, (Rows{{kShardMap, ""}}));
-    const Range all = get_range(tr, kShardMap, kShardMap + kFF + kFF);
+    const Range all = get_range(tr, kShardMap, kSystemShards);
     ASSERT_EQ(all.error, 0);
     EXPECT_EQ(all.rows, (Rows{{kShardMap, ""}, {kShardMap + kFF, ""}}));
     // No boundary inside the user keys.
     EXPECT_TRUE(get_range(tr, kShardMap + "a", kShardMap + "z").rows.empty());
-    const Range reversed = get_range(tr, kShardMap, kShardMap + kFF + kFF, {.reverse = true});
+    const Range reversed = get_range(tr, kShardMap, kSystemShards, {.reverse = true});
     EXPECT_EQ(reversed.rows, (Rows{{kShardMap + kFF, ""}, {kShardMap, ""}}));
   }
 }
@@ -72,6 +80,119 @@ TEST_F(SystemKeys, StayReadOnly) {
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS), 0);
   set(tr, kShardMap + "x", "v");
   EXPECT_EQ(commit(tr), kKeyOutsideLegalRange);
+}
+
+// Conflict ranges in the system keyspace, as FoundationDB's client takes them
+// (fdbclient/ReadYourWrites.actor.cpp: ReadYourWritesTransaction::addReadConflictRange and
+// addWriteConflictRange refuse an end beyond getMaxReadKey and getMaxWriteKey, which are
+// \xff\xff under READ_SYSTEM_KEYS or ACCESS_SYSTEM_KEYS for reads and under
+// ACCESS_SYSTEM_KEYS alone for writes, and \xff otherwise). They conflict as any others.
+TEST_F(SystemKeys, ConflictRangesOnSystemKeysConflictAsAnyOthers) {
+  const std::string sys = kFF + k("");  // this test's own system keys
+  const std::string nul(1, '\0');
+  struct Case {
+    std::string read_begin, read_end, write_begin, write_end;
+    fdb_error_t reader_commit;
+  };
+  const Case cases[] = {
+      {sys + "a", sys + "c", sys + "b", sys + "b" + nul, 1020},
+      {sys + "a", sys + "c", sys + "c", sys + "d", 0},
+      {sys + "b", sys + "b" + nul, sys + "a", sys + "c", 1020},  // one key: the point path
+      {sys + "b", sys + "b" + nul, sys + "b" + nul, sys + "c", 0},
+      {k("a"), sys + "b", sys + "a", sys + "a" + nul, 1020},  // from the user keys
+      {sys + "a", std::string("\xff\xff", 2), sys + "z", std::string("\xff\xff", 2), 1020},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(hex(c.read_begin) + " .. " + hex(c.read_end) + " against " + hex(c.write_begin) +
+                 " .. " + hex(c.write_end));
+    Tr reader = make_tr();
+    ASSERT_EQ(set_option(reader, FDB_TR_OPTION_READ_SYSTEM_KEYS), 0);
+    ASSERT_GT(read_version(reader), 0);
+    ASSERT_EQ(add_conflict_range(reader, c.read_begin, c.read_end, FDB_CONFLICT_RANGE_TYPE_READ),
+              0);
+    set(reader, k("z"), "x");
+
+    Tr writer = make_tr();
+    ASSERT_EQ(set_option(writer, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS), 0);
+    ASSERT_EQ(add_conflict_range(writer, c.write_begin, c.write_end, FDB_CONFLICT_RANGE_TYPE_WRITE),
+              0);
+    ASSERT_EQ(commit(writer), 0);
+    EXPECT_GT(committed_version(writer), 0);  // a write conflict range alone is a write
+    EXPECT_EQ(commit(reader), c.reader_commit);
+  }
+}
+
+// Which option opens which kind of range, up to \xff\xff and not beyond (the same
+// functions). Refused ends fail the commit with key_outside_legal_range, deferred.
+TEST_F(SystemKeys, ReadSystemKeysOpensReadConflictsAndAccessSystemKeysBoth) {
+  const std::string sys = kFF + k("");
+  const std::string end("\xff\xff", 2);
+  const std::string past_end = end + std::string(1, '\0');
+  constexpr auto kNone = static_cast<FDBTransactionOption>(0);
+  struct Case {
+    FDBTransactionOption option;
+    FDBConflictRangeType type;
+    std::string begin, end;
+    fdb_error_t commit;
+  };
+  const Case cases[] = {
+      {kNone, FDB_CONFLICT_RANGE_TYPE_READ, sys + "a", sys + "b", kKeyOutsideLegalRange},
+      {kNone, FDB_CONFLICT_RANGE_TYPE_WRITE, sys + "a", sys + "b", kKeyOutsideLegalRange},
+      {FDB_TR_OPTION_READ_SYSTEM_KEYS, FDB_CONFLICT_RANGE_TYPE_READ, kFF, end, 0},
+      {FDB_TR_OPTION_READ_SYSTEM_KEYS, FDB_CONFLICT_RANGE_TYPE_WRITE, sys + "a", sys + "b",
+       kKeyOutsideLegalRange},
+      {FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, FDB_CONFLICT_RANGE_TYPE_READ, kFF, end, 0},
+      {FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, FDB_CONFLICT_RANGE_TYPE_WRITE, sys + "a", end, 0},
+      {FDB_TR_OPTION_READ_SYSTEM_KEYS, FDB_CONFLICT_RANGE_TYPE_READ, sys + "a", past_end,
+       kKeyOutsideLegalRange},
+      {FDB_TR_OPTION_READ_SYSTEM_KEYS, FDB_CONFLICT_RANGE_TYPE_READ, end, past_end,
+       kKeyOutsideLegalRange},
+      {FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, FDB_CONFLICT_RANGE_TYPE_WRITE, end, past_end,
+       kKeyOutsideLegalRange},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.option) + " " + std::to_string(c.type) + " " + hex(c.begin) +
+                 " .. " + hex(c.end));
+    Tr tr = make_tr();
+    if (c.option != kNone) {
+      ASSERT_EQ(set_option(tr, c.option), 0);
+    }
+    EXPECT_EQ(add_conflict_range(tr, c.begin, c.end, c.type), 0);
+    EXPECT_EQ(commit(tr), c.commit);
+  }
+}
+
+// In the system keyspace a range's ends are cut at FoundationDB's SYSTEM_KEY_SIZE_LIMIT
+// (30,000 bytes) rather than at the user keys' 10,008 (fdbclient/NativeAPI.actor.cpp:
+// getMaxKeySize, getMaxWriteKeySize), and a range left empty is dropped.
+TEST_F(SystemKeys, SystemKeyConflictRangeEndsAreCutAtTheSystemKeyLimit) {
+  const std::string sys = kFF + k("");
+  const auto long_key = [&](std::size_t size, char last) {
+    std::string key = sys + std::string(size - sys.size() - 1, 'k');
+    key.push_back(last);
+    return key;
+  };
+  struct Case {
+    std::string begin, end;
+    bool kept;
+  };
+  const Case cases[] = {
+      {long_key(20'000, 'a'), long_key(20'000, 'b'), true},               // over 10,008 bytes: kept
+      {long_key(30'000, 'a'), long_key(30'000, 'b'), true},               // the limit itself
+      {long_key(30'001, 'a') + "x", long_key(30'001, 'a') + "y", false},  // alike up to 30,001
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.begin.size()) + " bytes");
+    Tr tr = make_tr();
+    ASSERT_EQ(set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS), 0);
+    ASSERT_EQ(add_conflict_range(tr, c.begin, c.end, FDB_CONFLICT_RANGE_TYPE_WRITE), 0);
+    ASSERT_EQ(commit(tr), 0);
+    if (c.kept) {
+      EXPECT_GT(committed_version(tr), 0);
+    } else {
+      EXPECT_EQ(committed_version(tr), -1);  // nothing left to write: read-only
+    }
+  }
 }
 
 // \xff/metadataVersion, as FoundationDB's client has it: read, watched and added as a read

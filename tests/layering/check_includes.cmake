@@ -2,7 +2,10 @@
 #   - the faces of the engine, src/recipes and src/fdb_c, use the public API only: their
 #     files include public headers (strata/...) and their own layer's, and fdb_c the
 #     generic locks of base/ (the adaptive mutex, and the annotated mutex and locks), its
-#     invariant checks and its per-thread kept blocks;
+#     invariant checks, its per-thread kept blocks, FoundationDB's limits (base/limits.hpp:
+#     what a transaction drops as holding no key), and engine/system_key_conflicts.hpp
+#     (conflict ranges under FoundationDB's system-keys options, which the public API
+#     lacks: docs/decisions/0039);
 #   - the layers below the public API, src/kv and src/durability, include no public header
 #     but the two the whole tree shares: strata/types.hpp (its value types) and
 #     strata/error.hpp (the one error type every layer throws).
@@ -32,7 +35,7 @@ endfunction()
 
 check(recipes "^(strata|recipes)/")
 # strata_fdb_c.h: the C header's own half, beside it in the build tree and the install.
-check(fdb_c "^(strata/|fdb_c/|base/(adaptive_mutex|mutex|invariant|kept_block)\\.hpp$|strata_fdb_c\\.h$)")
+check(fdb_c "^(strata/|fdb_c/|base/(adaptive_mutex|mutex|invariant|kept_block|limits)\\.hpp$|strata_fdb_c\\.h$|engine/system_key_conflicts\\.hpp$)")
 check(kv "^(strata/types\\.hpp|strata/error\\.hpp|base/|kv/)")
 check(durability "^(strata/types\\.hpp|strata/error\\.hpp|base/|durability/)")
 # The cluster backend: the public types it implements, base/ helpers, the C API's header and

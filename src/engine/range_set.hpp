@@ -83,9 +83,10 @@ struct ArenaRange {
 };
 using ArenaRanges = base::ArenaVector<ArenaRange>;
 
-// Appends [b, e) (or [b, e + "\0")) to `out`, its bytes in out's arena.
-inline void append_range(ArenaRanges& out, std::string_view b, std::string_view e,
-                         bool end_after = false) {
+// Appends [b, e) (or [b, e + "\0")) to `out`, its bytes in out's arena. Out of line: the
+// range reads that call it stay small enough to keep their fast paths tight.
+[[gnu::noinline]] inline void append_range(ArenaRanges& out, std::string_view b, std::string_view e,
+                                           bool end_after = false) {
   out.push_back(ArenaRange::copy(*out.arena(), b, e, end_after));
 }
 

@@ -780,16 +780,20 @@ void TransactionImpl::clear(std::string_view key) {
   check_usable();
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) [[unlikely]] {
-    // No such key exists, but FoundationDB 7.4's clear of one up to its read limit (the
-    // same that get() reads at) is a write: ReadYourWritesTransaction::clear records the
-    // cleared range [key, key+00) in its write map, which answers later reads of the key,
-    // and counts it toward the size. The same range here, and no record in the store.
-    if (!base::clears_nothing(key)) clear_range(key, key_after(key));
+    clear_beyond_key_limit(key);
     return;
   }
   writes_.clear(key);
   if (!unreadable_.empty() || !watches_.empty()) [[unlikely]]
     after_point_clear(key);
+}
+
+// No such key exists, but FoundationDB 7.4's clear of one up to its read limit (the same
+// that get() reads at) is a write: ReadYourWritesTransaction::clear records the cleared
+// range [key, key+00) in its write map, which answers later reads of the key, and counts
+// it toward the size. The same range here, and no record in the store.
+void TransactionImpl::clear_beyond_key_limit(std::string_view key) {
+  if (!base::clears_nothing(key)) clear_range(key, key_after(key));
 }
 
 void TransactionImpl::after_point_clear(std::string_view key) {
@@ -801,9 +805,9 @@ void TransactionImpl::after_point_clear(std::string_view key) {
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  if (base::clears_nothing(begin, end)) return;  // as FoundationDB's clear
-  begin = base::cut_range_end(begin);
+  begin = base::cut_range_end(begin);  // as FoundationDB's clear (base::clears_nothing)
   end = base::cut_range_end(end);
+  if (!base::key_less(begin, end)) return;
   writes_.clear_range(begin, end);
   if (!unreadable_.empty()) unreadable_.erase(begin, end);  // a stamp here is cleared
   if (!watches_.empty()) fire_own_watches(begin, end, std::nullopt, true);
@@ -886,7 +890,9 @@ void TransactionImpl::add_read_conflict_key(std::string_view key, ConflictKeys k
   } else {
     base::check_readable_key(key, /*metadata_version_ok=*/true);
   }
-  if (key.size() > base::max_key_size(key)) return;  // [key, key+00) cut is empty
+  // [key, key+00) cut is empty (a key longer than kReadKeySizeLimit is one to ask about).
+  if (key.size() > base::kReadKeySizeLimit && key.size() > base::max_key_size(key)) [[unlikely]]
+    return;
   ensure_read_version();
   // Minus the keys this transaction wrote whatever their stored value (WriteMap::overwrites),
   // when its reads see its writes.

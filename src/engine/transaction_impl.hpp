@@ -259,6 +259,8 @@ class TransactionImpl {
   // every set and clear a larger frame, and a plain write has neither.
   [[gnu::noinline]] void after_point_set(std::string_view key, std::string_view value);
   [[gnu::noinline]] void after_point_clear(std::string_view key);
+  // clear() of a key longer than any key (cold: kept out of clear's hot path).
+  [[gnu::cold, gnu::noinline]] void clear_beyond_key_limit(std::string_view key);
   std::optional<std::string> read_committed(std::string_view key);
 
   // Range reads merge the store at the read version with the write map. Both range reads

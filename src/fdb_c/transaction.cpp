@@ -150,6 +150,7 @@ void FDB_transaction::apply_options(bool persistent, bool all_persistent) {
 void FDB_transaction::complete_stamp_waiters(fdb_error_t error) noexcept {
   // Ten bytes: held inline, nothing allocated.
   const std::string stamp = [&]() noexcept -> std::string {
+    mu.assert_held();
     if (error != 0) return {};
     try {
       return tr.versionstamp();

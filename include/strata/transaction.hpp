@@ -198,9 +198,12 @@ class Transaction {
   std::size_t visit_range(const KeyRange& range, RangeOptions options, RowVisitorRef visit);
   [[nodiscard]] ReadView snapshot() { return ReadView(impl_.get(), cluster_.get()); }
 
-  // Writes, buffered until commit. Keys over 10,000 bytes throw key_too_large (2102),
-  // values over 100,000 bytes value_too_large (2103), keys at or above "\xff" 2004,
-  // begin > end inverted_range (2005).
+  // Writes, buffered until commit. set() of a key over 10,000 bytes throws key_too_large
+  // (2102), a value over 100,000 bytes value_too_large (2103); keys at or above "\xff"
+  // throw 2004, begin > end inverted_range (2005). No stored key is longer than 10,000
+  // bytes, so clear() of one throws nothing: as in FoundationDB, a key of up to 10,008
+  // bytes is then cleared in this transaction (it counts toward the size, and a later
+  // get of it adds no read conflict), and a longer one is ignored.
   void set(std::string_view key, std::string_view value);
   void clear(std::string_view key);
   void clear_range(std::string_view begin, std::string_view end);
@@ -230,7 +233,10 @@ class Transaction {
   // range as if it were cleared, without changing data. As FoundationDB 7.4 does, an end of
   // these ranges, of a cleared range, or of a range read (reading its own writes) longer
   // than 10,008 bytes is cut to 10,009, where no key can be, and a range left empty is
-  // dropped.
+  // dropped. As in FoundationDB, a read conflict range reads nothing and takes no read
+  // version: one added before any read is checked from the version the first read takes,
+  // or else from one taken at commit. A write conflict range counts as a write for
+  // set_read_your_writes.
   void add_read_conflict_range(std::string_view begin, std::string_view end);
   void add_read_conflict_key(std::string_view key);
   void add_write_conflict_range(std::string_view begin, std::string_view end);

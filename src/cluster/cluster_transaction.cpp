@@ -306,7 +306,8 @@ void ClusterTransaction::clear(std::string_view key) {
 void ClusterTransaction::clear_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  if (begin < end) written_ = true;  // FoundationDB records no mutation for an empty range
+  // FoundationDB records nothing for a range empty once its ends are cut.
+  if (!base::clears_nothing(begin, end)) written_ = true;
   api_.transaction_clear_range(tr_, bytes(begin), length(begin), bytes(end), length(end));
 }
 
@@ -351,7 +352,7 @@ void ClusterTransaction::add_read_conflict_range(std::string_view begin, std::st
   check_usable();
   if (!base::is_metadata_version_range(begin, end)) base::check_range(begin, end, true);
   if (begin == end) return;
-  touch_read();
+  // Reads nothing: FoundationDB takes no read version for it (engine::TransactionImpl).
   fail_if(api_.transaction_add_conflict_range(tr_, bytes(begin), length(begin), bytes(end),
                                               length(end), FDB_CONFLICT_RANGE_TYPE_READ),
           "add_read_conflict_range");
@@ -360,7 +361,6 @@ void ClusterTransaction::add_read_conflict_range(std::string_view begin, std::st
 void ClusterTransaction::add_read_conflict_key(std::string_view key) {
   check_usable();
   base::check_readable_key(key, /*metadata_version_ok=*/true);
-  touch_read();
   // [key, key + '\0'), built on the stack for keys of common sizes.
   constexpr std::size_t kOnStack = 128;
   char buffer[kOnStack];
@@ -382,7 +382,7 @@ void ClusterTransaction::add_read_conflict_key(std::string_view key) {
 void ClusterTransaction::add_write_conflict_range(std::string_view begin, std::string_view end) {
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  if (begin == end) return;
+  if (base::clears_nothing(begin, end)) return;  // FoundationDB drops it once cut
   written_ = true;
   fail_if(api_.transaction_add_conflict_range(tr_, bytes(begin), length(begin), bytes(end),
                                               length(end), FDB_CONFLICT_RANGE_TYPE_WRITE),

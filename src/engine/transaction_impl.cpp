@@ -284,7 +284,8 @@ void TransactionImpl::set_read_version(Version version) {
 
 void TransactionImpl::set_read_your_writes(bool enabled) {
   check_usable();
-  if (read_version_ >= 0 || !writes_.empty()) {
+  // A write conflict range counts as a write, as it enters FoundationDB's write map.
+  if (read_version_ >= 0 || !writes_.empty() || !write_conflicts_.empty()) {
     throw Error(ErrorCode::client_invalid_operation,
                 "read-your-writes can be changed only before the first read or write");
   }
@@ -874,7 +875,7 @@ void TransactionImpl::add_read_conflict_range(std::string_view begin, std::strin
   begin = base::cut_range_end(begin);  // with or without read-your-writes, as FoundationDB's
   end = base::cut_range_end(end);
   if (!base::key_less(begin, end)) return;
-  ensure_read_version();
+  // Reads nothing, so takes no read version: commit() takes one if no read has.
   // Minus this transaction's writes only when its reads see them (FoundationDB's without
   // read-your-writes hands the range to the database's transaction whole).
   add_range_read(begin, end, false, ryw_);
@@ -893,7 +894,6 @@ void TransactionImpl::add_read_conflict_key(std::string_view key, ConflictKeys k
   // [key, key+00) cut is empty (a key longer than kReadKeySizeLimit is one to ask about).
   if (key.size() > base::kReadKeySizeLimit && key.size() > base::max_key_size(key)) [[unlikely]]
     return;
-  ensure_read_version();
   // Minus the keys this transaction wrote whatever their stored value (WriteMap::overwrites),
   // when its reads see its writes.
   if (ryw_ && writes_.overwrites(key)) return;
@@ -963,7 +963,16 @@ std::size_t TransactionImpl::merge_conflicts() {
 // carries neither an exception handler nor a call.
 void TransactionImpl::refuse_commit() {
   try {
-    if (has_read_conflicts()) check_not_too_old();
+    // Conflict ranges added before any read are checked from a version taken now, as
+    // FoundationDB's commit starts a transaction that has no read version yet (NativeAPI's
+    // tryCommit).
+    if (has_read_conflicts()) {
+      if (read_version_ < 0) {
+        ensure_read_version();
+      } else {
+        check_not_too_old();
+      }
+    }
     // The running count adds each read's conflict as the read is made, so a key read
     // twice counts twice; FoundationDB counts the merged ranges its commit sends. Near the
     // limit, count them so.
@@ -994,10 +1003,10 @@ void TransactionImpl::commit() {
   const std::size_t write_bytes = write_size(writes_);
   const std::size_t size = write_bytes + conflict_bytes_;  // size_bytes()
   if ((has_read_conflicts() &&
-       base::CoarseClock::now() - read_version_time_ > db_->mvcc_window()) ||
+       (read_version_ < 0 || base::CoarseClock::now() - read_version_time_ > db_->mvcc_window())) ||
       size > size_limit_) [[unlikely]] {
     // Throws when the commit is refused, or returns when the size, counted as the commit
-    // sends its conflicts, is within the limit after all.
+    // sends its conflicts, is within the limit after all, and the read version is taken.
     refuse_commit();
   }
   CommitRequest request;
@@ -1144,7 +1153,8 @@ void TransactionImpl::commit_async(CommitCallback done) {
       const std::size_t size = size_bytes();
       write_bytes = size - conflict_bytes_;  // as in commit()
       if ((has_read_conflicts() &&
-           base::CoarseClock::now() - read_version_time_ > db_->mvcc_window()) ||
+           (read_version_ < 0 ||
+            base::CoarseClock::now() - read_version_time_ > db_->mvcc_window())) ||
           size > size_limit_) {
         refuse_commit();
       }

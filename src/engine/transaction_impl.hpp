@@ -243,6 +243,7 @@ class TransactionImpl {
   void detach() noexcept;  // recycle()'s part: end() but for the slot, reset, no db_
   // commit()'s checks before the pipeline (age, size) once the quick ones failed: throws,
   // ending the transaction, unless the size counted merged is within the limit after all.
+  // Also where a transaction whose read conflicts came before any read takes its version.
   [[gnu::noinline, gnu::cold]] void refuse_commit();
   // Merges the read conflicts (ranges coalesced, point reads once each) and returns the
   // conflict bytes the commit sends, which conflict_bytes_ becomes.

@@ -7,12 +7,14 @@
 // writes and commits, tr1 writes a dummy key and commits.
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "strata/database.hpp"
 #include "strata/transaction.hpp"
 
 #include "api/api_test_util.hpp"
+#include "support/error_matchers.hpp"
 #include "support/test_database.hpp"
 
 namespace strata {
@@ -20,6 +22,7 @@ namespace {
 
 using apitest::put_all;
 using apitest::reader_conflicts_with;
+using testing::ThrowsCode;
 
 // k1..k5 exist. Every probe runs on a fresh copy of that data, so a probe's committed
 // write never changes what the next probe reads.
@@ -304,6 +307,76 @@ TEST_F(ConflictWidth, AddReadConflictRangeOfOneKeyIsTheKeyForm) {
 TEST_F(ConflictWidth, EmptyAddReadConflictRangeAddsNothing) {
   auto add = [](Transaction& tr) { tr.add_read_conflict_range("k3", "k3"); };
   EXPECT_FALSE(read_conflicts_with_set(add, "k3"));
+}
+
+// ---- explicit conflict ranges and the read version ------------------------------------
+//
+// FoundationDB's ReadYourWritesTransaction::addReadConflictRange only records the range
+// (fdbclient/ReadYourWrites.cpp), and a commit starts a transaction that has no read
+// version yet (NativeAPI's tryCommit calls TransactionState::startTransaction): the range
+// is checked from the first read's version, or from one taken at commit.
+
+TEST(ExplicitConflictRanges, AReadConflictRangeTakesNoReadVersion) {
+  for (int form = 0; form < 2; ++form) {
+    Database db = five_keys();
+    Transaction tr = db.create_transaction();
+    if (form == 0) tr.add_read_conflict_range("k1", "k4");
+    if (form == 1) tr.add_read_conflict_key("k3");
+    apitest::put(db, "k3", "before any read");
+    tr.set("~dummy", "x");
+    EXPECT_FALSE(apitest::commit_conflicts(tr)) << "form " << form;
+  }
+}
+
+TEST(ExplicitConflictRanges, TheFirstReadTakesTheVersionTheyAreCheckedFrom) {
+  Database db = five_keys();
+  Transaction tr = db.create_transaction();
+  tr.add_read_conflict_key("k3");
+  apitest::put(db, "k3", "before the read");
+  (void)tr.get("k1");
+  apitest::put(db, "k3", "after the read");
+  tr.set("~dummy", "x");
+  EXPECT_TRUE(apitest::commit_conflicts(tr));
+}
+
+// With no read version taken, one may still be set (setReadVersion throws
+// read_version_already_set only once the transaction has one), and read-your-writes may
+// still be turned off (READ_YOUR_WRITES_DISABLE throws client_invalid_operation only after
+// a read or a write: its reads, its snapshot cache or its write map).
+TEST(ExplicitConflictRanges, AfterAReadConflictRangeTheVersionAndOptionsMayStillBeSet) {
+  Database db = five_keys();
+  Transaction holder = db.create_transaction();  // keeps its version readable in process
+  const Version before = holder.read_version();
+  apitest::put(db, "k3", "after the version");
+  Transaction tr = db.create_transaction();
+  tr.add_read_conflict_range("k1", "k4");
+  tr.set_read_your_writes(false);
+  tr.set_read_version(before);
+  tr.set("~dummy", "x");
+  EXPECT_TRUE(apitest::commit_conflicts(tr)) << "checked from the version set";
+}
+
+// A write conflict range enters FoundationDB's write map (WriteMap::addConflictRange), so
+// READ_YOUR_WRITES_DISABLE is refused after it. A clear or a write conflict range left
+// empty once its ends are cut is dropped before it reaches the map: no write then, and the
+// commit is read-only.
+TEST(ExplicitConflictRanges, AWriteConflictRangeCountsAsAWriteUnlessCutEmpty) {
+  Database db = five_keys();
+  Transaction tr = db.create_transaction();
+  tr.add_write_conflict_range("k1", "k2");
+  EXPECT_THAT([&] { tr.set_read_your_writes(false); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
+
+  const std::string past(10'010, 'z');  // both ends cut to the same 10,009 bytes
+  const std::string further = past + "z";
+  for (int form = 0; form < 2; ++form) {
+    Transaction cut = db.create_transaction();
+    if (form == 0) cut.clear_range(past, further);
+    if (form == 1) cut.add_write_conflict_range(past, further);
+    EXPECT_NO_THROW(cut.set_read_your_writes(false)) << "form " << form;
+    cut.commit();
+    EXPECT_EQ(cut.committed_version(), -1) << "form " << form;
+  }
 }
 
 // ---- 3.5: write conflict ranges --------------------------------------------------------

@@ -103,6 +103,7 @@ TEST(MetadataVersion, AReadConflictsWithABump) {
 TEST(MetadataVersion, ItsExactRangeIsAReadConflictRangeAndNothingWider) {
   Database db = testing::open_database();
   Transaction tr = db.create_transaction();
+  (void)tr.read_version();  // the conflicts are checked from here
   tr.add_read_conflict_range(kKey, kKeyEnd);
   tr.add_read_conflict_key(kKey);
   EXPECT_THAT([&] { tr.add_read_conflict_range(kKey, std::string(kKey) + "\x01"); },

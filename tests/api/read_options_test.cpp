@@ -324,6 +324,7 @@ TEST(ReadYourWritesDisabled, RangeReadsAndExplicitReadConflictsKeepTheKeysItWrot
     Database db = testing::open_database();
     Transaction tr = db.create_transaction();
     tr.set_read_your_writes(false);
+    (void)tr.read_version();  // the conflicts are checked from here
     tr.set("k", "mine");
     if (form == 0) (void)tr.get_range("a", "z");
     if (form == 1) tr.add_read_conflict_range("a", "z");

@@ -234,6 +234,7 @@ TEST_F(SystemKeys, TheMetadataVersionKeyIsReadWithoutTheOptionAndWrittenOnlyByAS
   // A read conflict on exactly the key needs no option either.
   const std::string key_end = key + std::string(1, '\0');
   Tr reader = make_tr();
+  (void)read_version(reader);  // the conflict is checked from here
   EXPECT_EQ(fdb_transaction_add_conflict_range(reader.get(), u8(key), len(key), u8(key_end),
                                                len(key_end), FDB_CONFLICT_RANGE_TYPE_READ),
             0);

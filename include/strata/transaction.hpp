@@ -202,8 +202,9 @@ class Transaction {
   // (2102), a value over 100,000 bytes value_too_large (2103); keys at or above "\xff"
   // throw 2004, begin > end inverted_range (2005). No stored key is longer than 10,000
   // bytes, so clear() of one throws nothing: as in FoundationDB, a key of up to 10,008
-  // bytes is then cleared in this transaction (it counts toward the size, and a later
-  // get of it adds no read conflict), and a longer one is ignored.
+  // bytes is then cleared in this transaction (it counts toward the size, and with
+  // read-your-writes on a later get of it adds no read conflict), and a longer one is
+  // ignored.
   void set(std::string_view key, std::string_view value);
   void clear(std::string_view key);
   void clear_range(std::string_view begin, std::string_view end);
@@ -252,8 +253,10 @@ class Transaction {
   void set_read_version(Version version);
   // Read-your-writes off: reads see only the database at the read version, conflict on
   // everything they read, and watch() throws watches_disabled (1034). Only before the
-  // first read or write (else client_invalid_operation, 2000). Cleared by reset() and by
-  // on_error()'s reset for a retry.
+  // first read (or read version) and, unless it is off already, the first write or write
+  // conflict range (else client_invalid_operation, 2000). Read conflict ranges added
+  // while it was on are dropped, as FoundationDB's commit with it off never sends them.
+  // Cleared by reset() and by on_error()'s reset for a retry.
   void set_read_your_writes(bool enabled);
   // Whether snapshot() reads see this transaction's writes (default true). Cleared by
   // reset() and by on_error()'s reset for a retry.

@@ -340,7 +340,8 @@ std::shared_ptr<ClusterWatch> ClusterTransaction::watch(std::string_view key) {
                 "watches need read-your-writes, which this transaction turned off");
   }
   base::check_key_size(key);  // refused before the read conflict, as the engine's watch
-  // strata's watch reads the key serializably: the same read conflict.
+  // strata's watch reads the key serializably: the same read conflict, and a read.
+  touch_read();
   add_read_conflict_key(key);
   std::shared_ptr<ClusterWatch> w =
       ClusterWatch::make(api_, api_.transaction_watch(tr_, bytes(key), length(key)));
@@ -413,7 +414,8 @@ void ClusterTransaction::set_read_version(Version version) {
 
 void ClusterTransaction::set_read_your_writes(bool enabled) {
   check_usable();
-  if (read_version_fixed_ || written_) {
+  // Writes made with it off bypass FoundationDB's write map (engine::TransactionImpl).
+  if (read_version_fixed_ || (written_ && ryw_)) {
     throw Error(ErrorCode::client_invalid_operation,
                 "read-your-writes can be changed only before the first read or write");
   }

@@ -282,12 +282,24 @@ void TransactionImpl::set_read_version(Version version) {
   read_version_time_ = now;
 }
 
+// As FoundationDB's READ_YOUR_WRITES_DISABLE, refused once the transaction has read, or
+// once its write map holds something: a write or a write conflict range made with
+// read-your-writes on (off, FoundationDB hands them to the database's transaction and its
+// write map stays empty). A read version taken without a read counts as a read here.
 void TransactionImpl::set_read_your_writes(bool enabled) {
   check_usable();
-  // A write conflict range counts as a write, as it enters FoundationDB's write map.
-  if (read_version_ >= 0 || !writes_.empty() || !write_conflicts_.empty()) {
+  const bool wrote = !writes_.empty() || !write_conflicts_.empty();
+  if (read_version_ >= 0 || (wrote && (ryw_ || enabled))) {
     throw Error(ErrorCode::client_invalid_operation,
                 "read-your-writes can be changed only before the first read or write");
+  }
+  if (ryw_ && !enabled && has_read_conflicts()) {
+    // Read conflict ranges added with read-your-writes on stay in FoundationDB's layer
+    // above the database's transaction, which a commit with the option set never sends
+    // (ReadYourWritesTransaction's commit): they no longer conflict. Their bytes stay
+    // counted in the size, as in FoundationDB's approximate size.
+    read_conflicts_.erase(read_conflicts_.begin(), read_conflicts_.end());
+    point_reads_.erase(point_reads_.begin(), point_reads_.end());
   }
   ryw_ = enabled;
 }

@@ -339,21 +339,47 @@ TEST(ExplicitConflictRanges, TheFirstReadTakesTheVersionTheyAreCheckedFrom) {
   EXPECT_TRUE(apitest::commit_conflicts(tr));
 }
 
-// With no read version taken, one may still be set (setReadVersion throws
-// read_version_already_set only once the transaction has one), and read-your-writes may
-// still be turned off (READ_YOUR_WRITES_DISABLE throws client_invalid_operation only after
-// a read or a write: its reads, its snapshot cache or its write map).
-TEST(ExplicitConflictRanges, AfterAReadConflictRangeTheVersionAndOptionsMayStillBeSet) {
+// With no read version taken, one may still be set: setReadVersion throws
+// read_version_already_set only once the transaction has one.
+TEST(ExplicitConflictRanges, AReadVersionSetAfterThemIsWhereTheyAreCheckedFrom) {
   Database db = five_keys();
   Transaction holder = db.create_transaction();  // keeps its version readable in process
   const Version before = holder.read_version();
   apitest::put(db, "k3", "after the version");
   Transaction tr = db.create_transaction();
   tr.add_read_conflict_range("k1", "k4");
-  tr.set_read_your_writes(false);
   tr.set_read_version(before);
   tr.set("~dummy", "x");
-  EXPECT_TRUE(apitest::commit_conflicts(tr)) << "checked from the version set";
+  EXPECT_TRUE(apitest::commit_conflicts(tr));
+}
+
+// Read-your-writes may still be turned off: READ_YOUR_WRITES_DISABLE throws
+// client_invalid_operation only once reads are under way, or the snapshot cache or the
+// write map holds something. The ranges added before it stay in ReadYourWrites' own
+// conflict map, which a commit with the option set never sends to the database's
+// transaction (ReadYourWritesTransaction's commit): they conflict no more.
+TEST(ExplicitConflictRanges, TurningReadYourWritesOffAfterThemDropsThem) {
+  Database db = five_keys();
+  Transaction holder = db.create_transaction();
+  const Version before = holder.read_version();
+  apitest::put(db, "k3", "after the version");
+  for (int form = 0; form < 2; ++form) {
+    Transaction tr = db.create_transaction();
+    if (form == 0) tr.add_read_conflict_range("k1", "k4");
+    if (form == 1) tr.add_read_conflict_key("k3");
+    tr.set_read_your_writes(false);
+    tr.set_read_version(before);
+    EXPECT_TRUE(tr.read_conflict_ranges().empty()) << "form " << form;
+    tr.set("~dummy", "x");
+    EXPECT_FALSE(apitest::commit_conflicts(tr)) << "form " << form;
+  }
+  // Added with read-your-writes off, they are the database transaction's own and stay.
+  Transaction off = db.create_transaction();
+  off.set_read_your_writes(false);
+  off.add_read_conflict_range("k1", "k4");
+  off.set_read_version(before);
+  off.set("~dummy", "x");
+  EXPECT_TRUE(apitest::commit_conflicts(off));
 }
 
 // A write conflict range enters FoundationDB's write map (WriteMap::addConflictRange), so
@@ -365,6 +391,15 @@ TEST(ExplicitConflictRanges, AWriteConflictRangeCountsAsAWriteUnlessCutEmpty) {
   Transaction tr = db.create_transaction();
   tr.add_write_conflict_range("k1", "k2");
   EXPECT_THAT([&] { tr.set_read_your_writes(false); },
+              ThrowsCode(ErrorCode::client_invalid_operation));
+  // With read-your-writes already off, writes bypass the write map: setting it off again
+  // is allowed (and turning it on refused, which FoundationDB has no option for).
+  Transaction off = db.create_transaction();
+  off.set_read_your_writes(false);
+  off.set("k1", "x");
+  off.add_write_conflict_range("k1", "k2");
+  EXPECT_NO_THROW(off.set_read_your_writes(false));
+  EXPECT_THAT([&] { off.set_read_your_writes(true); },
               ThrowsCode(ErrorCode::client_invalid_operation));
 
   const std::string past(10'010, 'z');  // both ends cut to the same 10,009 bytes

@@ -35,6 +35,18 @@ TEST(Watch, FiresWhenAnotherThreadChangesTheKey) {
   EXPECT_TRUE(w.wait_for(0ms));
 }
 
+// A watch reads its key (FoundationDB's watch makes a serializable read of it), so the
+// read version is fixed afterwards: set_read_version throws read_version_already_set.
+TEST(Watch, ReadsItsKeySoTheReadVersionIsFixed) {
+  Database db = testing::open_database();
+  Transaction holder = db.create_transaction();
+  const Version v = holder.read_version();
+  Transaction tr = db.create_transaction();
+  Watch w = tr.watch("k");
+  EXPECT_THAT([&] { tr.set_read_version(v); }, ThrowsCode(ErrorCode::read_version_already_set));
+  w.cancel();
+}
+
 TEST(Watch, FiresOnClearAndOnClearRangeAndOnAtomicOp) {
   Database db = testing::open_database();
   db.run([](Transaction& tr) {

@@ -236,8 +236,8 @@ class Transaction {
   // than 10,008 bytes is cut to 10,009, where no key can be, and a range left empty is
   // dropped. As in FoundationDB, a read conflict range reads nothing and takes no read
   // version: one added before any read is checked from the version the first read takes,
-  // or else from one taken at commit. A write conflict range counts as a write for
-  // set_read_your_writes.
+  // or else from one taken at commit. With read-your-writes on, a write conflict range
+  // counts as a write for set_read_your_writes.
   void add_read_conflict_range(std::string_view begin, std::string_view end);
   void add_read_conflict_key(std::string_view key);
   void add_write_conflict_range(std::string_view begin, std::string_view end);
@@ -253,9 +253,10 @@ class Transaction {
   void set_read_version(Version version);
   // Read-your-writes off: reads see only the database at the read version, conflict on
   // everything they read, and watch() throws watches_disabled (1034). Only before the
-  // first read (or read version) and, unless it is off already, the first write or write
-  // conflict range (else client_invalid_operation, 2000). Read conflict ranges added
-  // while it was on are dropped, as FoundationDB's commit with it off never sends them.
+  // first read (or read version) and the first write or write conflict range, except that
+  // setting it off again after writes made with it off is allowed (else
+  // client_invalid_operation, 2000). Turning it off drops the read conflict ranges added
+  // so far, as FoundationDB's commit with it off never sends those added with it on.
   // Cleared by reset() and by on_error()'s reset for a retry.
   void set_read_your_writes(bool enabled);
   // Whether snapshot() reads see this transaction's writes (default true). Cleared by

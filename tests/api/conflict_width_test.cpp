@@ -5,6 +5,7 @@
 //
 // The race is apitest::reader_conflicts_with: tr1 fixes its read version and reads, tr2
 // writes and commits, tr1 writes a dummy key and commits.
+#include <functional>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -339,18 +340,26 @@ TEST(ExplicitConflictRanges, TheFirstReadTakesTheVersionTheyAreCheckedFrom) {
   EXPECT_TRUE(apitest::commit_conflicts(tr));
 }
 
-// With no read version taken, one may still be set: setReadVersion throws
-// read_version_already_set only once the transaction has one.
-TEST(ExplicitConflictRanges, AReadVersionSetAfterThemIsWhereTheyAreCheckedFrom) {
-  Database db = five_keys();
+// Whether a transaction prepared by `setup` (before any read), then set to read at a
+// version older than a write of k3, conflicts with that write at commit.
+bool conflicts_from_an_earlier_version(Database& db,
+                                       const std::function<void(Transaction&)>& setup) {
   Transaction holder = db.create_transaction();  // keeps its version readable in process
   const Version before = holder.read_version();
   apitest::put(db, "k3", "after the version");
   Transaction tr = db.create_transaction();
-  tr.add_read_conflict_range("k1", "k4");
+  setup(tr);
   tr.set_read_version(before);
   tr.set("~dummy", "x");
-  EXPECT_TRUE(apitest::commit_conflicts(tr));
+  return apitest::commit_conflicts(tr);
+}
+
+// With no read version taken, one may still be set: setReadVersion throws
+// read_version_already_set only once the transaction has one.
+TEST(ExplicitConflictRanges, AReadVersionSetAfterThemIsWhereTheyAreCheckedFrom) {
+  Database db = five_keys();
+  EXPECT_TRUE(conflicts_from_an_earlier_version(
+      db, [](Transaction& tr) { tr.add_read_conflict_range("k1", "k4"); }));
 }
 
 // Read-your-writes may still be turned off: READ_YOUR_WRITES_DISABLE throws
@@ -360,28 +369,26 @@ TEST(ExplicitConflictRanges, AReadVersionSetAfterThemIsWhereTheyAreCheckedFrom) 
 // transaction (ReadYourWritesTransaction's commit): they conflict no more.
 TEST(ExplicitConflictRanges, TurningReadYourWritesOffAfterThemDropsThem) {
   Database db = five_keys();
-  Transaction holder = db.create_transaction();
-  const Version before = holder.read_version();
-  apitest::put(db, "k3", "after the version");
   for (int form = 0; form < 2; ++form) {
-    Transaction tr = db.create_transaction();
-    if (form == 0) tr.add_read_conflict_range("k1", "k4");
-    if (form == 1) tr.add_read_conflict_key("k3");
-    const std::size_t size = tr.approximate_size();
-    tr.set_read_your_writes(false);
-    EXPECT_EQ(tr.approximate_size(), size) << "still counted, as FoundationDB's";
-    tr.set_read_version(before);
-    EXPECT_TRUE(tr.read_conflict_ranges().empty()) << "form " << form;
-    tr.set("~dummy", "x");
-    EXPECT_FALSE(apitest::commit_conflicts(tr)) << "form " << form;
+    EXPECT_FALSE(conflicts_from_an_earlier_version(db,
+                                                   [&](Transaction& tr) {
+                                                     if (form == 0)
+                                                       tr.add_read_conflict_range("k1", "k4");
+                                                     if (form == 1) tr.add_read_conflict_key("k3");
+                                                     const std::size_t size = tr.approximate_size();
+                                                     tr.set_read_your_writes(false);
+                                                     EXPECT_EQ(tr.approximate_size(), size)
+                                                         << "still counted, as FoundationDB's";
+                                                     EXPECT_TRUE(tr.read_conflict_ranges().empty())
+                                                         << "form " << form;
+                                                   }))
+        << "form " << form;
   }
   // Added with read-your-writes off, they are the database transaction's own and stay.
-  Transaction off = db.create_transaction();
-  off.set_read_your_writes(false);
-  off.add_read_conflict_range("k1", "k4");
-  off.set_read_version(before);
-  off.set("~dummy", "x");
-  EXPECT_TRUE(apitest::commit_conflicts(off));
+  EXPECT_TRUE(conflicts_from_an_earlier_version(db, [](Transaction& tr) {
+    tr.set_read_your_writes(false);
+    tr.add_read_conflict_range("k1", "k4");
+  }));
 }
 
 // A write conflict range enters FoundationDB's write map (WriteMap::addConflictRange), so

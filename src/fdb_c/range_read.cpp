@@ -27,6 +27,23 @@ struct Selector {
   bool is_plain_key() const { return !or_equal && offset == 1; }  // first_greater_or_equal
 };
 
+// Whether FoundationDB's client answers a range read from `first` to `last` as empty
+// without starting a read (ReadYourWritesTransaction::getRange): or_equal taken out (the
+// key moved just past itself), the begin's offset not below the end's and its key not
+// below the end's.
+bool inverted(const Selector& first, const Selector& last) {
+  if (first.offset < last.offset) return false;
+  const std::size_t n = std::min(first.key.size(), last.key.size());
+  if (const int c = first.key.substr(0, n).compare(last.key.substr(0, n)); c != 0) return c > 0;
+  // One key begins the other (or they are equal): rare enough to compare copies.
+  auto past = [](const Selector& s) {
+    std::string key(s.key);
+    if (s.or_equal) key.push_back('\0');
+    return key;
+  };
+  return past(first) >= past(last);
+}
+
 // The last key of a range read, without copying the rows (a selector needs no values).
 // Returns the number of rows read; `last` is their last key.
 std::size_t last_key_of(strata::Transaction& tr, bool snapshot, std::string_view begin,
@@ -175,6 +192,7 @@ FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, const uint8_t* key_name, 
       return;
     }
     r.bytes = resolve(tr->tr, selector, snapshot != 0);
+    tr->note_read_started();
   });
 }
 
@@ -192,8 +210,10 @@ FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_ke
   return tr->read([&](FDB_future::Result& r) {
     tr->mu.assert_held();
     r.kind = Kind::key_values;
+    const bool reads = !inverted(first, last);
     if (tr->materialized(first.key)) {
       read_special_range(*tr, first, last, batch, reverse != 0, r);
+      if (reads && !fc::is_special_key(first.key)) tr->note_read_started();  // system keys
       return;
     }
     // Plain keys (first_greater_or_equal) are used in place; other selectors resolve.
@@ -211,6 +231,7 @@ FDBFuture* fdb_transaction_get_range(FDBTransaction* tr, const uint8_t* begin_ke
       resolved_end = resolve(tr->tr, last, snapshot != 0);
       end = resolved_end;
     }
+    if (reads) tr->note_read_started();
     if (begin >= end) return;
     strata::RangeOptions options{
         .limit = batch.limit, .reverse = reverse != 0, .target_bytes = batch.target_bytes};

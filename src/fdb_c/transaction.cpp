@@ -200,6 +200,7 @@ FDBFuture* FDB_transaction::watch(std::string_view key) noexcept {
       }
       counted = true;
       watch = std::make_shared<strata::Watch>(tr.watch(key));
+      note_read_started();
     }
     f->set_canceller([watch] { watch->cancel(); });  // cancel throws nothing here
     std::function<void()> listener = [f, watch, state = state_] {
@@ -434,6 +435,7 @@ void FDB_transaction::restart() {
 void FDB_transaction::clear_attempt() {
   deferred_ = 0;
   commit_started_ = false;
+  read_started_ = false;
   read_cost_ = write_cost_ = 0;
   set_version_ = -1;
   version_error_ = 0;
@@ -444,6 +446,12 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
   strata::base::UniqueLock lock(mu);
   fc::TransactionOptions updated = options_;
   if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
+  // Refused after a read even where it changes nothing (it is off already); after writes
+  // only while it is on (strata's transaction refuses that), as FoundationDB's client
+  // keeps writes made with it off apart from the ones it reads back.
+  if (code == FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE && read_started_) {
+    return fc::kClientInvalidOperation;
+  }
   try {
     if (updated.read_your_writes != options_.read_your_writes) {
       tr.set_read_your_writes(updated.read_your_writes);
@@ -626,6 +634,7 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
     r.kind = Kind::value;
     if (tr->materialized(key)) {
       r.present = tr->get_special(key, r.bytes);
+      if (!fc::is_special_key(key)) tr->note_read_started();  // a system key: a read
       return;
     }
     r.present = snapshot ? tr->tr.snapshot().get(key, r.bytes) : tr->tr.get(key, r.bytes);
@@ -633,6 +642,7 @@ FDBFuture* fdb_transaction_get(FDBTransaction* tr, const uint8_t* key_name, int 
     // counts nothing for it (ReadYourWritesTransaction::get returns before reading).
     if (key.size() <= strata::base::kReadKeySizeLimit) {
       tr->add_read_cost(key.size() + (r.present ? r.bytes.size() : 0));
+      tr->note_read_started();
     }
   });
 }

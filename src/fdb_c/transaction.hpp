@@ -163,6 +163,13 @@ struct FDB_transaction final {
   void add_clear_cost(std::string_view begin, std::string_view end) REQUIRES(mu) {
     if (!strata::base::clears_nothing(begin, end)) write_cost_ += kCostPage;
   }
+  // A get, get_key, get_range or watch of the database's keys got past its checks, since
+  // the last reset or on_error. FoundationDB's client counts every such read it starts
+  // (ReadYourWritesTransaction's `reading`, whatever READ_YOUR_WRITES_DISABLE says), and
+  // after one refuses READ_YOUR_WRITES_DISABLE with client_invalid_operation; reads of the
+  // special key space and gets of a key longer than any key it answers without counting.
+  void note_read_started() REQUIRES(mu) { read_started_ = true; }
+
   std::int64_t total_cost() const REQUIRES(mu) {
     return read_cost_ + (commit_started_ ? write_cost_ : 0);
   }
@@ -251,6 +258,7 @@ struct FDB_transaction final {
   strata::fdb_c::TransactionOptions defaults_ GUARDED_BY(mu);
   fdb_error_t deferred_ GUARDED_BY(mu) = 0;
   bool commit_started_ GUARDED_BY(mu) = false;  // commit() was called
+  bool read_started_ GUARDED_BY(mu) = false;    // note_read_started
   // A version set with fdb_transaction_set_read_version that strata's transaction has not
   // taken: one it no longer keeps (version_error_ 1007), one not yet committed
   // (version_error_ 0), or one a read waited for in vain (1009). -1: none.

@@ -161,6 +161,63 @@ TEST_F(Options, ReadYourWritesDisable) {
   EXPECT_EQ(read(k("b")).value, "mine");
 }
 
+// FoundationDB's client refuses READ_YOUR_WRITES_DISABLE with client_invalid_operation once
+// the transaction has started a read or, with the option still off, made a write
+// (ReadYourWritesTransaction::setOption: `reading.getFutureCount() > 0 || !cache.empty() ||
+// !writes.empty()`). `reading` counts every get, get_key, get_range and watch ever started,
+// read-your-writes or not; a write made with the option on goes to its write map, one made
+// with it off past it.
+TEST_F(Options, ReadYourWritesDisableAfterAReadOrAWriteIsInvalid) {
+  Tr read = make_tr();
+  ASSERT_EQ(get(read, k("a")).error, 0);
+  EXPECT_EQ(set_option(read, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  Tr wrote = make_tr();
+  set(wrote, k("a"), "1");
+  EXPECT_EQ(set_option(wrote, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+}
+
+TEST_F(Options, ReadYourWritesDisableAgainAfterAnyReadIsInvalid) {
+  ASSERT_EQ(write(k("a"), "committed"), 0);
+  auto disabled = [] {
+    Tr tr = make_tr();
+    EXPECT_EQ(set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+    return tr;
+  };
+  Tr by_get = disabled();
+  ASSERT_EQ(get(by_get, k("a")).value, "committed");
+  EXPECT_EQ(set_option(by_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  Tr by_snapshot_get = disabled();
+  ASSERT_EQ(get(by_snapshot_get, k("a"), /*snapshot=*/true).value, "committed");
+  EXPECT_EQ(set_option(by_snapshot_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  Tr by_get_key = disabled();
+  ASSERT_EQ(get_key(by_get_key, first_greater_or_equal(k("a"))).error, 0);
+  EXPECT_EQ(set_option(by_get_key, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  Tr by_range = disabled();
+  ASSERT_EQ(get_range(by_range, prefix(), prefix_end()).error, 0);
+  EXPECT_EQ(set_option(by_range, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  // Reset and on_error start the count again.
+  fdb_transaction_reset(by_get.get());
+  EXPECT_EQ(set_option(by_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+  ASSERT_EQ(on_error(by_range, 1020), 0);
+  EXPECT_EQ(set_option(by_range, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+}
+
+// What FoundationDB's client answers without starting a read leaves the option settable:
+// a get of a key longer than any key, a range whose begin is not below its end, a read of
+// the special key space; and writes made with the option off.
+TEST_F(Options, ReadYourWritesDisableAgainAfterWhatIsNoReadIsAccepted) {
+  Tr tr = make_tr();
+  ASSERT_EQ(set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+  set(tr, k("a"), "mine");
+  ASSERT_FALSE(get(tr, std::string(20'000, 'k')).present);
+  ASSERT_EQ(get_range(tr, k("b"), k("a")).error, 0);
+  ASSERT_EQ(get_range(tr, first_greater_than(k("a")), first_greater_or_equal(k("a"))).error, 0);
+  ASSERT_EQ(get(tr, "\xff\xff/transaction/conflicting_keys/").error, 0);
+  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+  ASSERT_EQ(commit(tr), 0);
+  EXPECT_EQ(read(k("a")).value, "mine");
+}
+
 TEST_F(Options, WatchWithReadYourWritesDisabledIsWatchesDisabled) {
   Tr tr = make_tr();
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);

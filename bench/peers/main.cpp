@@ -364,8 +364,9 @@ Cell run_point(Peer& p, const Workload& w, double seconds, std::uint64_t keys,
     Rng rng = rngs[static_cast<std::size_t>(t)];  // a copy: the threads' states share a line
     std::uint64_t n = 0;
     std::string out;
+    std::string key;
     while (!stop.load(std::memory_order_relaxed)) {
-      std::string key = point_key(rng.next() % keys);
+      write_point_key(key, rng.next() % keys);
       if (w.kind == Kind::point_set) {
         p.set(t, key, value);
       } else if (!p.get(t, key, out) || out.size() != kValueBytes) {

@@ -968,6 +968,14 @@ std::size_t TransactionImpl::merge_conflicts() {
   return n;
 }
 
+// Inline in both commits: the common path makes no call.
+[[gnu::always_inline]] inline bool TransactionImpl::needs_refusal_checks(std::size_t size) const {
+  return (has_read_conflicts() &&
+          (read_version_ < 0 ||
+           base::CoarseClock::now() - read_version_time_ > db_->mvcc_window())) ||
+         size > size_limit_;
+}
+
 // A commit refused before it reaches the pipeline ends the transaction as one refused
 // there does (FoundationDB marks the commit started before these checks): its watches
 // fail with the error, and it takes no more operations until on_error or reset. The
@@ -1014,9 +1022,7 @@ void TransactionImpl::commit() {
   // Its writes' bytes, for the pipeline's reservation (ApplyReservation).
   const std::size_t write_bytes = write_size(writes_);
   const std::size_t size = write_bytes + conflict_bytes_;  // size_bytes()
-  if ((has_read_conflicts() &&
-       (read_version_ < 0 || base::CoarseClock::now() - read_version_time_ > db_->mvcc_window())) ||
-      size > size_limit_) [[unlikely]] {
+  if (needs_refusal_checks(size)) [[unlikely]] {
     // Throws when the commit is refused, or returns when the size, counted as the commit
     // sends its conflicts, is within the limit after all, and the read version is taken.
     refuse_commit();
@@ -1164,12 +1170,7 @@ void TransactionImpl::commit_async(CommitCallback done) {
     } else {
       const std::size_t size = size_bytes();
       write_bytes = size - conflict_bytes_;  // as in commit()
-      if ((has_read_conflicts() &&
-           (read_version_ < 0 ||
-            base::CoarseClock::now() - read_version_time_ > db_->mvcc_window())) ||
-          size > size_limit_) {
-        refuse_commit();
-      }
+      if (needs_refusal_checks(size)) refuse_commit();
     }
   } catch (const Error& e) {
     finished = e;

@@ -244,7 +244,7 @@ class TransactionImpl {
   // commit()'s and commit_async()'s quick checks of a commit of `size` bytes: whether it
   // must go through refuse_commit (read conflicts with no read version or one past the
   // MVCC window, or a size over the limit counted as the conflicts were added).
-  bool needs_refusal_checks(std::size_t size) const;
+  inline bool needs_refusal_checks(std::size_t size) const;  // defined and used in the .cpp
   // commit()'s checks before the pipeline (age, size) once the quick ones failed: throws,
   // ending the transaction, unless the size counted merged is within the limit after all.
   // Also where a transaction whose read conflicts came before any read takes its version.

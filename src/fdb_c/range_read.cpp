@@ -184,11 +184,13 @@ FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, const uint8_t* key_name, 
     if (tr->reads_system_keys() && selector.key == fc::kSpecialSpaceBegin) {
       r.bytes =
           fc::resolve_special(fc::system_rows(), selector.key, selector.or_equal, selector.offset);
+      tr->note_read_started();  // FoundationDB's get_key has no special key space of its own
       return;
     }
     if (tr->materialized(selector.key)) {
       const fc::SpecialRows rows = tr->special_rows(selector.key, key_after(selector.key));
       r.bytes = fc::resolve_special(rows, selector.key, selector.or_equal, selector.offset);
+      tr->note_read_started();
       return;
     }
     r.bytes = resolve(tr->tr, selector, snapshot != 0);

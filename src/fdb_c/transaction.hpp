@@ -163,11 +163,14 @@ struct FDB_transaction final {
   void add_clear_cost(std::string_view begin, std::string_view end) REQUIRES(mu) {
     if (!strata::base::clears_nothing(begin, end)) write_cost_ += kCostPage;
   }
-  // A get, get_key, get_range or watch of the database's keys got past its checks, since
-  // the last reset or on_error. FoundationDB's client counts every such read it starts
-  // (ReadYourWritesTransaction's `reading`, whatever READ_YOUR_WRITES_DISABLE says), and
-  // after one refuses READ_YOUR_WRITES_DISABLE with client_invalid_operation; reads of the
-  // special key space and gets of a key longer than any key it answers without counting.
+  // A read was started since the last reset or on_error: a get, get_key, get_range, watch
+  // or get_addresses_for_key that FoundationDB's client counts among the reads it starts
+  // (ReadYourWritesTransaction's `reading`, whatever READ_YOUR_WRITES_DISABLE says), after
+  // which it refuses READ_YOUR_WRITES_DISABLE with client_invalid_operation. It answers
+  // without counting a get or get_range of the special key space, a get of a key longer
+  // than any key, and a get_range whose selectors are inverted. Noted once the read
+  // succeeds: one that fails after its checks, which FoundationDB counts, ends the attempt
+  // anyway (on_error clears the note).
   void note_read_started() REQUIRES(mu) { read_started_ = true; }
 
   std::int64_t total_cost() const REQUIRES(mu) {

@@ -162,11 +162,11 @@ TEST_F(Options, ReadYourWritesDisable) {
 }
 
 // FoundationDB's client refuses READ_YOUR_WRITES_DISABLE with client_invalid_operation once
-// the transaction has started a read or, with the option still off, made a write
+// the transaction has started a read or made a write while reading its writes
 // (ReadYourWritesTransaction::setOption: `reading.getFutureCount() > 0 || !cache.empty() ||
 // !writes.empty()`). `reading` counts every get, get_key, get_range and watch ever started,
-// read-your-writes or not; a write made with the option on goes to its write map, one made
-// with it off past it.
+// reading its writes or not; a write made while it reads its writes goes to its write map,
+// one made after READ_YOUR_WRITES_DISABLE straight to the database transaction.
 TEST_F(Options, ReadYourWritesDisableAfterAReadOrAWriteIsInvalid) {
   Tr read = make_tr();
   ASSERT_EQ(get(read, k("a")).error, 0);
@@ -195,6 +195,11 @@ TEST_F(Options, ReadYourWritesDisableAgainAfterAnyReadIsInvalid) {
   Tr by_range = disabled();
   ASSERT_EQ(get_range(by_range, prefix(), prefix_end()).error, 0);
   EXPECT_EQ(set_option(by_range, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  Tr by_addresses = disabled();
+  Future addresses(
+      fdb_transaction_get_addresses_for_key(by_addresses.get(), u8(k("a")), len(k("a"))));
+  ASSERT_EQ(wait(addresses), 0);
+  EXPECT_EQ(set_option(by_addresses, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
   // Reset and on_error start the count again.
   fdb_transaction_reset(by_get.get());
   EXPECT_EQ(set_option(by_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
@@ -202,9 +207,9 @@ TEST_F(Options, ReadYourWritesDisableAgainAfterAnyReadIsInvalid) {
   EXPECT_EQ(set_option(by_range, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
 }
 
-// What FoundationDB's client answers without starting a read leaves the option settable:
-// a get of a key longer than any key, a range whose begin is not below its end, a read of
-// the special key space; and writes made with the option off.
+// What FoundationDB's client answers without starting a read leaves the option settable a
+// second time: a get of a key longer than any key, a range whose begin is not below its
+// end, a read of the special key space; and writes made after the first.
 TEST_F(Options, ReadYourWritesDisableAgainAfterWhatIsNoReadIsAccepted) {
   Tr tr = make_tr();
   ASSERT_EQ(set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);

@@ -446,9 +446,9 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
   strata::base::UniqueLock lock(mu);
   fc::TransactionOptions updated = options_;
   if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
-  // Refused after a read even where it changes nothing (it is off already); after writes
-  // only while it is on (strata's transaction refuses that), as FoundationDB's client
-  // keeps writes made with it off apart from the ones it reads back.
+  // FoundationDB refuses READ_YOUR_WRITES_DISABLE after any read, even when it is set
+  // already; after writes only when they went to its write map, that is, made before the
+  // option was set (strata's set_read_your_writes makes that check).
   if (code == FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE && read_started_) {
     return fc::kClientInvalidOperation;
   }

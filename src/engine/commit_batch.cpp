@@ -5,6 +5,7 @@
 #include <iterator>
 #include <new>
 #include <optional>
+#include <utility>
 
 #include "base/coarse_clock.hpp"
 #include "base/invariant.hpp"
@@ -351,11 +352,18 @@ void CommitBatch::collect(std::size_t budget) noexcept {
     // commit leaves none: its pop's commit collects). Only while the conflict history is
     // short: commits that only add keys queue no work at all, and the history they record
     // must still be pruned.
-    if (resolver_.recent_count() + resolver_.boundary_count() <= kIdleHistory &&
-        store_.skip_idle_collection()) {
-      return;
+    if (resolver_.recent_count() + resolver_.boundary_count() <= kIdleHistory) {
+      if (store_.skip_idle_collection()) return;
+      // A few overwrites queued: their collection waits for more, so that its fixed part
+      // is paid once for several commits. A deletion is collected at once: a queue's next
+      // pop would step over it.
+      if (store_.may_defer_collection() && deferred_units_ + budget < kDeferredUnits) {
+        deferred_units_ += budget;
+        store_.defer_collection();
+        return;
+      }
     }
-    collect_now(budget);
+    collect_now(budget + std::exchange(deferred_units_, 0));
   } catch (...) {
     // Out of memory part-way through a step: what it unlinked or cut is left unreclaimed,
     // which readers never notice, but the step would not be safe to take again. Collection

@@ -133,6 +133,9 @@ class CommitBatch {
   // while the conflict history holds at most this many writes and boundaries: it is pruned
   // only by the collections that run.
   static constexpr std::size_t kIdleHistory = 64;
+  // A collection with only overwrites queued (kv::MvccStore::defer_collection) waits for
+  // later commits' until this many units are earned, under the same bound on the history.
+  static constexpr std::size_t kDeferredUnits = 128;
 
   // The conflict history (for tests and diagnostics).
   const Resolver& resolver() const { return resolver_; }
@@ -236,6 +239,7 @@ class CommitBatch {
   Resolver resolver_;
   Version assigned_ = 0;                                // the newest version given a batch
   bool collection_stopped_ = false;                     // a collection ran out of memory (collect)
+  std::size_t deferred_units_ = 0;                      // earned by deferred collections (collect)
   std::vector<std::string_view> write_keys_;            // prepare_writes' scratch
   std::vector<kv::MvccStore::List::Path> write_paths_;  // and what it found: new keys' paths,
   std::vector<std::uint64_t> write_hashes_;             // and every key's hash

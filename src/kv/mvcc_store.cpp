@@ -63,6 +63,7 @@ void MvccStore::free_retired(const Retired& r) {
     case Retired::Kind::index_table:
       Index::destroy(static_cast<Index::Table*>(r.ptr));
       --retired_unbounded_;
+      --retired_tables_;
       break;
   }
 }
@@ -217,6 +218,7 @@ void MvccStore::clear(std::string_view key, Version version, std::uint64_t h) {
   if (n == nullptr) return;
   VersionRecord* head = n->payload().load(std::memory_order_relaxed);
   if (head == nullptr || head->is_tombstone()) return;
+  deletion_queued_ = true;  // push() queues the tombstone
   push(n, head, std::nullopt, version, h);
 }
 
@@ -225,6 +227,7 @@ void MvccStore::clear_range(std::string_view begin, std::string_view end, Versio
        n = n->next(0)) {
     VersionRecord* head = n->payload().load(std::memory_order_relaxed);
     if (head != nullptr && !head->is_tombstone()) {
+      deletion_queued_ = true;
       push(n, head, std::nullopt, version, hash(n->key()));
     }
   }
@@ -249,6 +252,7 @@ void MvccStore::retire_table(Index::Table* t) {
   if (t != nullptr) {
     retired_.push_back({committed(), t, Retired::Kind::index_table});
     ++retired_unbounded_;
+    ++retired_tables_;
     take_room_key();
   }
 }
@@ -311,6 +315,7 @@ bool MvccStore::whole_at(Version version) const {
 bool MvccStore::retain(Version version, std::int64_t deadline) noexcept {
   base::UniqueLock lock(horizon_mu_);
   if (!whole_at(version)) return false;
+  retains_versions_.store(true, std::memory_order_relaxed);
   // A version handed out again at once (a transaction asked twice) extends its retention.
   if (!retentions_.empty() && retentions_.back().version == version) {
     retentions_.back().deadline = std::max(retentions_.back().deadline, deadline);
@@ -394,7 +399,8 @@ Version MvccStore::collect_garbage(std::size_t budget) {
 // gone and accepts none that are (versions between the two were collected by nobody);
 // the conflict history is pruned no further (it only keeps more); and reclaim frees at
 // most kIdleRetired entries later, at the next collection, which any queued write brings
-// (never an index table or a cut chain, which the collection after its retirement frees).
+// within a few commits (decision 0041; never an index table or a cut chain, which the
+// collection after its retirement frees).
 bool MvccStore::skip_idle_collection() {
   if (!gc_queue_.empty() || !short_lived_.empty() || retired_.size() > kIdleRetired ||
       retired_unbounded_ != 0 || !writer_sees_no_early_span()) {
@@ -404,6 +410,15 @@ bool MvccStore::skip_idle_collection() {
   // Every commit moves a running index migration on (see collect_below).
   retire_table(index_.advance());
   return true;
+}
+
+// What a deferred collection leaves undone waits for a collection a few commits later:
+// the overwrites' entries, the memory retired before, and the history's pruning (decision
+// 0041). A deletion is not left: a queue's next pop would step over the key until it is
+// unlinked.
+void MvccStore::defer_collection() {
+  revoke_expired_readers();
+  retire_table(index_.advance());
 }
 
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
@@ -437,6 +452,7 @@ void MvccStore::collect_below(std::size_t budget, Version oldest) {
   }
   // Every entry was looked at for short-lived deletions just before (raise_horizon).
   gc_examined_ = gc_queue_.size();
+  if (gc_queue_.empty()) deletion_queued_ = false;
   reclaim(oldest);
 }
 

@@ -249,13 +249,24 @@ class MvccStore {
   // older while a transaction that read there is committing (ReaderRegistry::kCommitting).
   Version collect_garbage(std::size_t budget);
 
-  // For a writer that collects after every commit (engine::CommitBatch): when collection
+  // For a writer that collects after its commits (engine::CommitBatch): when collection
   // now could only free what waits in a short list of retired memory (no key queued, none
   // short-lived, no early span, no index table retired), takes the steps every
   // commit takes (revocation on its schedule, the point index's migration step) and returns true:
   // the rest waits for the next collection with work to do. Otherwise does nothing and returns
   // false: collect_garbage then.
   bool skip_idle_collection();
+  // For the same writer, when skip_idle_collection() is false: whether the collection may
+  // wait for later commits' (the writer bounds how many): what is queued holds no deletion
+  // (none since the queue was last emptied), no key is short-lived, no early span is kept,
+  // no index table waits to be freed, and no version was ever retained (a store that keeps
+  // the MVCC window ends it at the first collection after it, which waiting would put
+  // off). defer_collection() then takes the steps every commit takes.
+  bool may_defer_collection() const {
+    return !deletion_queued_ && retired_tables_ == 0 && short_lived_.empty() &&
+           writer_sees_no_early_span() && !retains_versions_.load(std::memory_order_relaxed);
+  }
+  void defer_collection();
 
   // The collection horizon: the newest registry().oldest() that collection may have used.
   // A read at a version below it may miss collected records. advance_horizon() (writer)
@@ -277,6 +288,7 @@ class MvccStore {
 
   // Statistics (writer, or quiescent).
   std::size_t pending_gc() const { return gc_queue_.size() + retired_.size(); }
+  std::size_t queued_for_collection() const { return gc_queue_.size(); }
   std::uint64_t early_unlinks() const { return early_unlinks_; }
   // Bytes taken from the system for records and for the list's height-1 nodes.
   std::size_t pool_bytes() const { return node_pool_.slab_bytes() + record_pool_.slab_bytes(); }
@@ -383,6 +395,11 @@ class MvccStore {
   // size of the whole index, and its memory serves the growth that follows once it is
   // freed; a chain's one entry may hold every version a reader held back.
   std::size_t retired_unbounded_ = 0;
+  // A deletion was queued in gc_queue_ since it was last empty (may_defer_collection).
+  bool deletion_queued_ = false;
+  std::size_t retired_tables_ = 0;  // index tables among retired_ (may_defer_collection)
+  // retain() was called once (may_defer_collection).
+  std::atomic<bool> retains_versions_{false};
   void revoke_expired_readers();
   // Drops the retained versions whose deadline has passed; the oldest left, or kIdle.
   Version retained_floor() REQUIRES(horizon_mu_);

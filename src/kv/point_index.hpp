@@ -182,7 +182,8 @@ class PointIndex {
   // to retire, or nullptr.
   // Also faults in one more huge page of a prepared next table, if the current one has
   // filled enough to want it (see fault_target).
-  Table* advance() {
+  // Inline where it is called: every commit calls it, and most calls do nothing.
+  [[gnu::always_inline]] Table* advance() {
     if (next_ != nullptr && faulted_ < next_->mapped && faulted_ < fault_target()) {
       // The page is zero already; the write makes the kernel provide it now.
       static_cast<volatile unsigned char*>(static_cast<void*>(next_))[faulted_] = 0;

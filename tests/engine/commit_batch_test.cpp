@@ -216,11 +216,15 @@ TEST(CommitBatch, AReadBelowThePrunedHistoryIsTooOld) {
   store.publish(out.version);
   batch.collect(out.collect);
   // A commit that only adds keys leaves collection nothing to do, and its pruning waits
-  // for the next collection (kv::MvccStore::skip_idle_collection): a write over "a" has one.
-  BlindWrite again("a", "1");
-  CommitRequest* const over[] = {&again.request};
+  // for the next collection (kv::MvccStore::skip_idle_collection), as a lone overwrite's
+  // does (docs/decisions/0041): a deletion of "a" collects at once.
+  WriteMap deletion;
+  deletion.clear("a");
+  CommitRequest again;
+  again.writes = &deletion;
+  CommitRequest* const over[] = {&again};
   out = batch.run(over);
-  ASSERT_EQ(again.request.error, ErrorCode::success);
+  ASSERT_EQ(again.error, ErrorCode::success);
   store.publish(out.version);
   batch.collect(out.collect);
 
@@ -256,6 +260,48 @@ TEST(CommitBatch, CommitsThatOnlyAddKeysStillPruneTheConflictHistory) {
   }
   // No reader holds any version: a collection that runs prunes all but the newest writes.
   EXPECT_LE(most, CommitBatch::kIdleHistory + 2);
+}
+
+// Collections of overwrites alone wait until their commits earned kDeferredUnits, so that
+// several commits share one collection's fixed part (docs/decisions/0041); a commit that
+// deletes collects at once, and what waits stays within the bound.
+TEST(CommitBatch, OverwritesWaitForACollectionAndADeletionDoesNot) {
+  kv::MvccStore store;
+  CommitBatch batch(store);
+  auto commit = [&](CommitRequest& r) {
+    CommitRequest* const one[] = {&r};
+    const BatchOutcome out = batch.run(one);
+    ASSERT_EQ(r.error, ErrorCode::success);
+    store.publish(out.version);
+    batch.collect(out.collect);
+  };
+  BlindWrite first("a", "0");
+  commit(first.request);
+  // A one-key commit earns 18 units: at most seven wait, and the eighth collects them all,
+  // retiring two entries (the chain cut behind the newest record, the head compacted),
+  // which the next collection frees.
+  const std::size_t waits = CommitBatch::kDeferredUnits / 18;
+  std::size_t waited = 0;
+  std::size_t most_queued = 0;
+  std::size_t most_pending = 0;
+  for (int i = 1; i <= 100; ++i) {
+    BlindWrite over("a", std::to_string(i));
+    commit(over.request);
+    if (store.queued_for_collection() != 0) ++waited;
+    most_queued = std::max(most_queued, store.queued_for_collection());
+    most_pending = std::max(most_pending, store.pending_gc());
+  }
+  EXPECT_GT(waited, 50u) << "most collections of an overwrite wait";
+  EXPECT_EQ(most_queued, waits);
+  EXPECT_LE(most_pending, waits + 2);
+
+  WriteMap deletion;
+  deletion.clear("a");
+  CommitRequest clear;
+  clear.writes = &deletion;
+  commit(clear);
+  EXPECT_EQ(store.queued_for_collection(), 0u) << "the deletion and the overwrites before it";
+  EXPECT_EQ(store.latest("a"), std::nullopt);
 }
 
 // A request that reports its conflicts (CommitRequest::conflicting) names every read that

@@ -27,6 +27,7 @@
 #include "base/arena_vector.hpp"
 #include "base/limits.hpp"
 #include "engine/blind_write.hpp"
+#include "engine/commit_batch.hpp"
 #include "engine/persistence.hpp"
 #include "engine/synced_pipeline.hpp"
 #include "support/error_matchers.hpp"
@@ -99,7 +100,10 @@ TEST_P(CommitPipelineModes, ACommitterWaitingHoldsItsConflictHistoryButNoRecords
   pipeline.commit(overwrite.request);
 
   kv::ReaderRegistry::begin_commit(slot);
-  for (int i = 0; i < 3; ++i) {  // the commits ahead of it, each collecting
+  // The commits ahead of it, enough that one collects: a collection of overwrites alone
+  // waits for kDeferredUnits, 18 a one-key commit (docs/decisions/0041).
+  const int ahead = static_cast<int>(CommitBatch::kDeferredUnits / 18) + 3;
+  for (int i = 0; i < ahead; ++i) {
     BlindWrite other("other", std::to_string(i));
     pipeline.commit(other.request);
   }

@@ -318,6 +318,41 @@ TEST(MvccStore, ACollectionWithNothingQueuedIsSkipped) {
   EXPECT_EQ(read(s, "a", v), "39");
 }
 
+// A collection of overwrites alone may wait (docs/decisions/0041); one with a deletion
+// queued may not, by clear or by clear_range, until a collection has emptied the queue.
+TEST(MvccStore, OnlyACollectionWithNoDeletionQueuedMayWait) {
+  MvccStore s;
+  s.set("a", "1", 1);
+  s.set("b", "1", 1);
+  s.publish(1);
+  EXPECT_TRUE(s.may_defer_collection());
+  s.set("a", "2", 2);
+  s.publish(2);
+  EXPECT_TRUE(s.may_defer_collection());  // an overwrite
+  s.clear("a", 3);
+  s.publish(3);
+  EXPECT_FALSE(s.may_defer_collection());
+  s.set("a", "4", 4);  // a later overwrite does not hide the deletion queued before it
+  s.publish(4);
+  EXPECT_FALSE(s.may_defer_collection());
+  s.collect_garbage(64);
+  EXPECT_EQ(s.queued_for_collection(), 0u);
+  EXPECT_TRUE(s.may_defer_collection());
+  s.clear_range("a", "c", 5);
+  s.publish(5);
+  EXPECT_FALSE(s.may_defer_collection());
+  s.collect_garbage(64);
+  EXPECT_TRUE(s.may_defer_collection());
+  EXPECT_EQ(count_keys(s), 0u);
+  s.set("n", "1", 6);  // a new key set and deleted by one batch
+  s.clear("n", 6);
+  s.publish(6);
+  EXPECT_FALSE(s.may_defer_collection());
+  s.collect_garbage(64);
+  EXPECT_TRUE(s.may_defer_collection());
+  EXPECT_EQ(count_keys(s), 0u);
+}
+
 // first_visible passes deleted keys on their head's hint, and the hint holds a tombstone's
 // version modulo 2^15: a reader far behind the delete must still see the older value.
 TEST(MvccStore, FirstVisibleIsExactWhateverTheDistanceToTheDelete) {

@@ -25,9 +25,6 @@ constexpr std::size_t kPrepareBatch = 4;
 // as in a log replay; otherwise its writes are fetched together (prepare_writes).
 constexpr std::size_t kPrepareWrites = 16;
 
-// Collection keeps pace with writing: each write earns a few units of work.
-std::size_t earned_collection(std::size_t writes) { return 2 * writes + 16; }
-
 // The bytes logging a key's atomic operations as operations takes at most.
 std::uint64_t ops_log_bytes(std::string_view key, const PointWrite& entry) {
   std::uint64_t n = 0;

@@ -136,6 +136,8 @@ class CommitBatch {
   // A collection with only overwrites queued (kv::MvccStore::defer_collection) waits for
   // later commits' until this many units are earned, under the same bound on the history.
   static constexpr std::size_t kDeferredUnits = 128;
+  // The units a batch of `writes` writes earns: collection keeps pace with writing.
+  static constexpr std::size_t earned_collection(std::size_t writes) { return 2 * writes + 16; }
 
   // The conflict history (for tests and diagnostics).
   const Resolver& resolver() const { return resolver_; }

@@ -277,10 +277,10 @@ TEST(CommitBatch, OverwritesWaitForACollectionAndADeletionDoesNot) {
   };
   BlindWrite first("a", "0");
   commit(first.request);
-  // A one-key commit earns 18 units: at most seven wait, and the eighth collects them all,
-  // retiring two entries (the chain cut behind the newest record, the head compacted),
-  // which the next collection frees.
-  const std::size_t waits = CommitBatch::kDeferredUnits / 18;
+  // At most seven one-key commits wait, and the eighth collects them all, retiring two
+  // entries (the chain cut behind the newest record, the head compacted), which the next
+  // collection frees.
+  const std::size_t waits = (CommitBatch::kDeferredUnits - 1) / CommitBatch::earned_collection(1);
   std::size_t waited = 0;
   std::size_t most_queued = 0;
   std::size_t most_pending = 0;

@@ -101,8 +101,9 @@ TEST_P(CommitPipelineModes, ACommitterWaitingHoldsItsConflictHistoryButNoRecords
 
   kv::ReaderRegistry::begin_commit(slot);
   // The commits ahead of it, enough that one collects: a collection of overwrites alone
-  // waits for kDeferredUnits, 18 a one-key commit (docs/decisions/0041).
-  const int ahead = static_cast<int>(CommitBatch::kDeferredUnits / 18) + 3;
+  // waits for kDeferredUnits (docs/decisions/0041).
+  const int ahead =
+      static_cast<int>(CommitBatch::kDeferredUnits / CommitBatch::earned_collection(1)) + 3;
   for (int i = 0; i < ahead; ++i) {
     BlindWrite other("other", std::to_string(i));
     pipeline.commit(other.request);

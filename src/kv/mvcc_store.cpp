@@ -406,16 +406,15 @@ bool MvccStore::skip_idle_collection() {
       retired_unbounded_ != 0 || !writer_sees_no_early_span()) {
     return false;
   }
-  revoke_expired_readers();
-  // Every commit moves a running index migration on (see collect_below).
-  retire_table(index_.advance());
+  defer_collection();
   return true;
 }
 
-// What a deferred collection leaves undone waits for a collection a few commits later:
-// the overwrites' entries, the memory retired before, and the history's pruning (decision
-// 0041). A deletion is not left: a queue's next pop would step over the key until it is
-// unlinked.
+// The steps every commit takes, collecting or not: revocation on its schedule, and a
+// running index migration moved on (see collect_below). What a deferred collection leaves
+// undone waits for a collection a few commits later: the overwrites' entries, the memory
+// retired before, and the history's pruning (decision 0041). A deletion is not left: a
+// queue's next pop would step over the key until it is unlinked.
 void MvccStore::defer_collection() {
   revoke_expired_readers();
   retire_table(index_.advance());

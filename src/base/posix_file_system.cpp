@@ -313,30 +313,31 @@ class PosixFileSystem final : public FileSystem {
   }
 
   std::unique_ptr<FileLock> lock(const fs::path& path) override {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) throw_io_error("open lock file", path, errno);
+    FdOwner fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (fd.get() < 0) throw_io_error("open lock file", path, errno);
     std::error_code ec;
     const std::string key = fs::canonical(path, ec).string();
-    if (ec) {
-      close_fd(fd);
-      throw_io_error("resolve lock file", path, ec.value());
-    }
+    if (ec) throw_io_error("resolve lock file", path, ec.value());
     if (!lock_registry().insert(key)) {
-      close_fd(fd);
       throw Error(ErrorCode::database_locked,
                   "lock " + path.string() + ": already held by this process");
     }
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      const int err = errno;
-      close_fd(fd);
-      lock_registry().erase(key);
-      if (err == EWOULDBLOCK) {
-        throw Error(ErrorCode::database_locked,
-                    "lock " + path.string() + ": held by another process");
+    try {
+      if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        if (err == EWOULDBLOCK) {
+          throw Error(ErrorCode::database_locked,
+                      "lock " + path.string() + ": held by another process");
+        }
+        throw_io_error("flock", path, err);
       }
-      throw_io_error("flock", path, err);
+      auto lock = std::make_unique<PosixFileLock>(fd.get(), key);
+      fd.release();
+      return lock;
+    } catch (...) {  // out of memory too: left held, every later open here would be refused
+      lock_registry().erase(key);
+      throw;
     }
-    return std::make_unique<PosixFileLock>(fd, key);
   }
 
   void create_dir(const fs::path& dir) override {

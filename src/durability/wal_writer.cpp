@@ -127,9 +127,11 @@ void WalWriter::reserve(Version version, std::size_t payload_bytes) {
   if (buffer_.capacity() < bytes) buffer_.reserve(bytes);
   reserve_more(marks_, 2);  // a closed segment's and the flush's
   reserve_more(segments_, 1);
-  // Does the append start a segment (append's test), and is its file not opened yet?
-  if (failed_ || closed_ || !buffer_.empty() || segment_pending_) return;
-  if (active_ != nullptr && active_->size() < options_.segment_bytes) return;
+  // Does the append start a segment (append's test), and is its file not opened yet? A
+  // full active segment is left to the append: it closes that one (synced, its padding cut)
+  // before the next file may exist, since recovery takes damage only at the newest file's
+  // end (docs/format/wal.md).
+  if (failed_ || closed_ || !buffer_.empty() || segment_pending_ || active_ != nullptr) return;
   if (next_file_ != nullptr) {
     if (next_version_ == version) return;
     drop_next_file_locked();  // for a version that never came

@@ -81,8 +81,10 @@ class WalWriter {
   void append(Version version, std::string_view payload);
   // Makes the next append(), of `version` with `payload_bytes`, and the flush() after it
   // allocate nothing: room in the buffer (a new segment's header included) and in the
-  // writer's lists, and when that append starts a new segment, the segment's file, opened
-  // now (an open that fails here is left to that flush, which fails as it would have).
+  // writer's lists, and when that append starts the first segment since none was open, the
+  // segment's file, opened now (an open that fails here is left to that flush, which fails
+  // as it would have). A segment that follows a full one is opened by that flush, after the
+  // append has closed the full one: only the newest file may end unsynced.
   // For a caller that must not fail between its append and what it did before. A segment
   // opened this way and never used is removed by close(). Throws std::bad_alloc.
   void reserve(Version version, std::size_t payload_bytes);

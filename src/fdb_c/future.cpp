@@ -335,8 +335,17 @@ void FDB_future::release_memory() {
   strata::base::MutexLock lock(mu_);
   // As FoundationDB: one reader fewer, and the result goes with the last (a call with
   // no reader left makes the count negative, so the next get does not free it either).
-  if (readers_.fetch_sub(1, std::memory_order_relaxed) != 1) return;
-  if (!ready_.load(std::memory_order_relaxed) || error_ != 0) return;
+  // The last reader's decrement and the release are one step: a get on another thread
+  // either counts itself first (and the result stays) or finds it released.
+  const bool may_free = ready_.load(std::memory_order_relaxed) && error_ == 0;
+  int readers = readers_.load(std::memory_order_relaxed);
+  int next = 0;
+  do {
+    if (readers == kReleasedReaders) return;
+    next = readers == 1 && may_free ? kReleasedReaders : readers - 1;
+  } while (!readers_.compare_exchange_weak(readers, next, std::memory_order_acq_rel,
+                                           std::memory_order_relaxed));
+  if (next != kReleasedReaders) return;
   released_.store(true, std::memory_order_relaxed);
   row_view_ = {};
   string_view_ = {};
@@ -386,9 +395,13 @@ fdb_error_t FDB_future::error() {
 fdb_error_t FDB_future::readable(Kind kind) {
   if (!ready_.load(std::memory_order_acquire)) return fc::kFutureNotSet;
   if (error_ != 0) return error_;
-  if (released_.load(std::memory_order_relaxed)) return fc::kFutureReleased;
   if (result_.kind != kind) return fc::kClientInvalidOperation;
-  readers_.fetch_add(1, std::memory_order_relaxed);  // one more for release_memory to end
+  // One more reader for release_memory to end, unless the result is gone.
+  int readers = readers_.load(std::memory_order_relaxed);
+  do {
+    if (readers == kReleasedReaders) return fc::kFutureReleased;
+  } while (!readers_.compare_exchange_weak(readers, readers + 1, std::memory_order_acq_rel,
+                                           std::memory_order_relaxed));
   return 0;
 }
 

@@ -34,6 +34,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -198,7 +199,9 @@ struct FDB_future {
   std::atomic<bool> ready_{false};  // set under mu_; the outcome is immutable once true
   bool destroyed_ GUARDED_BY(mu_) = false;
   std::atomic<bool> released_{false};  // release_memory
-  std::atomic<int> readers_{0};        // successful gets less release_memory calls
+  // Successful gets less release_memory calls, or kReleasedReaders once the result is freed.
+  static constexpr int kReleasedReaders = std::numeric_limits<int>::min();
+  std::atomic<int> readers_{0};
   // The outcome: written before ready_ is set (under mu_ once others may see the future),
   // read without the lock after ready_ is seen true.
   fdb_error_t error_ = 0;

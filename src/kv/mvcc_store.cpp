@@ -96,12 +96,14 @@ MvccStore::Node* MvccStore::first_visible(Node* n, std::string_view end, Version
     if (x->payload().deleted_by(version)) return hinted = true;
     return by_record(x);
   });
-  // A hint read during the walk belongs to a tombstone at most one version above the
-  // committed version loaded after it (the batch being applied). If that bound is below
-  // version + kWindow / 2 now, every hint used was right; if not (a reader far behind),
-  // walk again on the records alone.
+  // A hint read during the walk belongs to a tombstone at or below newest_tombstone_ loaded
+  // after it (its store comes before the hint's, and the hint was loaded with acquire). If
+  // that bound is below version + kWindow / 2, every hint used was right; if not (a reader
+  // far behind), walk again on the records alone.
   constexpr Version kHintReach = RecordHead::kWindow / 2 - 1;
-  if (hinted && committed() - version >= kHintReach) return walk_to_visible(n, end, by_record);
+  if (hinted && newest_tombstone_.load(std::memory_order_acquire) - version >= kHintReach) {
+    return walk_to_visible(n, end, by_record);
+  }
   return found;
 }
 
@@ -259,6 +261,10 @@ void MvccStore::retire_table(Index::Table* t) {
 
 void MvccStore::push(Node* node, VersionRecord* head, std::optional<std::string_view> value,
                      Version version, std::uint64_t hash, Repeats repeats) {
+  // Before the head's release store: a reader that sees the hint sees this too.
+  if (!value.has_value() && version > newest_tombstone_.load(std::memory_order_relaxed)) {
+    newest_tombstone_.store(version, std::memory_order_relaxed);
+  }
   if (repeats == Repeats::possible && head != nullptr && head->version() == version) {
     // A second write to the key in one commit batch replaces the first. Readers of the
     // published version may be standing on it: retire, do not free. A linkless head of

@@ -388,6 +388,11 @@ class MvccStore {
   std::vector<List::Path*> absent_paths_;
   ReaderRegistry registry_;
   std::atomic<Version> committed_{0};
+  // The newest version of a tombstone written, stored before the head that carries its
+  // hint: a reader that saw a hint loads it after and bounds every hint it used. Batches
+  // may be applied ahead of committed() (a log's syncer publishes them later), so
+  // committed() does not bound them.
+  std::atomic<Version> newest_tombstone_{0};
   VersionWait version_wait_;
   static constexpr std::uint32_t kRevokeEvery = 64;  // collections
   static constexpr std::size_t kIdleRetired = 16;    // most retired entries a skip leaves

@@ -332,4 +332,22 @@ TEST_F(WalFaultTest, ASegmentOpenedAheadThatCannotGrowIsRemoved) {
   EXPECT_EQ(versions(recover_log(fs_, dir_)), range(1, 1));
 }
 
+// A full segment is closed (synced, its grow-ahead padding cut) before the next one's file
+// exists: reserve() for a group that will start a segment opens nothing while the full one
+// is open. Otherwise a kill between reserve() and the append leaves an empty newest file
+// behind a segment that ends in padding, which recovery must refuse as damage in a segment
+// that is not the newest.
+TEST_F(WalFaultTest, ReserveOpensNoSegmentWhileTheFullOneIsOpen) {
+  dur::WalWriter writer(fs_, dir_, 0, {.segment_bytes = 256, .grow_ahead_bytes = 4096});
+  group(writer, 1, 4, /*sync=*/true, 80);  // over 256 bytes: the next group starts a segment
+  ASSERT_EQ(wal_segments(fs_, dir_).size(), 1U);
+  writer.reserve(5, 10);
+  EXPECT_EQ(wal_segments(fs_, dir_).size(), 1U);
+  // The process dies here: what is on disk recovers every synced record.
+  EXPECT_EQ(versions(recover_log(fs_, dir_)), range(1, 4));
+  group(writer, 5, 5, /*sync=*/true);
+  EXPECT_EQ(wal_segments(fs_, dir_).size(), 2U);
+  EXPECT_EQ(versions(recover_log(fs_, dir_)), range(1, 5));
+}
+
 }  // namespace

@@ -345,6 +345,34 @@ TEST_F(Futures, ReleaseMemoryFreesTheResultAfterItsLastReader) {
   EXPECT_EQ(fdb_future_get_error(g.get()), 1102);  // an error from then on, as FoundationDB's
 }
 
+// The same across threads: a get either counts its reader before the last release frees
+// the result, and reads the value intact, or returns future_released (1102).
+TEST_F(Futures, ReleaseMemoryRacingAGetLeavesTheGetterEitherTheValueOrReleased) {
+  ASSERT_EQ(write(k("a"), "value"), 0);
+  for (int round = 0; round < 200; ++round) {
+    Tr tr = make_tr();
+    Future g(fdb_transaction_get(tr.get(), u8(k("a")), len(k("a")), 0));
+    ASSERT_EQ(wait(g), 0);
+    std::atomic<int> torn{0};
+    auto reader = [&] {
+      for (;;) {
+        fdb_bool_t present = 0;
+        const uint8_t* v = nullptr;
+        int n = 0;
+        const fdb_error_t e = fdb_future_get_value(g.get(), &present, &v, &n);
+        if (e == 1102) return;
+        if (e != 0 || str(v, n) != "value") ++torn;
+        fdb_future_release_memory(g.get());
+        if (e != 0) return;
+      }
+    };
+    std::thread other(reader);
+    reader();
+    other.join();
+    EXPECT_EQ(torn.load(), 0) << "round " << round;
+  }
+}
+
 TEST_F(Futures, ReleaseMemoryThenDestroy) {
   ASSERT_EQ(write(k("a"), "v"), 0);
   Tr tr = make_tr();

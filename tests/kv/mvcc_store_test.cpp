@@ -387,6 +387,29 @@ TEST(MvccStore, FirstVisibleIsExactWhateverTheDistanceToTheDelete) {
   EXPECT_EQ(s.first_visible(s.seek_ge("q"), "q199", kFar + 3), nullptr);
 }
 
+// With a log, batches are applied ahead of the published version while an earlier one is
+// being synced: a delete may sit several versions above committed(). A reader whose
+// version is 2^14 + 1 below that delete must not take its hint as a delete.
+TEST(MvccStore, FirstVisibleIsExactWithBatchesAppliedAheadOfPublication) {
+  constexpr Version kPublished = RecordHead::kWindow + 3'000;
+  MvccStore s;
+  s.set("k", "v", 1);
+  s.publish(1);
+  for (Version v = 2; v <= kPublished; ++v) {
+    s.set("filler", "x", v);
+    s.publish(v);
+  }
+  s.set("filler", "y", kPublished + 1);  // applied, not yet published
+  s.set("filler", "z", kPublished + 2);
+  s.clear("k", kPublished + 3);
+  const Version reader = kPublished + 3 - (RecordHead::kWindow / 2 + 1);
+  MvccStore::Node* n = s.first_visible(s.seek_ge("k"), "l", reader);
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->key(), "k");
+  s.publish(kPublished + 3);
+  EXPECT_EQ(s.first_visible(s.seek_ge("k"), "l", kPublished + 3), nullptr);
+}
+
 TEST(RecordHead, HintAnswersWithinItsWindow) {
   SizeClassPool pool;
   RecordHead head;

@@ -350,7 +350,11 @@ void FDB_future::release_memory() {
   row_view_ = {};
   string_view_ = {};
   key_view_ = {};
-  result_ = Result(result_.kind);
+  // The payload goes; the kind stays, for a get that is still checking it.
+  result_.bytes = {};
+  result_.row_bytes = {};
+  result_.row_sizes = {};
+  result_.strings = {};
 }
 
 fdb_error_t FDB_future::block_until_ready() {

@@ -139,14 +139,13 @@ void FDB_future::reset() {
   STRATA_INVARIANT(next_due_ == nullptr);  // the queue's reference kept it alive until popped
   refs_.store(1, std::memory_order_relaxed);
   ready_.store(false, std::memory_order_relaxed);
-  destroyed_ = false;
   released_.store(false, std::memory_order_relaxed);
   readers_.store(0, std::memory_order_relaxed);
   error_ = 0;
   callback_ = nullptr;
   callback_parameter_ = nullptr;
   more_callbacks_.clear();
-  callback_set_.store(false, std::memory_order_relaxed);
+  callback_set_ = false;
   canceller_ = nullptr;
   const bool large =
       result_.row_bytes.capacity() > kKeptBytes || result_.bytes.capacity() > kKeptBytes ||
@@ -235,7 +234,7 @@ bool FDB_future::finish(Result* result, fdb_error_t error) noexcept {
   ready_.store(true, std::memory_order_release);
   canceller_ = nullptr;
   cv_.notify_all();
-  return callback_set_.load(std::memory_order_relaxed) && !destroyed_;
+  return callback_set_;
 }
 
 template <class Fill>
@@ -251,7 +250,7 @@ bool FDB_future::finish_with(Fill fill) noexcept {
   ready_.store(true, std::memory_order_release);
   canceller_ = nullptr;
   cv_.notify_all();
-  return callback_set_.load(std::memory_order_relaxed) && !destroyed_;
+  return callback_set_;
 }
 
 void FDB_future::complete(Result result) noexcept {
@@ -285,13 +284,11 @@ void FDB_future::run_queued_callbacks() noexcept {
   std::vector<std::pair<FDBCallback, void*>> more;
   {
     strata::base::MutexLock lock(mu_);
-    if (!destroyed_) {
-      callback = callback_;
-      parameter = callback_parameter_;
-      // Taken (no allocation): the first callback may destroy the future, and the queue
-      // runs a future's callbacks once.
-      more = std::move(more_callbacks_);
-    }
+    callback = callback_;
+    parameter = callback_parameter_;
+    // Taken (no allocation): the first callback may destroy the future, and the queue
+    // runs a future's callbacks once.
+    more = std::move(more_callbacks_);
   }
   if (callback != nullptr) callback(this, parameter);
   for (const auto& [c, p] : more) c(this, p);
@@ -308,25 +305,13 @@ void FDB_future::cancel() {
   if (canceller) canceller();
 }
 
+// As FoundationDB's fdb_future_destroy, a cancel and then the user's reference: a pending
+// future becomes ready with operation_cancelled and its callbacks still run, on the network
+// thread, which holds its own reference for them; a ready future keeps its outcome, and
+// callbacks already due run all the same.
 void FDB_future::destroy() {
   if (shared_) return;  // out_of_memory()'s, never freed
-  // Ready, with no callback ever set: no canceller to run and no queued callback to tell.
-  // (A callback is set before destroy by the user's own sequencing, or by the network
-  // thread's run, which took mu_ after it.)
-  if (ready_.load(std::memory_order_acquire) && !callback_set_.load(std::memory_order_acquire)) {
-    release();
-    return;
-  }
-  std::function<void()> canceller;
-  {
-    strata::base::MutexLock lock(mu_);
-    destroyed_ = true;
-    if (!ready_.load(std::memory_order_relaxed)) canceller = std::move(canceller_);
-  }
-  if (canceller) {
-    finish(nullptr, fc::kOperationCancelled);  // no callback: the user let go
-    canceller();
-  }
+  if (!ready_.load(std::memory_order_acquire)) cancel();
   release();
 }
 
@@ -374,16 +359,16 @@ fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
   {
     strata::base::MutexLock lock(mu_);
     if (!ready_.load(std::memory_order_relaxed)) {
-      if (callback_set_.load(std::memory_order_relaxed)) {
+      if (callback_set_) {
         more_callbacks_.emplace_back(callback, parameter);
       } else {
         callback_ = callback;
         callback_parameter_ = parameter;
       }
-      callback_set_.store(true, std::memory_order_release);
+      callback_set_ = true;
       return 0;
     }
-    callback_set_.store(true, std::memory_order_release);
+    callback_set_ = true;
   }
   callback(this, parameter);  // already ready: at once, on this thread
   return 0;

@@ -188,16 +188,15 @@ struct FDB_future {
   void take_result(Result& from) noexcept;
   // Queues the callbacks for the network thread, with a reference for the queue.
   void queue_callbacks() noexcept;
-  // On the network thread, once queued: calls the callbacks, unless the user destroyed the
-  // future meanwhile. The network releases the queue's reference after it.
+  // On the network thread, once queued: calls the callbacks, whether or not the user has
+  // destroyed the future since. The network releases the queue's reference after it.
   void run_queued_callbacks() noexcept;
 
   const bool shared_ = false;  // out_of_memory()'s: never freed
   std::atomic<int> refs_{1};
   mutable strata::base::Mutex mu_;
   strata::base::CondVar cv_;
-  std::atomic<bool> ready_{false};  // set under mu_; the outcome is immutable once true
-  bool destroyed_ GUARDED_BY(mu_) = false;
+  std::atomic<bool> ready_{false};     // set under mu_; the outcome is immutable once true
   std::atomic<bool> released_{false};  // release_memory
   // Successful gets less release_memory calls, or kReleasedReaders once the result is freed.
   static constexpr int kReleasedReaders = std::numeric_limits<int>::min();
@@ -209,7 +208,7 @@ struct FDB_future {
   FDBCallback callback_ GUARDED_BY(mu_) = nullptr;  // the first callback set while pending
   void* callback_parameter_ GUARDED_BY(mu_) = nullptr;
   std::vector<std::pair<FDBCallback, void*>> more_callbacks_ GUARDED_BY(mu_);  // later ones
-  std::atomic<bool> callback_set_{false};  // set under mu_; read without it by destroy
+  bool callback_set_ GUARDED_BY(mu_) = false;
   std::function<void()> canceller_ GUARDED_BY(mu_);
   // The next future in the network's queue of due callbacks (network.hpp), read and
   // written under the network's lock only; nullptr whenever this one is not queued.

@@ -186,14 +186,63 @@ TEST_F(Futures, CancelOnReadyFutureDoesNothing) {
   EXPECT_EQ(v.value, "v");
 }
 
-TEST_F(Futures, DestroyingAPendingFutureDropsItsCallback) {
+// FoundationDB's fdb_future_destroy is a cancel (bindings/c/fdb_c.cpp), and a cancelled
+// operation ends its future with operation_cancelled (1101), which fires the callbacks set
+// on it (CAPICallback::error in fdb_c.cpp, ThreadSingleAssignmentVarBase::trySendError in
+// flow/include/flow/ThreadHelper.h): at most once (api-c.rst), and not dropped.
+TEST_F(Futures, DestroyingAPendingFutureRunsItsCallbackWithOperationCancelled) {
   FDBFuture* w = pending(k("w")).release();
   CallbackProbe probe;
   ASSERT_EQ(fdb_future_set_callback(w, &CallbackProbe::callback, &probe), 0);
   fdb_future_destroy(w);
+  ASSERT_TRUE(probe.wait_calls());
+  EXPECT_EQ(probe.called_with(), 1101);
+  EXPECT_EQ(probe.called_on(), network_thread());
   fire(k("w"));
   network_barrier(k("barrier"));
+  EXPECT_EQ(probe.count(), 1);
+}
+
+// A future that became ready runs its callbacks even if it is destroyed before the network
+// thread gets to them: FoundationDB fires them as the future is set (ThreadHelper.h's
+// send()), so no destroy can come between.
+TEST_F(Futures, DestroyingAReadyFutureWhoseCallbackIsDueStillRunsIt) {
+  struct Gate {
+    std::mutex m;
+    std::condition_variable cv;
+    bool entered = false;
+    bool open = false;
+  } gate;
+  Future held = pending(k("held"));
+  auto hold = [](FDBFuture*, void* p) {
+    auto* g = static_cast<Gate*>(p);
+    std::unique_lock<std::mutex> lock(g->m);
+    g->entered = true;
+    g->cv.notify_all();
+    g->cv.wait(lock, [&] { return g->open; });
+  };
+  ASSERT_EQ(fdb_future_set_callback(held.get(), hold, &gate), 0);
+  FDBFuture* w = pending(k("w")).release();
+  CallbackProbe probe;
+  ASSERT_EQ(fdb_future_set_callback(w, &CallbackProbe::callback, &probe), 0);
+  fire(k("held"));
+  {
+    std::unique_lock<std::mutex> lock(gate.m);
+    ASSERT_TRUE(gate.cv.wait_for(lock, kWait, [&] { return gate.entered; }));
+  }
+  fire(k("w"));  // ready now; its callback waits behind the held one
+  ASSERT_TRUE(fdb_future_is_ready(w));
   EXPECT_EQ(probe.count(), 0);
+  fdb_future_destroy(w);
+  {
+    std::lock_guard<std::mutex> lock(gate.m);
+    gate.open = true;
+  }
+  gate.cv.notify_all();
+  ASSERT_TRUE(probe.wait_calls());
+  EXPECT_EQ(probe.called_with(), 0);
+  network_barrier(k("barrier"));
+  EXPECT_EQ(probe.count(), 1);
 }
 
 TEST_F(Futures, GettersOnPendingFutureAreFutureNotSet) {

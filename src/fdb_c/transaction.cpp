@@ -254,7 +254,15 @@ FDBFuture* FDB_transaction::commit_here() noexcept {
   strata::base::UniqueLock lock(mu);
   fdb_error_t error = f == nullptr ? fc::kUnknownError : check();
   if (error == 0) error = unavailable_;
+  const std::uint64_t attempt = wait_epoch_.load(std::memory_order_relaxed);
   if (error == 0) error = take_set_version_noexcept(lock);  // as FoundationDB's, waits for reads
+  if (wait_epoch_.load(std::memory_order_relaxed) != attempt) {
+    // Reset, cancelled or retried during the wait, which failed: the attempt this commit
+    // belonged to is over, and the next one is not this commit's to mark or fail.
+    if (f == nullptr) return FDB_future::out_of_memory();
+    f->publish(error);
+    return f;
+  }
   commit_started_ = true;
   if (error == 0) {
     try {
@@ -282,7 +290,9 @@ FDBFuture* FDB_transaction::commit_in_flight() noexcept {
   strata::base::UniqueLock lock(mu);
   fdb_error_t error = check();
   if (error == 0) error = unavailable_;
+  const std::uint64_t attempt = wait_epoch_.load(std::memory_order_relaxed);
   if (error == 0) error = take_set_version_noexcept(lock);  // as commit_here
+  if (wait_epoch_.load(std::memory_order_relaxed) != attempt) return FDB_future::failed(error);
   commit_started_ = true;
   FDB_future* f = nullptr;
   if (error == 0) {

@@ -9,6 +9,7 @@
 // transaction was reset or cancelled), fdbserver/storageserver.actor.cpp (waitForVersion:
 // transaction_too_old below the oldest version kept, future_version after
 // FUTURE_VERSION_DELAY), and bindings/python/tests/cancellation_timeout_tests.py (txn11).
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -197,6 +198,42 @@ TEST_F(ReadVersionWindow, CancelEndsTheWait) {
   reader.join();
   EXPECT_EQ(seen.error, 1025);
   EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(900));
+}
+
+// A reset from another thread ends a commit's wait for its version with
+// transaction_cancelled (FoundationDB's reset cancels what is under way on the
+// transaction: fdbclient/ReadYourWrites.actor.cpp, resetRyow), and what comes after the
+// reset is a new attempt the ended commit leaves alone: a versionstamp asked for then
+// stays pending until that attempt's own commit, which succeeds and completes it.
+// Whether the reset lands in the commit's wait depends on the two threads; the rounds go
+// on until it has, several times.
+TEST_F(ReadVersionWindow, AResetDuringACommitsWaitLeavesTheNextAttemptAlone) {
+  Tr probe = make_tr();
+  const int64_t v = read_version(probe);
+  int in_wait = 0;
+  for (int round = 0; round < 400 && in_wait < 5; ++round) {
+    SCOPED_TRACE(round);
+    Tr tr = make_tr();
+    fdb_transaction_set_read_version(tr.get(), v + 1'000'000'000);
+    set(tr, k("a"), "first");
+    std::atomic<bool> started{false};
+    fdb_error_t first = -1;
+    std::thread committer([&] {
+      started.store(true);
+      first = commit(tr);
+    });
+    while (!started.load()) std::this_thread::yield();
+    fdb_transaction_reset(tr.get());
+    Future stamp(fdb_transaction_get_versionstamp(tr.get()));
+    set(tr, k("a"), "second");
+    committer.join();
+    if (first != 1025) continue;  // the reset came before the commit began
+    ++in_wait;
+    EXPECT_FALSE(fdb_future_is_ready(stamp.get())) << fdb_future_get_error(stamp.get());
+    EXPECT_EQ(commit(tr), 0);
+    EXPECT_EQ(wait(stamp), 0);
+  }
+  EXPECT_GT(in_wait, 0);
 }
 
 // FoundationDB's sequencer starts past version 0 and set_read_version refuses 0

@@ -117,6 +117,7 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
 
 void MvccStore::set(std::string_view key, std::string_view value, Version version,
                     std::uint64_t hash, const List::Path* path, Repeats repeats) {
+  newest_applied_ = version;
   if (Node* n = index_.find(key, hash)) {
     push(n, n->payload().load(std::memory_order_relaxed), value, version, hash, repeats);
     return;
@@ -216,6 +217,7 @@ void MvccStore::prepare_writes_in_order(std::span<const std::string_view> keys,
 }
 
 void MvccStore::clear(std::string_view key, Version version, std::uint64_t h) {
+  newest_applied_ = version;
   Node* n = index_.find(key, h);
   if (n == nullptr) return;
   VersionRecord* head = n->payload().load(std::memory_order_relaxed);
@@ -225,6 +227,7 @@ void MvccStore::clear(std::string_view key, Version version, std::uint64_t h) {
 }
 
 void MvccStore::clear_range(std::string_view begin, std::string_view end, Version version) {
+  newest_applied_ = version;
   for (Node* n = list_.find_greater_or_equal(begin); n != nullptr && n->key() < end;
        n = n->next(0)) {
     VersionRecord* head = n->payload().load(std::memory_order_relaxed);
@@ -252,7 +255,7 @@ void MvccStore::unlink(Node* node, std::uint64_t hash) {
 // An index table copied out by a migration: readers may still be probing it.
 void MvccStore::retire_table(Index::Table* t) {
   if (t != nullptr) {
-    retired_.push_back({committed(), t, Retired::Kind::index_table});
+    retired_.push_back({retire_tag(), t, Retired::Kind::index_table});
     ++retired_unbounded_;
     ++retired_tables_;
     take_room_key();
@@ -274,7 +277,7 @@ void MvccStore::push(Node* node, VersionRecord* head, std::optional<std::string_
     const bool queued = head->chained();
     node->payload().store(VersionRecord::make_chained(record_pool_, version, value, head->older()),
                           std::memory_order_release);
-    retired_.push_back({committed(), head, Retired::Kind::record});
+    retired_.push_back({retire_tag(), head, Retired::Kind::record});
     if (!queued) gc_queue_.push_back({node, version, hash});
     return;
   }
@@ -472,7 +475,7 @@ void MvccStore::collect_key(const GcEntry& entry, Version oldest) {
   VersionRecord* head = node->payload().load(std::memory_order_relaxed);
   if (head->version() == entry.version && head->version() <= oldest && head->is_tombstone()) {
     unlink(node, entry.hash);
-    retired_.push_back({committed(), node, Retired::Kind::key});
+    retired_.push_back({retire_tag(), node, Retired::Kind::key});
     take_room_key();
     return;
   }
@@ -498,7 +501,7 @@ void MvccStore::compact_head(Node* node, VersionRecord* head) {
       VersionRecord::bytes_for(head->value(), nullptr) + SizeClassPool::kGranule;
   VersionRecord* copy = VersionRecord::make(record_pool_, head->version(), head->value(), nullptr);
   node->payload().store(copy, std::memory_order_release);
-  retired_.push_back({committed(), head, Retired::Kind::record});
+  retired_.push_back({retire_tag(), head, Retired::Kind::record});
   take_room_key();
   room_bytes_ -= std::min(room_bytes_, bytes);
 }
@@ -601,9 +604,17 @@ void MvccStore::retire_chain(VersionRecord* r) {
   // a collection or more later. An overwrite's old record is then read once, from the
   // cache, instead of missing on the commit's path; the fetch starts now.
   __builtin_prefetch(r);
+  // committed() is tag enough for a cut chain, batches applied ahead or not: a reader of a
+  // later version stops at the record the cut kept, and never reaches it.
   retired_.push_back({committed(), r, Retired::Kind::chain});
   ++retired_unbounded_;
   take_room_key();
+}
+
+// Out of line: inlined, it grew the functions that retire enough for GCC to stop inlining
+// the pool's allocation into push().
+[[gnu::noinline]] Version MvccStore::retire_tag() const {
+  return std::max(committed(), newest_applied_);
 }
 
 void MvccStore::reclaim(Version oldest) {

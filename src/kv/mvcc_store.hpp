@@ -43,6 +43,7 @@
 //     whole time it uses returned pointers.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -325,7 +326,7 @@ class MvccStore {
     // key: an unlinked node with every record of its chain (one entry for a dead key);
     // chain: a record and every record behind it, cut from a live key's chain.
     enum class Kind : std::uint8_t { record, chain, key, index_table };
-    Version tag;  // committed() when it was unlinked
+    Version tag;  // retire_tag() when it was unlinked
     void* ptr;
     Kind kind;
   };
@@ -393,6 +394,14 @@ class MvccStore {
   // may be applied ahead of committed() (a log's syncer publishes them later), so
   // committed() does not bound them.
   std::atomic<Version> newest_tombstone_{0};
+  // The version set, clear or clear_range last wrote (the writer's alone; versions only
+  // grow). Memory unlinked now may be held by a reader of any version up to retire_tag(),
+  // not by one of a later version: that is published only once the batch doing the
+  // unlinking is applied. committed() alone is too low while batches are applied ahead of
+  // it: the publication of the batch before orders none of this one's writes before a
+  // reader.
+  Version newest_applied_ = 0;
+  Version retire_tag() const;
   VersionWait version_wait_;
   static constexpr std::uint32_t kRevokeEvery = 64;  // collections
   static constexpr std::size_t kIdleRetired = 16;    // most retired entries a skip leaves

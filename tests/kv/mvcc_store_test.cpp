@@ -594,6 +594,37 @@ TEST(MvccStore, AReaderKeepsTheHeadThatCompactionReplaces) {
   EXPECT_EQ(s.pending_gc(), 0u);
 }
 
+// Batches applied ahead of publication, as a log's syncer publishes them: a record that a
+// later batch's second write replaces is kept until readers are past that batch. A reader
+// of the version published meanwhile may have loaded it (that publication orders none of
+// the later batch's writes before the reader), and what it loaded must stay readable.
+TEST(MvccStore, ARecordReplacedInABatchAppliedAheadWaitsForThatBatch) {
+  MvccStore s;
+  s.set("k", "one", 1);
+  s.publish(1);
+  s.set("k", "two", 2);                       // batch 2: applied, its sync under way
+  s.set("k", "three", 3);                     // batch 3: applied ahead of it
+  const VersionRecord* held = s.get("k", 3);  // loaded before the replacement below
+  ASSERT_NE(held, nullptr);
+  s.set("k", "three again", 3);  // batch 3 writes "k" again: the record is replaced
+  s.publish(2);
+  ReaderRegistry::Slot* reader = s.registry().acquire();
+  ASSERT_EQ(ReaderRegistry::announce(reader, s.committed_atomic()), 2);
+  s.collect_garbage(64, s.advance_horizon());
+  EXPECT_EQ(held->version(), 3u);  // still allocated: ASan reports it otherwise
+  EXPECT_EQ(held->value(), "three");
+  EXPECT_EQ(read(s, "k", 2), "two");
+  ReaderRegistry::withdraw(reader);
+  s.registry().release(reader);
+  s.publish(3);
+  EXPECT_EQ(read(s, "k", 3), "three again");
+  for (Version v = 4; v < 6; ++v) {  // collected, then freed once the version moves on
+    s.publish(v);
+    s.collect_garbage(64, s.advance_horizon());
+  }
+  EXPECT_EQ(s.pending_gc(), 0u);
+}
+
 // An old reader must not hold back keys it cannot see: a queue item written and deleted
 // after the reader's version is unlinked at once (its memory waits for the reader).
 TEST(MvccStore, ShortLivedKeysGoWhileAnOlderReaderLives) {

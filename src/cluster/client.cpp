@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -154,20 +155,24 @@ const FdbApi& client(const std::string& library) {
   // The API version is selected once per process (a second selection is 2201): once the
   // network failed to start after it, every open gets that first error.
   if (p.broken) throw *p.broken;
-  void* handle = nullptr;
-  FdbApi api = load(library, handle);
-  if (const fdb_error_t e = api.select_api_version_impl(api.api_version, api.api_version)) {
-    throw_fdb(api, e, "selecting FoundationDB API version " + std::to_string(api.api_version));
+  auto loaded = std::make_unique<Loaded>();  // before the selection: nothing to undo
+  loaded->api = load(library, loaded->handle);
+  const FdbApi& table = loaded->api;  // lives as long as the process (never freed)
+  if (const fdb_error_t e = table.select_api_version_impl(table.api_version, table.api_version)) {
+    throw_fdb(table, e, "selecting FoundationDB API version " + std::to_string(table.api_version));
   }
-  if (const fdb_error_t e = api.setup_network()) {
-    p.broken = fdb_error(api, e, "setting up the network");
+  // Selected: from here a failure is the process's for good.
+  if (const fdb_error_t e = table.setup_network()) {
+    p.broken = fdb_error(table, e, "setting up the network");
     throw *p.broken;
   }
-  auto loaded = std::make_unique<Loaded>();
-  loaded->api = std::move(api);
-  loaded->handle = handle;
-  const FdbApi& table = loaded->api;  // lives as long as the process (never freed)
-  loaded->network = std::thread([&table] { run_network(table); });
+  try {
+    loaded->network = std::thread([&table] { run_network(table); });
+  } catch (const std::system_error& e) {
+    p.broken = Error(ErrorCode::internal_error,
+                     std::string("starting FoundationDB's network thread: ") + e.what());
+    throw *p.broken;
+  }
   p.network_thread.store(loaded->network.get_id(), std::memory_order_release);
   p.loaded = std::move(loaded);
   static NetworkStop stop;  // made once, after the network runs

@@ -128,6 +128,7 @@ BatchOutcome CommitBatch::run_batch(std::span<CommitRequest* const> batch) noexc
   reservation_.end(store_);
   if (out.committed != 0) {
     assigned_ = version;
+    store_.note_assigned(version);
     out.version = version;
   }
   out.collect = earned_collection(writes);
@@ -187,6 +188,7 @@ BatchOutcome CommitBatch::run_lone(CommitRequest* const& one) noexcept {
   if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
   reservation_.end(store_);
   assigned_ = version;
+  store_.note_assigned(version);
   out.version = version;
   out.collect = earned_collection(points.size());
   return out;

@@ -139,7 +139,6 @@ void FDB_future::reset() {
   STRATA_INVARIANT(next_due_ == nullptr);  // the queue's reference kept it alive until popped
   refs_.store(1, std::memory_order_relaxed);
   ready_.store(false, std::memory_order_relaxed);
-  released_.store(false, std::memory_order_relaxed);
   readers_.store(0, std::memory_order_relaxed);
   error_ = 0;
   callback_ = nullptr;
@@ -331,7 +330,6 @@ void FDB_future::release_memory() {
   } while (!readers_.compare_exchange_weak(readers, next, std::memory_order_acq_rel,
                                            std::memory_order_relaxed));
   if (next != kReleasedReaders) return;
-  released_.store(true, std::memory_order_relaxed);
   row_view_ = {};
   string_view_ = {};
   key_view_ = {};
@@ -378,7 +376,9 @@ fdb_error_t FDB_future::set_callback(FDBCallback callback, void* parameter) {
 fdb_error_t FDB_future::error() {
   if (!ready_.load(std::memory_order_acquire)) return fc::kFutureNotSet;
   // A released result is an error from then on, as FoundationDB's.
-  return error_ == 0 && released_.load(std::memory_order_relaxed) ? fc::kFutureReleased : error_;
+  return error_ == 0 && readers_.load(std::memory_order_acquire) == kReleasedReaders
+             ? fc::kFutureReleased
+             : error_;
 }
 
 fdb_error_t FDB_future::readable(Kind kind) {

@@ -9,8 +9,9 @@
 //
 // Callbacks: set on a ready future, the callback runs at once on the caller's thread.
 // Set while it is pending, it runs once on the network thread after the future becomes
-// ready, unless the user destroyed the future first or the network has stopped (see
-// network.hpp's lifecycle); never twice. Making them due allocates nothing (the future
+// ready (a destroy makes a pending future ready with operation_cancelled, as
+// FoundationDB's), unless the network has stopped (see network.hpp's lifecycle); never
+// twice. Making them due allocates nothing (the future
 // itself is the link of the network's queue), so a future that becomes ready while memory
 // is short still calls them. A future takes any number of callbacks, as FoundationDB's
 // (Python's on_ready and Go's BlockUntilReady each set one); set while it is pending,
@@ -196,8 +197,7 @@ struct FDB_future {
   std::atomic<int> refs_{1};
   mutable strata::base::Mutex mu_;
   strata::base::CondVar cv_;
-  std::atomic<bool> ready_{false};     // set under mu_; the outcome is immutable once true
-  std::atomic<bool> released_{false};  // release_memory
+  std::atomic<bool> ready_{false};  // set under mu_; the outcome is immutable once true
   // Successful gets less release_memory calls, or kReleasedReaders once the result is freed.
   static constexpr int kReleasedReaders = std::numeric_limits<int>::min();
   std::atomic<int> readers_{0};

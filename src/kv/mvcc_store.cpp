@@ -117,7 +117,6 @@ std::optional<std::string_view> MvccStore::latest(std::string_view key) const {
 
 void MvccStore::set(std::string_view key, std::string_view value, Version version,
                     std::uint64_t hash, const List::Path* path, Repeats repeats) {
-  newest_applied_ = version;
   if (Node* n = index_.find(key, hash)) {
     push(n, n->payload().load(std::memory_order_relaxed), value, version, hash, repeats);
     return;
@@ -217,7 +216,6 @@ void MvccStore::prepare_writes_in_order(std::span<const std::string_view> keys,
 }
 
 void MvccStore::clear(std::string_view key, Version version, std::uint64_t h) {
-  newest_applied_ = version;
   Node* n = index_.find(key, h);
   if (n == nullptr) return;
   VersionRecord* head = n->payload().load(std::memory_order_relaxed);
@@ -227,7 +225,6 @@ void MvccStore::clear(std::string_view key, Version version, std::uint64_t h) {
 }
 
 void MvccStore::clear_range(std::string_view begin, std::string_view end, Version version) {
-  newest_applied_ = version;
   for (Node* n = list_.find_greater_or_equal(begin); n != nullptr && n->key() < end;
        n = n->next(0)) {
     VersionRecord* head = n->payload().load(std::memory_order_relaxed);
@@ -613,9 +610,7 @@ void MvccStore::retire_chain(VersionRecord* r) {
 
 // Out of line: inlined, it grew the functions that retire enough for GCC to stop inlining
 // the pool's allocation into push().
-[[gnu::noinline]] Version MvccStore::retire_tag() const {
-  return std::max(committed(), newest_applied_);
-}
+[[gnu::noinline]] Version MvccStore::retire_tag() const { return std::max(committed(), assigned_); }
 
 void MvccStore::reclaim(Version oldest) {
   while (!retired_.empty() && retired_.front().tag < oldest) {

@@ -234,6 +234,10 @@ class MvccStore {
   void clear_range(std::string_view begin, std::string_view end, Version version);
   // The newest value of `key`, published or not (for atomic operations at apply time).
   std::optional<std::string_view> latest(std::string_view key) const;
+  // The writer's note that `version` was given to a batch (applied, and published now or,
+  // by a log's syncer, later). A writer that applies batches ahead of publication calls
+  // it for each; memory it retires is then kept from readers of that version.
+  void note_assigned(Version version) { assigned_ = version; }
   // Publishes `version` and wakes the threads waiting for it (version_wait()).
   void publish(Version version) {
     committed_.store(version, std::memory_order_seq_cst);
@@ -394,13 +398,12 @@ class MvccStore {
   // may be applied ahead of committed() (a log's syncer publishes them later), so
   // committed() does not bound them.
   std::atomic<Version> newest_tombstone_{0};
-  // The version set, clear or clear_range last wrote (the writer's alone; versions only
-  // grow). Memory unlinked now may be held by a reader of any version up to retire_tag(),
-  // not by one of a later version: that is published only once the batch doing the
-  // unlinking is applied. committed() alone is too low while batches are applied ahead of
-  // it: the publication of the batch before orders none of this one's writes before a
-  // reader.
-  Version newest_applied_ = 0;
+  // The newest version note_assigned() was given (the writer's alone). Memory unlinked
+  // now may be held by a reader of any version up to retire_tag(), not by one of a later
+  // version: that is published only once the batch doing the unlinking is applied.
+  // committed() alone is too low while batches are applied ahead of it: the publication
+  // of the batch before orders none of this one's writes before a reader.
+  Version assigned_ = 0;
   Version retire_tag() const;
   VersionWait version_wait_;
   static constexpr std::uint32_t kRevokeEvery = 64;  // collections

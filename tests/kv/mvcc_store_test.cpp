@@ -594,19 +594,22 @@ TEST(MvccStore, AReaderKeepsTheHeadThatCompactionReplaces) {
   EXPECT_EQ(s.pending_gc(), 0u);
 }
 
-// Batches applied ahead of publication, as a log's syncer publishes them: a record that a
-// later batch's second write replaces is kept until readers are past that batch. A reader
+// Batches applied ahead of publication, as a log's syncer publishes them (the writer notes
+// each version it gives): a record that a later batch's second write replaces is kept
+// until readers are past the batch before it. A reader
 // of the version published meanwhile may have loaded it (that publication orders none of
 // the later batch's writes before the reader), and what it loaded must stay readable.
 TEST(MvccStore, ARecordReplacedInABatchAppliedAheadWaitsForThatBatch) {
   MvccStore s;
   s.set("k", "one", 1);
   s.publish(1);
-  s.set("k", "two", 2);                       // batch 2: applied, its sync under way
+  s.set("k", "two", 2);  // batch 2: applied, its sync under way
+  s.note_assigned(2);
   s.set("k", "three", 3);                     // batch 3: applied ahead of it
   const VersionRecord* held = s.get("k", 3);  // loaded before the replacement below
   ASSERT_NE(held, nullptr);
   s.set("k", "three again", 3);  // batch 3 writes "k" again: the record is replaced
+  s.note_assigned(3);
   s.publish(2);
   ReaderRegistry::Slot* reader = s.registry().acquire();
   ASSERT_EQ(ReaderRegistry::announce(reader, s.committed_atomic()), 2);

@@ -155,22 +155,32 @@ const FdbApi& client(const std::string& library) {
   // The API version is selected once per process (a second selection is 2201): once the
   // network failed to start after it, every open gets that first error.
   if (p.broken) throw *p.broken;
-  auto loaded = std::make_unique<Loaded>();  // before the selection: nothing to undo
+  // Made before the selection, while a throw leaves nothing to undo: the reason the
+  // process keeps should a later step fail for want of memory.
+  Error out_of_memory(ErrorCode::internal_error, "out of memory starting FoundationDB's network");
+  auto loaded = std::make_unique<Loaded>();
   loaded->api = load(library, loaded->handle);
   const FdbApi& table = loaded->api;  // lives as long as the process (never freed)
   if (const fdb_error_t e = table.select_api_version_impl(table.api_version, table.api_version)) {
     throw_fdb(table, e, "selecting FoundationDB API version " + std::to_string(table.api_version));
   }
-  // Selected: from here a failure is the process's for good.
-  if (const fdb_error_t e = table.setup_network()) {
-    p.broken = fdb_error(table, e, "setting up the network");
-    throw *p.broken;
-  }
+  // Selected: from here a failure is the process's for good (moving an Error throws
+  // nothing).
   try {
+    if (const fdb_error_t e = table.setup_network()) {
+      throw fdb_error(table, e, "setting up the network");
+    }
     loaded->network = std::thread([&table] { run_network(table); });
-  } catch (const std::system_error& e) {
-    p.broken = Error(ErrorCode::internal_error,
-                     std::string("starting FoundationDB's network thread: ") + e.what());
+  } catch (Error& e) {
+    p.broken = std::move(e);
+    throw *p.broken;
+  } catch (const std::system_error& e) {  // no thread to be had
+    p.broken = std::move(out_of_memory);
+    *p.broken = Error(ErrorCode::internal_error,
+                      std::string("starting FoundationDB's network thread: ") + e.what());
+    throw *p.broken;
+  } catch (...) {  // std::bad_alloc
+    p.broken = std::move(out_of_memory);
     throw *p.broken;
   }
   p.network_thread.store(loaded->network.get_id(), std::memory_order_release);

@@ -2,7 +2,6 @@
 // thread), cancel, destroy, and the typed getters with their error rules.
 #include <atomic>
 #include <condition_variable>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -213,7 +212,33 @@ TEST_F(Futures, DestroyingAReadyFutureWhoseCallbackIsDueStillRunsIt) {
     std::condition_variable cv;
     bool entered = false;
     bool open = false;
-  } gate;
+  };
+  // On the heap, and kept should the test stop part-way: the network thread may still
+  // reach them then. The gate opens on every way out, so that thread is never left held.
+  struct Guard {
+    struct Shared {
+      Gate gate;
+      CallbackProbe probe;
+    };
+    Shared* shared = new Shared;
+    bool passed = false;
+    Guard() = default;
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+    void open() const {
+      {
+        std::lock_guard<std::mutex> lock(shared->gate.m);
+        shared->gate.open = true;
+      }
+      shared->gate.cv.notify_all();
+    }
+    ~Guard() {
+      open();
+      if (passed) delete shared;  // the network thread is done with it (the barrier below)
+    }
+  } guard;
+  Gate& gate = guard.shared->gate;
+  CallbackProbe& probe = guard.shared->probe;
   Future held = pending(k("held"));
   auto hold = [](FDBFuture*, void* p) {
     auto* g = static_cast<Gate*>(p);
@@ -223,17 +248,7 @@ TEST_F(Futures, DestroyingAReadyFutureWhoseCallbackIsDueStillRunsIt) {
     g->cv.wait(lock, [&] { return g->open; });
   };
   ASSERT_EQ(fdb_future_set_callback(held.get(), hold, &gate), 0);
-  // Opened whatever happens below: the network thread must not stay held.
-  std::unique_ptr<Gate, decltype([](Gate* g) {
-                    {
-                      std::lock_guard<std::mutex> lock(g->m);
-                      g->open = true;
-                    }
-                    g->cv.notify_all();
-                  })>
-      opener(&gate);
   FDBFuture* w = pending(k("w")).release();
-  CallbackProbe probe;
   ASSERT_EQ(fdb_future_set_callback(w, &CallbackProbe::callback, &probe), 0);
   fire(k("held"));
   {
@@ -244,11 +259,12 @@ TEST_F(Futures, DestroyingAReadyFutureWhoseCallbackIsDueStillRunsIt) {
   ASSERT_TRUE(fdb_future_is_ready(w));
   EXPECT_EQ(probe.count(), 0);
   fdb_future_destroy(w);
-  opener.reset();
+  guard.open();
   ASSERT_TRUE(probe.wait_calls());
   EXPECT_EQ(probe.called_with(), 0);
   network_barrier(k("barrier"));
   EXPECT_EQ(probe.count(), 1);
+  guard.passed = true;
 }
 
 TEST_F(Futures, GettersOnPendingFutureAreFutureNotSet) {

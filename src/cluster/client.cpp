@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -156,8 +155,9 @@ const FdbApi& client(const std::string& library) {
   // network failed to start after it, every open gets that first error.
   if (p.broken) throw *p.broken;
   // Made before the selection, while a throw leaves nothing to undo: the reason the
-  // process keeps should a later step fail for want of memory.
-  Error out_of_memory(ErrorCode::internal_error, "out of memory starting FoundationDB's network");
+  // process keeps should a later step fail for want of memory or a thread.
+  Error start_failure(ErrorCode::internal_error,
+                      "out of memory or threads starting FoundationDB's network");
   auto loaded = std::make_unique<Loaded>();
   loaded->api = load(library, loaded->handle);
   const FdbApi& table = loaded->api;  // lives as long as the process (never freed)
@@ -174,13 +174,8 @@ const FdbApi& client(const std::string& library) {
   } catch (Error& e) {
     p.broken = std::move(e);
     throw *p.broken;
-  } catch (const std::system_error& e) {  // no thread to be had
-    p.broken = std::move(out_of_memory);
-    *p.broken = Error(ErrorCode::internal_error,
-                      std::string("starting FoundationDB's network thread: ") + e.what());
-    throw *p.broken;
-  } catch (...) {  // std::bad_alloc
-    p.broken = std::move(out_of_memory);
+  } catch (...) {  // std::bad_alloc, or std::system_error: no thread to be had
+    p.broken = std::move(start_failure);
     throw *p.broken;
   }
   p.network_thread.store(loaded->network.get_id(), std::memory_order_release);

@@ -95,7 +95,7 @@ BatchOutcome CommitBatch::run(std::span<CommitRequest* const> batch) noexcept {
 BatchOutcome CommitBatch::run_batch(std::span<CommitRequest* const> batch) noexcept {
   if (logs_) log_.reset();
   // Versions given before may not be published yet (their sync is under way).
-  const Version version = std::max(store_.committed(), assigned_) + 1;
+  const Version version = store_.newest_assigned() + 1;
   const bool prepared = batch.size() >= kPrepareBatch;
   BatchOutcome out;
   stamped_.clear();
@@ -127,7 +127,6 @@ BatchOutcome CommitBatch::run_batch(std::span<CommitRequest* const> batch) noexc
   if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
   reservation_.end(store_);
   if (out.committed != 0) {
-    assigned_ = version;
     store_.note_assigned(version);
     out.version = version;
   }
@@ -157,7 +156,7 @@ bool CommitBatch::lone_plain(const CommitRequest& r) const {
 BatchOutcome CommitBatch::run_lone(CommitRequest* const& one) noexcept {
   CommitRequest& r = *one;
   const std::span<CommitRequest* const> batch(&one, 1);
-  const Version version = std::max(store_.committed(), assigned_) + 1;
+  const Version version = store_.newest_assigned() + 1;
   const std::span<const PointEntry> points = r.writes->points().array();
   BatchOutcome out;
   stamped_.clear();
@@ -187,7 +186,6 @@ BatchOutcome CommitBatch::run_lone(CommitRequest* const& one) noexcept {
   }
   if constexpr (base::kDebugInvariants) store_.expect_reserved(false);
   reservation_.end(store_);
-  assigned_ = version;
   store_.note_assigned(version);
   out.version = version;
   out.collect = earned_collection(points.size());

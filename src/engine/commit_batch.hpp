@@ -239,7 +239,6 @@ class CommitBatch {
   std::uint64_t batch_log_limit_ = kBatchLogBytes;
   std::size_t batch_count_limit_ = kBatchCommits;
   Resolver resolver_;
-  Version assigned_ = 0;                                // the newest version given a batch
   bool collection_stopped_ = false;                     // a collection ran out of memory (collect)
   std::size_t deferred_units_ = 0;                      // earned by deferred collections (collect)
   std::vector<std::string_view> write_keys_;            // prepare_writes' scratch

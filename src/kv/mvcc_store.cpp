@@ -610,7 +610,7 @@ void MvccStore::retire_chain(VersionRecord* r) {
 
 // Out of line: inlined, it grew the functions that retire enough for GCC to stop inlining
 // the pool's allocation into push().
-[[gnu::noinline]] Version MvccStore::retire_tag() const { return std::max(committed(), assigned_); }
+[[gnu::noinline]] Version MvccStore::retire_tag() const { return newest_assigned(); }
 
 void MvccStore::reclaim(Version oldest) {
   while (!retired_.empty() && retired_.front().tag < oldest) {

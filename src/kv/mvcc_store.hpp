@@ -238,6 +238,8 @@ class MvccStore {
   // by a log's syncer, later). A writer that applies batches ahead of publication calls
   // it for each; memory it retires is then kept from readers of that version.
   void note_assigned(Version version) { assigned_ = version; }
+  // The newest version given a batch, published or not (the writer's).
+  Version newest_assigned() const { return std::max(committed(), assigned_); }
   // Publishes `version` and wakes the threads waiting for it (version_wait()).
   void publish(Version version) {
     committed_.store(version, std::memory_order_seq_cst);
@@ -399,7 +401,7 @@ class MvccStore {
   // committed() does not bound them.
   std::atomic<Version> newest_tombstone_{0};
   // The newest version note_assigned() was given (the writer's alone). Memory unlinked
-  // now may be held by a reader of any version up to retire_tag(), not by one of a later
+  // now may be held by a reader of any version up to newest_assigned(), not by one of a later
   // version: that is published only once the batch doing the unlinking is applied.
   // committed() alone is too low while batches are applied ahead of it: the publication
   // of the batch before orders none of this one's writes before a reader.

@@ -346,8 +346,7 @@ std::size_t MvccStore::retained() {
   return retained_.size();
 }
 
-Version MvccStore::retained_floor() {
-  if (retentions_.empty()) return ReaderRegistry::kIdle;  // no clock read
+Version MvccStore::expire_retentions() {
   const std::int64_t now = base::CoarseClock::now().time_since_epoch().count();
   while (!retentions_.empty() && retentions_.front().deadline <= now) {
     auto it = retained_.find(retentions_.front().version);
@@ -421,7 +420,7 @@ bool MvccStore::skip_idle_collection() {
 // undone waits for a collection a few commits later: the overwrites' entries, the memory
 // retired before, and the history's pruning (decision 0041). A deletion is not left: a
 // queue's next pop would step over the key until it is unlinked.
-void MvccStore::defer_collection() {
+void MvccStore::take_commit_steps() {
   revoke_expired_readers();
   retire_table(index_.advance());
 }

@@ -273,7 +273,17 @@ class MvccStore {
     return !deletion_queued_ && retired_tables_ == 0 && short_lived_.empty() &&
            writer_sees_no_early_span() && !retains_versions_.load(std::memory_order_relaxed);
   }
-  void defer_collection();
+  // Inline: at most commits neither step is due, and the call would cost what the test does.
+  void defer_collection() {
+    if (collections_since_revoke_ + 1 < kRevokeEvery && !index_.advancing()) [[likely]] {
+      ++collections_since_revoke_;  // revoke_expired_readers' count
+      return;
+    }
+    take_commit_steps();
+  }
+  // The steps themselves: revocation on its schedule, and the index's migration step. Out
+  // of line, so that the commit that inlines the test saves no registers for them.
+  [[gnu::noinline]] void take_commit_steps();
 
   // The collection horizon: the newest registry().oldest() that collection may have used.
   // A read at a version below it may miss collected records. advance_horizon() (writer)
@@ -421,7 +431,10 @@ class MvccStore {
   std::atomic<bool> retains_versions_{false};
   void revoke_expired_readers();
   // Drops the retained versions whose deadline has passed; the oldest left, or kIdle.
-  Version retained_floor() REQUIRES(horizon_mu_);
+  Version retained_floor() REQUIRES(horizon_mu_) {
+    return retentions_.empty() ? ReaderRegistry::kIdle : expire_retentions();  // no clock read
+  }
+  Version expire_retentions() REQUIRES(horizon_mu_);
   // Whether nothing visible at `version` can have been collected: it is at or above the
   // horizon, and outside the early spans unless a live reader or a retention holds it
   // exactly (pin_at's and retain's test).

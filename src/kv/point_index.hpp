@@ -192,6 +192,10 @@ class PointIndex {
     return migrate(step_);
   }
 
+  // Writer: whether advance() has anything to do (a table prepared or being copied out).
+  bool advancing() const {
+    return next_ != nullptr || old_.load(std::memory_order_relaxed) != nullptr;
+  }
   // Whether entries are still being copied out of a replaced table (for tests).
   bool migrating() const { return old_.load(std::memory_order_relaxed) != nullptr; }
   // Bytes of the prepared next table faulted in so far, 0 when none (for tests).

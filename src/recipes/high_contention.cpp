@@ -336,18 +336,28 @@ void take_value(std::optional<std::string>& to, std::string_view from) { to.empl
 void drop_value(std::string& to) { to.clear(); }
 void drop_value(std::optional<std::string>& to) { to.reset(); }
 
+// Copies `key` to the front of `buffer`, which keeps the room of the longest key it has
+// held (item keys vary in length: their priority, their position and the escapes in their
+// ids), so that a key of another length is one copy too, not a resize and a copy.
+std::string_view hold_key(std::string& buffer, std::string_view key) {
+  if (buffer.size() < key.size()) buffer.resize(key.size());
+  if (!key.empty()) std::memcpy(buffer.data(), key.data(), key.size());
+  return {buffer.data(), key.size()};
+}
+
 template <class Value>
 bool pop_first(Transaction& tr, const KeyRange& items, End end, bool take, Value& out) {
   // Visited, not copied into a vector of rows: the value is the one copy made, and the key
   // goes to the calling thread's buffer for the clear (a row vector would be three
   // allocations).
-  thread_local std::string key;
+  thread_local std::string buffer;
+  std::string_view key;
   bool found = false;
   tr.visit_range(items, {.limit = 1, .reverse = end == End::last},
                  [&](std::string_view k, std::string_view v) {
                    take_value(out, v);  // both views point into strata's memory
                    found = true;
-                   if (take) copy_into(key, k);
+                   if (take) key = hold_key(buffer, k);
                  });
   if (!found) {
     drop_value(out);

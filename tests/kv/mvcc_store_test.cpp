@@ -318,6 +318,28 @@ TEST(MvccStore, ACollectionWithNothingQueuedIsSkipped) {
   EXPECT_EQ(read(s, "a", v), "39");
 }
 
+// Commits whose collection is skipped or deferred still count toward revocation: the 64th
+// since the last look revokes a reader whose deadline has passed, as a collection would.
+TEST(MvccStore, SkippedCollectionsStillRevokeExpiredReadersOnSchedule) {
+  MvccStore s;
+  s.set("a", "1", 1);
+  s.publish(1);
+  ReaderRegistry::Slot* idle = s.registry().acquire();
+  ASSERT_EQ(ReaderRegistry::announce(idle, s.committed_atomic(), /*deadline=*/1), 1);
+  for (int i = 1; i < 64; ++i) {  // commits with nothing to collect, skipped or deferred
+    if (i % 2 == 0) {
+      ASSERT_TRUE(s.skip_idle_collection()) << i;
+    } else {
+      s.defer_collection();
+    }
+    ASSERT_NE(idle->deadline.load(), ReaderRegistry::kRevoked) << "revoked after " << i;
+  }
+  s.defer_collection();  // the 64th
+  EXPECT_EQ(idle->deadline.load(), ReaderRegistry::kRevoked);
+  ReaderRegistry::withdraw(idle);
+  s.registry().release(idle);
+}
+
 // A collection of overwrites alone may wait (docs/decisions/0041); one with a deletion
 // queued may not, by clear or by clear_range, until a collection has emptied the queue.
 TEST(MvccStore, OnlyACollectionWithNoDeletionQueuedMayWait) {

@@ -109,6 +109,7 @@ TEST(PointIndex, GrowthIntoHugePagesIsPreparedAhead) {
     nodes.push_back(owner.insert(index, key_of(next++)));
   }
   EXPECT_FALSE(index.migrating());
+  EXPECT_TRUE(index.advancing()) << "a prepared table is faulted in by advance()";
   const std::size_t before_growth = index.capacity();
   EXPECT_GT(index.size(), before_growth * 85 / 100 - 2);
   EXPECT_EQ(index.prepared_bytes(), kPage) << "only the header page is touched at first";
@@ -146,8 +147,10 @@ TEST(PointIndex, AReserveMakesRoomForThatManyKeys) {
   owner.insert_range(index, 0, 1000, nodes);
   const std::size_t before = owner.retired();
   const int n = 50000;
+  EXPECT_FALSE(index.advancing()) << "a small table prepares no successor";
   owner.retire(index.reserve(n));
   EXPECT_TRUE(index.migrating()) << "the 1,000 keys are copied over incrementally";
+  EXPECT_TRUE(index.advancing());
   const std::size_t capacity = index.capacity();
   EXPECT_GE(capacity * 90 / 100, static_cast<std::size_t>(n));
   EXPECT_LE(capacity, static_cast<std::size_t>(n) * 100 / 72 + 2);
@@ -156,6 +159,7 @@ TEST(PointIndex, AReserveMakesRoomForThatManyKeys) {
   owner.insert_range(index, 1000, n, nodes);
   EXPECT_EQ(index.capacity(), capacity) << "the table grew after all";
   EXPECT_FALSE(index.migrating());
+  EXPECT_FALSE(index.advancing()) << "the copy is over and no successor is prepared";
   EXPECT_EQ(owner.retired(), before + 1) << "only the small table was replaced";
   for (int i = 0; i < n; ++i) ASSERT_EQ(index.find(key_of(i)), nodes[i]) << i;
 }

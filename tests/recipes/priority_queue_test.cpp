@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
+#include <iterator>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -113,6 +117,41 @@ TEST_P(PriorityQueueModes, PopsIntoABufferTakeBothEndsAndEmptyItWhenNothingIsTak
   EXPECT_EQ(out, big + "mid");
   EXPECT_FALSE(pq.pop_max(db, out));
   EXPECT_EQ(out, "");
+  EXPECT_TRUE(read_all(db, pq.subspace().range()).empty());
+}
+
+// Item keys differ in length with their priority (a packed integer takes 1 to 9 bytes) and
+// their id (a 00 byte is escaped): pops from both ends on one thread take keys that grow
+// and shrink in turn, and each clears exactly the item it read.
+TEST_P(PriorityQueueModes, PopsKeysThatGrowAndShrinkInTurn) {
+  Database db = testing::open_database();
+  PriorityQueue pq(Subspace(Tuple{"P"}), GetParam());
+  // Sorted, so that the model's map pops as the queue should.
+  std::map<std::int64_t, std::deque<std::string>> model;
+  for (int round = 0; round < 20; ++round) {
+    for (std::int64_t p : {std::int64_t{300}, std::int64_t{0}, std::int64_t{1} << 40,
+                           std::int64_t{-70000}, std::int64_t{7}}) {
+      const std::string value = std::to_string(p) + "/" + std::to_string(round);
+      pq.push(db, value, p);
+      model[p].push_back(value);
+    }
+  }
+  for (int i = 0; !model.empty(); ++i) {
+    std::string expected;
+    if (i % 2 == 0) {  // the lowest priority's first item
+      expected = model.begin()->second.front();
+      model.begin()->second.pop_front();
+      if (model.begin()->second.empty()) model.erase(model.begin());
+      ASSERT_EQ(pq.pop_min(db), expected) << i;
+    } else {  // the highest priority's last item
+      auto last = std::prev(model.end());
+      expected = last->second.back();
+      last->second.pop_back();
+      if (last->second.empty()) model.erase(last);
+      ASSERT_EQ(pq.pop_max(db), expected) << i;
+    }
+  }
+  EXPECT_EQ(pq.pop_min(db), std::nullopt);
   EXPECT_TRUE(read_all(db, pq.subspace().range()).empty());
 }
 

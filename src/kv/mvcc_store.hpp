@@ -281,9 +281,6 @@ class MvccStore {
     }
     take_commit_steps();
   }
-  // The steps themselves: revocation on its schedule, and the index's migration step. Out
-  // of line, so that the commit that inlines the test saves no registers for them.
-  [[gnu::noinline]] void take_commit_steps();
 
   // The collection horizon: the newest registry().oldest() that collection may have used.
   // A read at a version below it may miss collected records. advance_horizon() (writer)
@@ -306,6 +303,7 @@ class MvccStore {
   // Statistics (writer, or quiescent).
   std::size_t pending_gc() const { return gc_queue_.size() + retired_.size(); }
   std::size_t queued_for_collection() const { return gc_queue_.size(); }
+  bool index_migrating() const { return index_.migrating(); }
   std::uint64_t early_unlinks() const { return early_unlinks_; }
   // Bytes taken from the system for records and for the list's height-1 nodes.
   std::size_t pool_bytes() const { return node_pool_.slab_bytes() + record_pool_.slab_bytes(); }
@@ -430,6 +428,9 @@ class MvccStore {
   // retain() was called once (may_defer_collection).
   std::atomic<bool> retains_versions_{false};
   void revoke_expired_readers();
+  // defer_collection's steps: revocation on its schedule, and the index's migration step.
+  // Out of line, so that the commit that inlines the test saves no registers for them.
+  [[gnu::noinline]] void take_commit_steps();
   // Drops the retained versions whose deadline has passed; the oldest left, or kIdle.
   Version retained_floor() REQUIRES(horizon_mu_) {
     return retentions_.empty() ? ReaderRegistry::kIdle : expire_retentions();  // no clock read

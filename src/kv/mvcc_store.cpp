@@ -292,10 +292,7 @@ void MvccStore::push(Node* node, VersionRecord* head, std::optional<std::string_
   if (head != nullptr) gc_queue_.push_back({node, version, hash});
 }
 
-void MvccStore::revoke_expired_readers() {
-  // By count, not time: the clock read is what a queue operation would pay, and what an
-  // idle reader holds grows with commits, so a check every kRevokeEvery bounds it.
-  if (++collections_since_revoke_ < kRevokeEvery) return;
+void MvccStore::revoke_now() {
   collections_since_revoke_ = 0;
   registry_.revoke_expired(base::CoarseClock::now().time_since_epoch().count());
 }
@@ -415,15 +412,7 @@ bool MvccStore::skip_idle_collection() {
   return true;
 }
 
-// The steps every commit takes, collecting or not: revocation on its schedule, and a
-// running index migration moved on (see collect_below). What a deferred collection leaves
-// undone waits for a collection a few commits later: the overwrites' entries, the memory
-// retired before, and the history's pruning (decision 0041). A deletion is not left: a
-// queue's next pop would step over the key until it is unlinked.
-void MvccStore::take_commit_steps() {
-  revoke_expired_readers();
-  retire_table(index_.advance());
-}
+void MvccStore::step_index() { retire_table(index_.advance()); }
 
 void MvccStore::collect_garbage(std::size_t budget, Version oldest) {
   {

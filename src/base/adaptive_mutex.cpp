@@ -16,25 +16,19 @@ constexpr int kSpins = 100;
 // from the holder's CPU, and the holder's next lock or unlock takes it back, so a waiter
 // that looked at every pause would slow the streak it waits out.
 constexpr std::chrono::nanoseconds kLookEvery = std::chrono::microseconds(2);
-// How many pauses a waiter whose streak ran out spins before it sleeps: ten times a plain
-// waiter's, since a sleeper would make each unlock of the streak it waited out a system
-// call.
-constexpr int kSpinsAfterStreak = 10 * kSpins;
 
 static_assert(sizeof(AdaptiveMutex) <= 16, "the word and the streak state share a line");
 
 }  // namespace
 
 void AdaptiveMutex::lock_contended() {
-  if (!streaks_ || !backoff_.defer()) {
-    spin_then_sleep(kSpins);
-  } else if (!lock_after_streak()) {
-    spin_then_sleep(kSpinsAfterStreak);
-  }
+  // A waiter whose streak ran out with the lock held then waits as a plain one: spinning
+  // longer would keep its CPU from the threads that share it, while the lock stays away.
+  if (!streaks_ || !backoff_.defer() || !lock_after_streak()) spin_then_sleep();
 }
 
-void AdaptiveMutex::spin_then_sleep(int spins) {
-  for (int spin = 0; spin < spins; ++spin) {
+void AdaptiveMutex::spin_then_sleep() {
+  for (int spin = 0; spin < kSpins; ++spin) {
     cpu_relax();
     std::int32_t seen = state_.load(std::memory_order_relaxed);
     if (seen == kUnlocked &&

@@ -20,7 +20,7 @@
 // every few microseconds (a look takes the line from the holder's CPU), and takes it only
 // once its looks have found it free for a grace (nobody there wanted it again), or once it
 // has deferred for a streak's length in all (StreakWait); a waiter whose streak ran out
-// with the lock held spins longer than a plain waiter before it sleeps. A wait whose looks
+// with the lock held then spins and sleeps as a plain waiter does. A wait whose looks
 // found the lock free for the whole grace makes the waiters that follow skip the streak
 // (StreakBackoff), so that threads that come back to the lock more slowly than the grace
 // do not leave it idle. The uncontended lock and unlock are the same.
@@ -80,8 +80,8 @@ class CAPABILITY("mutex") alignas(16) AdaptiveMutex {
   // Policy::streaks: defers to the holder's CPU; true once it took the lock, false when
   // the streak ran out with the lock held.
   bool lock_after_streak();
-  // Spins `spins` pauses for the lock, then sleeps until it has it.
-  void spin_then_sleep(int spins);
+  // Spins a few pauses for the lock, then sleeps until it has it.
+  void spin_then_sleep();
   void wake_one();
 
   std::atomic<std::int32_t> state_{kUnlocked};

@@ -50,6 +50,7 @@ struct Process {
   std::unique_ptr<Loaded> loaded GUARDED_BY(mu);
   std::optional<Error> broken GUARDED_BY(mu);  // why the network could not start
   std::atomic<std::thread::id> network_thread{};
+  std::atomic<bool> stopped{false};  // set by NetworkStop once no callback can run
 };
 
 Process& process() {
@@ -58,7 +59,10 @@ Process& process() {
 }
 
 // A static made once the network runs: at exit, its destructor stops FoundationDB's network
-// and joins the thread, so no callback runs while the statics made before it go away.
+// and joins the thread, so no callback runs while the statics made before it go away. Then
+// it marks the network stopped: cluster objects that outlive it (held by statics made
+// earlier, or by atexit handlers registered earlier) call FoundationDB no more, and a wait
+// refuses rather than hangs (network_stopped in cluster/client.hpp).
 // FoundationDB requires that: "You must call this function and wait for fdb_run_network()
 // to return before allowing your program to exit" (fdb_stop_network,
 // https://apple.github.io/foundationdb/api-c.html). An exit on the network thread itself (a
@@ -81,6 +85,7 @@ struct NetworkStop {
     } else {
       loaded.network.detach();
     }
+    process().stopped.store(true, std::memory_order_release);
   }
 };
 
@@ -183,6 +188,8 @@ const FdbApi& client(const std::string& library) {
   static NetworkStop stop;  // made once, after the network runs
   return p.loaded->api;
 }
+
+bool network_stopped() { return process().stopped.load(std::memory_order_acquire); }
 
 bool on_network_thread() {
   return std::this_thread::get_id() == process().network_thread.load(std::memory_order_acquire);

@@ -89,8 +89,17 @@ const FdbApi& client(const std::string& library);
 // Whether the calling thread is FoundationDB's network thread, where callbacks run and no
 // call may block (it would wait for the thread that is waiting).
 bool on_network_thread();
-// Throws client_invalid_operation (2000) there: a blocking call in a commit_async or
-// on_ready callback would wait for itself.
+// Whether FoundationDB's network has been stopped at exit (and its thread joined): no
+// future becomes ready after that ("fdb_run_network: must be called ... before any
+// asynchronous functions in this API can be expected to complete",
+// https://apple.github.io/foundationdb/api-c.html), and no callback runs. Cluster objects
+// destroyed later (by statics made before the first cluster was opened, or by atexit
+// handlers registered before it) then leave FoundationDB's handles to the exiting process
+// rather than call into a client that has stopped.
+bool network_stopped();
+// Throws client_invalid_operation (2000) where a blocking call could never return: on the
+// network thread (a commit_async or on_ready callback would wait for itself), and once the
+// network has stopped.
 void check_may_block(const char* what);
 
 // The strata::Error for FoundationDB's `code`: the same number; FoundationDB's description

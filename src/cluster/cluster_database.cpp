@@ -16,7 +16,9 @@ namespace {
 class TransactionHandle {
  public:
   TransactionHandle(const FdbApi& api, FDBTransaction* tr) : api_(api), tr_(tr) {}
-  ~TransactionHandle() { api_.transaction_destroy(tr_); }
+  ~TransactionHandle() {
+    if (!network_stopped()) api_.transaction_destroy(tr_);
+  }
   TransactionHandle(const TransactionHandle&) = delete;
   TransactionHandle& operator=(const TransactionHandle&) = delete;
   FDBTransaction* get() const { return tr_; }
@@ -91,7 +93,9 @@ std::shared_ptr<ClusterDatabase> ClusterDatabase::open(const Options& options) {
   return db;
 }
 
-ClusterDatabase::~ClusterDatabase() { api_.database_destroy(db_); }
+ClusterDatabase::~ClusterDatabase() {
+  if (!network_stopped()) api_.database_destroy(db_);
+}
 
 Version ClusterDatabase::read_version() const {
   check_may_block("committed_version");

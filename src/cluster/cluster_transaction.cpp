@@ -99,13 +99,16 @@ ClusterTransaction::ClusterTransaction(std::shared_ptr<ClusterDatabase> db)
 
 ClusterTransaction::~ClusterTransaction() {
   if (async_ != nullptr) {
+    // A commit in flight when the network stopped never calls back: not waited for then.
     Async& a = *async_;
     base::MutexLock lock(a.mu);
-    while (a.in_flight != 0 && a.running_on != std::this_thread::get_id()) a.cv.wait(lock);
+    while (a.in_flight != 0 && a.running_on != std::this_thread::get_id() && !network_stopped()) {
+      a.cv.wait(lock);
+    }
   }
   versionstamp_future_.reset();
   fail_watches(static_cast<int>(ErrorCode::transaction_cancelled));
-  api_.transaction_destroy(tr_);
+  if (!network_stopped()) api_.transaction_destroy(tr_);
 }
 
 // ---- Helpers ----------------------------------------------------------------------
@@ -573,6 +576,10 @@ void ClusterTransaction::commit() {
 void ClusterTransaction::commit_async(CommitCallback done) {
   try {
     check_usable();
+    // Its callback could never run: the commit is refused here, as a blocking one is.
+    if (network_stopped()) [[unlikely]] {
+      check_may_block("commit_async");
+    }
   } catch (const Error& e) {
     done(&e);
     return;

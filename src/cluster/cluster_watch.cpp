@@ -13,7 +13,9 @@ struct ClusterWatch::State {
   enum class Status { pending, fired, cancelled, failed };
 
   State(const FdbApi& a, FDBFuture* f) : api(a), future(f) {}
-  ~State() { api.future_destroy(future); }
+  ~State() {
+    if (!network_stopped()) api.future_destroy(future);
+  }
   State(const State&) = delete;
   State& operator=(const State&) = delete;
 
@@ -140,14 +142,17 @@ bool ClusterWatch::wait_until(std::optional<std::chrono::steady_clock::time_poin
 void ClusterWatch::cancel() {
   // Waiters return at once; FoundationDB's future is cancelled too, which frees its watch
   // on the cluster (its callback then finds the state final), even when a listener run
-  // here throws.
+  // here throws. Not once the network has stopped: nothing runs on the cluster's side then.
+  auto cancel_future = [&] {
+    if (!network_stopped()) state_->api.future_cancel(state_->future);
+  };
   try {
     state_->finish(State::Status::cancelled);
   } catch (...) {
-    state_->api.future_cancel(state_->future);
+    cancel_future();
     throw;
   }
-  state_->api.future_cancel(state_->future);
+  cancel_future();
 }
 
 void ClusterWatch::on_ready(std::function<void()> callback) {

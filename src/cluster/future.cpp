@@ -10,9 +10,18 @@ void check_may_block(const char* what) {
                     " would block FoundationDB's network thread (inside a commit_async or "
                     "on_ready callback), which has to run for it to finish");
   }
+  if (network_stopped()) [[unlikely]] {
+    throw Error(ErrorCode::client_invalid_operation,
+                std::string(what) +
+                    " would wait forever: FoundationDB's network has stopped (the process "
+                    "is exiting)");
+  }
 }
 
 fdb_error_t Future::wait_code() const {
+  if (network_stopped()) [[unlikely]] {
+    return static_cast<fdb_error_t>(ErrorCode::client_invalid_operation);
+  }
   if (const fdb_error_t e = api_->future_block_until_ready(f_)) return e;
   return api_->future_get_error(f_);
 }

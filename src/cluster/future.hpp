@@ -29,16 +29,18 @@ class Future {
   ~Future() { reset(); }
 
   // Blocks until ready (fdb_future_block_until_ready), then throws the future's error.
-  // On FoundationDB's network thread, where the wait could never end, it throws
-  // client_invalid_operation (2000) instead of waiting.
+  // Callers first check that the wait can end (check_may_block); once the network has
+  // stopped it fails with client_invalid_operation (2000) without waiting.
   void wait(const char* what) const;
   // wait(), then the error code instead of a throw.
   fdb_error_t wait_code() const;
 
   FDBFuture* get() const { return f_; }
   explicit operator bool() const { return f_ != nullptr; }
+  // Destroys the future; after the network stopped, leaves it to the exiting process.
   void reset() noexcept {
-    if (f_ != nullptr) api_->future_destroy(std::exchange(f_, nullptr));
+    if (f_ != nullptr && !network_stopped()) api_->future_destroy(f_);
+    f_ = nullptr;
   }
 
  private:

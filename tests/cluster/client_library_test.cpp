@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -71,6 +72,67 @@ TEST(ClientLibrary, ANetworkThatFailedToStartKeepsItsError) {
           }
         }
         std::exit(failures);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// At exit the network is stopped and its thread joined (fdb_stop_network: "You must call
+// this function and wait for fdb_run_network() to return before allowing your program to
+// exit", https://apple.github.io/foundationdb/api-c.html), and from then on no future
+// becomes ready ("fdb_run_network: must be called ... before any asynchronous functions in
+// this API can be expected to complete", same page). Objects that outlive it, here held
+// for an atexit handler registered before the first open (as statics made before it would
+// be), are refused with client_invalid_operation (2000) where they would wait forever, a
+// commit_async calls back at once with that error, and their destructors let the process
+// exit. In a child process: the network stops only at its exit.
+TEST(ClientLibrary, ObjectsThatOutliveTheNetworkRefuseToWaitAndLetTheProcessExit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        struct Held {
+          std::optional<Database> db;
+          std::optional<Transaction> tr;
+          std::optional<Watch> watch;
+        };
+        static Held* held = new Held;  // NOLINT: the handler below owns it, at exit
+        std::atexit([] {
+          ::alarm(60);  // a wait that never ends fails the test (SIGALRM) instead of hanging it
+          int failures = 0;
+          auto refused = [&](auto&& call) {
+            try {
+              call();
+              ++failures;
+            } catch (const Error& e) {
+              if (e.code() != static_cast<int>(ErrorCode::client_invalid_operation) ||
+                  std::string(e.what()).find("network has stopped") == std::string::npos) {
+                ++failures;
+              }
+            }
+          };
+          refused([] { (void)held->tr->get("outlived/key"); });
+          refused([] { held->watch->wait(); });  // pending: would wait forever
+          refused([] { (void)held->db->committed_version(); });
+          Transaction writer = held->db->create_transaction();
+          writer.set("outlived/key", "w");
+          refused([&] { writer.commit(); });
+          std::optional<int> async_code;
+          writer.commit_async([&](const Error* e) {
+            if (e != nullptr) async_code = e->code();
+          });
+          if (async_code != static_cast<int>(ErrorCode::client_invalid_operation)) ++failures;
+          held->watch.reset();
+          held->tr.reset();
+          held->db.reset();
+          std::_Exit(failures);
+        });
+        held->db.emplace(Database::open(cluster_with(STRATA_TEST_FDB_C)));
+        held->db->run([](Transaction& tr) { tr.set("outlived/key", "v"); });
+        held->tr.emplace(held->db->create_transaction());
+        EXPECT_EQ(held->tr->get("outlived/key"), "v");
+        Transaction watcher = held->db->create_transaction();
+        held->watch.emplace(watcher.watch("outlived/key"));
+        watcher.commit();
+        std::exit(99);  // the handler's _Exit gives the result
       },
       ::testing::ExitedWithCode(0), "");
 }

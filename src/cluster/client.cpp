@@ -59,14 +59,14 @@ Process& process() {
 }
 
 // A static made once the network runs: at exit, its destructor stops FoundationDB's network
-// and joins the thread, so no callback runs while the statics made before it go away. Then
-// it marks the network stopped: cluster objects that outlive it (held by statics made
-// earlier, or by atexit handlers registered earlier) call FoundationDB no more, and a wait
-// refuses rather than hangs (network_stopped in cluster/client.hpp).
+// and joins the thread, so no callback runs while the statics made before it go away.
 // FoundationDB requires that: "You must call this function and wait for fdb_run_network()
 // to return before allowing your program to exit" (fdb_stop_network,
 // https://apple.github.io/foundationdb/api-c.html). An exit on the network thread itself (a
-// callback calling exit) cannot wait for itself: the network is stopped, not joined.
+// callback calling exit) cannot wait for itself: the network is stopped, not joined. Once
+// the stop succeeded it marks the network stopped: cluster objects that outlive it (held by
+// statics made earlier, or by atexit handlers registered earlier) call FoundationDB no
+// more, and a wait refuses rather than hangs (network_stopped in cluster/client.hpp).
 struct NetworkStop {
   NetworkStop() = default;
   NetworkStop(const NetworkStop&) = delete;
@@ -85,7 +85,8 @@ struct NetworkStop {
     } else {
       loaded.network.detach();
     }
-    process().stopped.store(true, std::memory_order_release);
+    // A network that would not stop may still run callbacks: its objects keep waiting.
+    if (stopped) process().stopped.store(true, std::memory_order_release);
   }
 };
 

@@ -4,6 +4,9 @@
 // blobbified, so the lists are empty and unblobbifying succeeds; whatever would need a
 // granule (or a granule file: the readbg parsers) fails with unsupported_operation
 // (docs/decisions/0018, 0021).
+#include "strata/error.hpp"
+
+#include "fdb_c/bytes.hpp"
 #include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
 #include "fdb_c/fdb_c.h"
@@ -41,6 +44,12 @@ FDBFuture* yes() {
 
 // A tenant's operations fail as its transactions do.
 FDBFuture* tenants_disabled() { return FDB_future::failed(fc::kTenantsDisabled); }
+
+constexpr auto kInvertedRange = static_cast<fdb_error_t>(strata::ErrorCode::inverted_range);
+
+bool inverted(const uint8_t* begin, int begin_length, const uint8_t* end, int end_length) {
+  return fc::bytes(begin, begin_length) > fc::bytes(end, end_length);
+}
 
 }  // namespace
 
@@ -163,18 +172,27 @@ FDBFuture* fdb_tenant_wait_purge_granules_complete(FDBTenant* /*tenant*/,
 }
 
 // The transaction's calls go through its read(): a deferred error, a timeout or a tenant's
-// unavailability comes first, as for any read.
+// unavailability comes first, as for any read; only an inverted range comes before them
+// (FoundationDB builds the range first).
 
-FDBFuture* fdb_transaction_get_blob_granule_ranges(
-    FDBTransaction* tr, const uint8_t* /*begin_key_name*/, int /*begin_key_name_length*/,
-    const uint8_t* /*end_key_name*/, int /*end_key_name_length*/, int /*range_limit*/) {
+FDBFuture* fdb_transaction_get_blob_granule_ranges(FDBTransaction* tr,
+                                                   const uint8_t* begin_key_name,
+                                                   int begin_key_name_length,
+                                                   const uint8_t* end_key_name,
+                                                   int end_key_name_length, int /*range_limit*/) {
+  if (inverted(begin_key_name, begin_key_name_length, end_key_name, end_key_name_length)) {
+    return FDB_future::failed(kInvertedRange);
+  }
   return tr->read([](FDB_future::Result& r) { r.kind = Kind::key_ranges; });
 }
 
 FDBFuture* fdb_transaction_summarize_blob_granules(
-    FDBTransaction* tr, const uint8_t* /*begin_key_name*/, int /*begin_key_name_length*/,
-    const uint8_t* /*end_key_name*/, int /*end_key_name_length*/, int64_t /*summary_version*/,
+    FDBTransaction* tr, const uint8_t* begin_key_name, int begin_key_name_length,
+    const uint8_t* end_key_name, int end_key_name_length, int64_t /*summary_version*/,
     int /*range_limit*/) {
+  if (inverted(begin_key_name, begin_key_name_length, end_key_name, end_key_name_length)) {
+    return FDB_future::failed(kInvertedRange);
+  }
   return tr->read([](FDB_future::Result& r) { r.kind = Kind::granule_summaries; });
 }
 

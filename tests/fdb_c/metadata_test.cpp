@@ -144,6 +144,33 @@ TEST_F(Metadata, RangeSplitPointsWithALargeChunkAreJustTheEnds) {
   EXPECT_EQ(points, (std::vector<std::string>{k("r"), k("s")}));
 }
 
+// FoundationDB builds each of these calls' range first, inside RETURN_FUTURE_ON_ERROR
+// (bindings/c/fdb_c.cpp in apple/foundationdb), and a KeyRangeRef whose begin is after its
+// end throws inverted_range (2005, fdbclient/FDBTypes.h): the future fails with it, before
+// the chunk size is looked at, and an empty range is no error.
+TEST_F(Metadata, AnInvertedRangeFailsEveryRangeMetricWithInvertedRange) {
+  Tr tr = make_tr();
+  const std::string b = k("b"), a = k("a");
+  Future size(
+      fdb_transaction_get_estimated_range_size_bytes(tr.get(), u8(b), len(b), u8(a), len(a)));
+  EXPECT_EQ(wait(size), 2005);
+  Future points(
+      fdb_transaction_get_range_split_points(tr.get(), u8(b), len(b), u8(a), len(a), 1000));
+  EXPECT_EQ(wait(points), 2005);
+  Future no_chunk(
+      fdb_transaction_get_range_split_points(tr.get(), u8(b), len(b), u8(a), len(a), 0));
+  EXPECT_EQ(wait(no_chunk), 2005);
+  Future ranges(
+      fdb_transaction_get_blob_granule_ranges(tr.get(), u8(b), len(b), u8(a), len(a), 10));
+  EXPECT_EQ(wait(ranges), 2005);
+  Future summaries(
+      fdb_transaction_summarize_blob_granules(tr.get(), u8(b), len(b), u8(a), len(a), -2, 10));
+  EXPECT_EQ(wait(summaries), 2005);
+  fdb_error_t e = -1;
+  EXPECT_EQ(estimated(tr, b, b, &e), 0);
+  EXPECT_EQ(e, 0);
+}
+
 TEST_F(Metadata, AddressesForKeyIsOnePlaceholder) {
   Tr tr = make_tr();
   Future f(fdb_transaction_get_addresses_for_key(tr.get(), u8(k("a")), len(k("a"))));

@@ -452,15 +452,26 @@ void FDB_transaction::clear_attempt() {
   end_waits();
 }
 
+// FoundationDB's client answers an unknown code with invalid_option (2007) at once, and a
+// TIMEOUT whose value is not an 8-byte integer in [0, INT_MAX] with invalid_option_value
+// (2006) at once (MultiVersionTransaction::setTimeout). Every other option is applied on its
+// network thread, and what fails there becomes the transaction's deferred error: the call
+// returns 0, and the next read or commit fails with that error (ThreadSafeTransaction::
+// setOption, onMainThreadVoid with deferredError; fdbclient in apple/foundationdb).
 fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) noexcept {
   strata::base::UniqueLock lock(mu);
   fc::TransactionOptions updated = options_;
-  if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) return e;
+  if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) {
+    if (e == fc::kInvalidOption || code == FDB_TR_OPTION_TIMEOUT) return e;
+    defer(e);
+    return 0;
+  }
   // FoundationDB refuses READ_YOUR_WRITES_DISABLE after any read, even when it is set
   // already; after writes only when they went to its write map, that is, made before the
   // option was set (strata's set_read_your_writes makes that check).
   if (code == FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE && read_started_) {
-    return fc::kClientInvalidOperation;
+    defer(fc::kClientInvalidOperation);
+    return 0;
   }
   try {
     if (updated.read_your_writes != options_.read_your_writes) {
@@ -486,7 +497,8 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
       tr.set_max_retry_delay(std::chrono::milliseconds(updated.max_retry_delay_ms));
     }
   } catch (...) {
-    return fc::current_error();
+    defer(fc::current_error());
+    return 0;
   }
   options_ = updated;
   return 0;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -166,14 +167,25 @@ TEST_F(Options, ReadYourWritesDisable) {
 // (ReadYourWritesTransaction::setOption: `reading.getFutureCount() > 0 || !cache.empty() ||
 // !writes.empty()`). `reading` counts every get, get_key, get_range and watch ever started,
 // reading its writes or not; a write made while it reads its writes goes to its write map,
-// one made after READ_YOUR_WRITES_DISABLE straight to the database transaction.
+// one made after READ_YOUR_WRITES_DISABLE straight to the database transaction. The
+// refusal is the transaction's deferred error (ThreadSafeTransaction::setOption applies
+// the option on the network thread, onMainThreadVoid with deferredError): the call
+// returns 0, and the next read or commit fails with 2000.
+fdb_error_t refused_later(const Tr& tr, FDBTransactionOption o, const std::string& key) {
+  const fdb_error_t now = set_option(tr, o);
+  if (now != 0) return now;
+  const fdb_error_t read = get(tr, key).error;
+  EXPECT_EQ(commit(tr), read);  // the same deferred error
+  return read;
+}
+
 TEST_F(Options, ReadYourWritesDisableAfterAReadOrAWriteIsInvalid) {
   Tr read = make_tr();
   ASSERT_EQ(get(read, k("a")).error, 0);
-  EXPECT_EQ(set_option(read, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  EXPECT_EQ(refused_later(read, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, k("later")), 2000);
   Tr wrote = make_tr();
   set(wrote, k("a"), "1");
-  EXPECT_EQ(set_option(wrote, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  EXPECT_EQ(refused_later(wrote, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, k("later")), 2000);
 }
 
 TEST_F(Options, ReadYourWritesDisableAgainAfterAnyReadIsInvalid) {
@@ -185,21 +197,22 @@ TEST_F(Options, ReadYourWritesDisableAgainAfterAnyReadIsInvalid) {
   };
   Tr by_get = disabled();
   ASSERT_EQ(get(by_get, k("a")).value, "committed");
-  EXPECT_EQ(set_option(by_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  EXPECT_EQ(refused_later(by_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, k("later")), 2000);
   Tr by_snapshot_get = disabled();
   ASSERT_EQ(get(by_snapshot_get, k("a"), /*snapshot=*/true).value, "committed");
-  EXPECT_EQ(set_option(by_snapshot_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  EXPECT_EQ(refused_later(by_snapshot_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, k("later")),
+            2000);
   Tr by_get_key = disabled();
   ASSERT_EQ(get_key(by_get_key, first_greater_or_equal(k("a"))).error, 0);
-  EXPECT_EQ(set_option(by_get_key, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  EXPECT_EQ(refused_later(by_get_key, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, k("later")), 2000);
   Tr by_range = disabled();
   ASSERT_EQ(get_range(by_range, prefix(), prefix_end()).error, 0);
-  EXPECT_EQ(set_option(by_range, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  EXPECT_EQ(refused_later(by_range, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, k("later")), 2000);
   Tr by_addresses = disabled();
   Future addresses(
       fdb_transaction_get_addresses_for_key(by_addresses.get(), u8(k("a")), len(k("a"))));
   ASSERT_EQ(wait(addresses), 0);
-  EXPECT_EQ(set_option(by_addresses, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 2000);
+  EXPECT_EQ(refused_later(by_addresses, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, k("later")), 2000);
   // Reset and on_error start the count again.
   fdb_transaction_reset(by_get.get());
   EXPECT_EQ(set_option(by_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
@@ -297,19 +310,41 @@ TEST_F(Options, NextWriteNoWriteConflictRange) {
   EXPECT_TRUE(e == 0 || e == 1020) << e;
 }
 
-// Integer options are 8 bytes, within FoundationDB's bounds; otherwise invalid_option_value.
+// Integer options are 8 bytes, within FoundationDB's bounds; otherwise invalid_option_value
+// (2006). TIMEOUT's value is checked at once, by the multi-version client
+// (MultiVersionTransaction::setTimeout); the others' on the network thread, so their error
+// is deferred to the next read or commit, as FoundationDB's own C test "fdb_transaction_
+// set_option size_limit too small" expects (bindings/c/test/unit/unit_tests.cpp in
+// apple/foundationdb: the set succeeds, the commit fails with 2006).
 TEST_F(Options, IntegerOptionsOutOfRangeAreInvalidOptionValue) {
   Tr tr = make_tr();
   EXPECT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, -1), 2006);
-  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_RETRY_LIMIT, -2), 2006);
-  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_MAX_RETRY_DELAY, -1), 2006);
-  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 31), 2006);
-  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 10000001), 2006);
   std::string four = le32(100);
   EXPECT_EQ(fdb_transaction_set_option(tr.get(), FDB_TR_OPTION_TIMEOUT, u8(four), 4), 2006);
   EXPECT_EQ(fdb_transaction_set_option(tr.get(), FDB_TR_OPTION_TIMEOUT, nullptr, 0), 2006);
   EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 32), 0);
   EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 10000000), 0);
+  EXPECT_EQ(get(tr, k("a")).error, 0);  // nothing deferred
+  const std::pair<FDBTransactionOption, int64_t> deferred[] = {
+      {FDB_TR_OPTION_RETRY_LIMIT, -2},
+      {FDB_TR_OPTION_MAX_RETRY_DELAY, -1},
+      {FDB_TR_OPTION_SIZE_LIMIT, 31},
+      {FDB_TR_OPTION_SIZE_LIMIT, 10000001},
+  };
+  for (const auto& [option, value] : deferred) {
+    Tr later = make_tr();
+    EXPECT_EQ(set_option(later, option, value), 0) << option;
+    set(later, k("a"), "bar");
+    EXPECT_EQ(commit(later), 2006) << option;
+    Tr read = make_tr();
+    EXPECT_EQ(set_option(read, option, value), 0) << option;
+    EXPECT_EQ(get(read, k("a")).error, 2006) << option;
+    fdb_transaction_reset(read.get());  // a reset clears it
+    EXPECT_EQ(get(read, k("a")).error, 0) << option;
+  }
+  Tr bad_length = make_tr();
+  EXPECT_EQ(fdb_transaction_set_option(bad_length.get(), FDB_TR_OPTION_SIZE_LIMIT, u8(four), 4), 0);
+  EXPECT_EQ(commit(bad_length), 2006);
 }
 
 TEST_F(Options, OtherTransactionOptionsAreAccepted) {

@@ -452,17 +452,19 @@ void FDB_transaction::clear_attempt() {
   end_waits();
 }
 
-// FoundationDB's client answers an unknown code with invalid_option (2007) at once, and a
-// TIMEOUT whose value is not an 8-byte integer in [0, INT_MAX] with invalid_option_value
-// (2006) at once (MultiVersionTransaction::setTimeout). Every other option is applied on its
-// network thread, and what fails there becomes the transaction's deferred error: the call
-// returns 0, and the next read or commit fails with that error (ThreadSafeTransaction::
-// setOption, onMainThreadVoid with deferredError; fdbclient in apple/foundationdb).
+// FoundationDB's client answers an unknown code with invalid_option (2007) at once. Every
+// other option is applied on its network thread, and what fails there becomes the
+// transaction's deferred error: the call returns 0, and the next read or commit fails with
+// that error until a reset; once a deferred error is set, later options are not applied
+// (ThreadSafeTransaction::setOption, onMainThreadVoid with deferredError, in fdbclient;
+// doOnMainThreadVoid in flow/ThreadHelper.actor.h, apple/foundationdb).
 fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) noexcept {
   strata::base::UniqueLock lock(mu);
   fc::TransactionOptions updated = options_;
-  if (fdb_error_t e = fc::apply_transaction_option(updated, code, value, length)) {
-    if (e == fc::kInvalidOption || code == FDB_TR_OPTION_TIMEOUT) return e;
+  const fdb_error_t e = fc::apply_transaction_option(updated, code, value, length);
+  if (e == fc::kInvalidOption) return e;
+  if (deferred_ != 0) return 0;
+  if (e != 0) {
     defer(e);
     return 0;
   }

@@ -172,8 +172,7 @@ TEST_F(Options, ReadYourWritesDisable) {
 // the option on the network thread, onMainThreadVoid with deferredError): the call
 // returns 0, and the next read or commit fails with 2000.
 fdb_error_t refused_later(const Tr& tr, FDBTransactionOption o, const std::string& key) {
-  const fdb_error_t now = set_option(tr, o);
-  if (now != 0) return now;
+  EXPECT_EQ(set_option(tr, o), 0);
   const fdb_error_t read = get(tr, key).error;
   EXPECT_EQ(commit(tr), read);  // the same deferred error
   return read;
@@ -216,8 +215,10 @@ TEST_F(Options, ReadYourWritesDisableAgainAfterAnyReadIsInvalid) {
   // Reset and on_error start the count again.
   fdb_transaction_reset(by_get.get());
   EXPECT_EQ(set_option(by_get, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+  EXPECT_EQ(get(by_get, k("a")).error, 0);  // accepted: nothing deferred
   ASSERT_EQ(on_error(by_range, 1020), 0);
   EXPECT_EQ(set_option(by_range, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE), 0);
+  EXPECT_EQ(get(by_range, k("a")).error, 0);
 }
 
 // What FoundationDB's client answers without starting a read leaves the option settable a
@@ -311,24 +312,19 @@ TEST_F(Options, NextWriteNoWriteConflictRange) {
 }
 
 // Integer options are 8 bytes, within FoundationDB's bounds; otherwise invalid_option_value
-// (2006). TIMEOUT's value is checked at once, by the multi-version client
-// (MultiVersionTransaction::setTimeout); the others' on the network thread, so their error
-// is deferred to the next read or commit, as FoundationDB's own C test "fdb_transaction_
-// set_option size_limit too small" expects (bindings/c/test/unit/unit_tests.cpp in
-// apple/foundationdb: the set succeeds, the commit fails with 2006).
+// (2006), checked on the network thread, so that the error is deferred to the next read or
+// commit, as FoundationDB's own C test "fdb_transaction_set_option size_limit too small"
+// expects (bindings/c/test/unit/unit_tests.cpp in apple/foundationdb: the set succeeds, the
+// commit fails with 2006). The multi-version client checks TIMEOUT itself only while no
+// client transaction exists yet (MultiVersionTransaction::setOption).
 TEST_F(Options, IntegerOptionsOutOfRangeAreInvalidOptionValue) {
   Tr tr = make_tr();
-  EXPECT_EQ(set_option(tr, FDB_TR_OPTION_TIMEOUT, -1), 2006);
-  std::string four = le32(100);
-  EXPECT_EQ(fdb_transaction_set_option(tr.get(), FDB_TR_OPTION_TIMEOUT, u8(four), 4), 2006);
-  EXPECT_EQ(fdb_transaction_set_option(tr.get(), FDB_TR_OPTION_TIMEOUT, nullptr, 0), 2006);
   EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 32), 0);
   EXPECT_EQ(set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, 10000000), 0);
   EXPECT_EQ(get(tr, k("a")).error, 0);  // nothing deferred
   const std::pair<FDBTransactionOption, int64_t> deferred[] = {
-      {FDB_TR_OPTION_RETRY_LIMIT, -2},
-      {FDB_TR_OPTION_MAX_RETRY_DELAY, -1},
-      {FDB_TR_OPTION_SIZE_LIMIT, 31},
+      {FDB_TR_OPTION_TIMEOUT, -1},          {FDB_TR_OPTION_RETRY_LIMIT, -2},
+      {FDB_TR_OPTION_MAX_RETRY_DELAY, -1},  {FDB_TR_OPTION_SIZE_LIMIT, 31},
       {FDB_TR_OPTION_SIZE_LIMIT, 10000001},
   };
   for (const auto& [option, value] : deferred) {
@@ -342,9 +338,23 @@ TEST_F(Options, IntegerOptionsOutOfRangeAreInvalidOptionValue) {
     fdb_transaction_reset(read.get());  // a reset clears it
     EXPECT_EQ(get(read, k("a")).error, 0) << option;
   }
-  Tr bad_length = make_tr();
-  EXPECT_EQ(fdb_transaction_set_option(bad_length.get(), FDB_TR_OPTION_SIZE_LIMIT, u8(four), 4), 0);
-  EXPECT_EQ(commit(bad_length), 2006);
+  const std::string four = le32(100);
+  for (auto o : {FDB_TR_OPTION_TIMEOUT, FDB_TR_OPTION_SIZE_LIMIT}) {
+    Tr bad_length = make_tr();
+    EXPECT_EQ(fdb_transaction_set_option(bad_length.get(), o, u8(four), 4), 0) << o;
+    EXPECT_EQ(commit(bad_length), 2006) << o;
+    Tr no_value = make_tr();
+    EXPECT_EQ(fdb_transaction_set_option(no_value.get(), o, nullptr, 0), 0) << o;
+    EXPECT_EQ(get(no_value, k("a")).error, 2006) << o;
+  }
+  // Once an option failed, later ones are not applied (FoundationDB's doOnMainThreadVoid
+  // returns at once when the deferred error is set): the retry limit of 0 set after a
+  // failed SIZE_LIMIT does not stop on_error from retrying, and the retry clears the error.
+  Tr ignored = make_tr();
+  EXPECT_EQ(set_option(ignored, FDB_TR_OPTION_SIZE_LIMIT, 31), 0);
+  EXPECT_EQ(set_option(ignored, FDB_TR_OPTION_RETRY_LIMIT, 0), 0);
+  EXPECT_EQ(on_error(ignored, 1020), 0);
+  EXPECT_EQ(get(ignored, k("a")).error, 0);
 }
 
 TEST_F(Options, OtherTransactionOptionsAreAccepted) {

@@ -99,8 +99,11 @@ bool on_network_thread();
 bool network_stopped();
 // Throws client_invalid_operation (2000) where a blocking call could never return: on the
 // network thread (a commit_async or on_ready callback would wait for itself), and once the
-// network has stopped.
+// network has stopped (check_network_running).
 void check_may_block(const char* what);
+// Throws client_invalid_operation (2000) once the network has stopped: what `what` waits
+// for, a wait or a callback, would never come.
+void check_network_running(const char* what);
 
 // The strata::Error for FoundationDB's `code`: the same number; FoundationDB's description
 // joins the message when strata's table does not know the code. `context` (may be empty)

@@ -576,10 +576,7 @@ void ClusterTransaction::commit() {
 void ClusterTransaction::commit_async(CommitCallback done) {
   try {
     check_usable();
-    // Its callback could never run: the commit is refused here, as a blocking one is.
-    if (network_stopped()) [[unlikely]] {
-      check_may_block("commit_async");
-    }
+    check_network_running("commit_async");  // its callback could never run
   } catch (const Error& e) {
     done(&e);
     return;

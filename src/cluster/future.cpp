@@ -10,6 +10,10 @@ void check_may_block(const char* what) {
                     " would block FoundationDB's network thread (inside a commit_async or "
                     "on_ready callback), which has to run for it to finish");
   }
+  check_network_running(what);
+}
+
+void check_network_running(const char* what) {
   if (network_stopped()) [[unlikely]] {
     throw Error(ErrorCode::client_invalid_operation,
                 std::string(what) +

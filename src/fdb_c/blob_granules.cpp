@@ -4,8 +4,6 @@
 // blobbified, so the lists are empty and unblobbifying succeeds; whatever would need a
 // granule (or a granule file: the readbg parsers) fails with unsupported_operation
 // (docs/decisions/0018, 0021).
-#include "strata/error.hpp"
-
 #include "fdb_c/bytes.hpp"
 #include "fdb_c/database.hpp"
 #include "fdb_c/error_codes.hpp"
@@ -44,8 +42,6 @@ FDBFuture* yes() {
 
 // A tenant's operations fail as its transactions do.
 FDBFuture* tenants_disabled() { return FDB_future::failed(fc::kTenantsDisabled); }
-
-constexpr auto kInvertedRange = static_cast<fdb_error_t>(strata::ErrorCode::inverted_range);
 
 bool inverted(const uint8_t* begin, int begin_length, const uint8_t* end, int end_length) {
   return fc::bytes(begin, begin_length) > fc::bytes(end, end_length);
@@ -181,7 +177,7 @@ FDBFuture* fdb_transaction_get_blob_granule_ranges(FDBTransaction* tr,
                                                    const uint8_t* end_key_name,
                                                    int end_key_name_length, int /*range_limit*/) {
   if (inverted(begin_key_name, begin_key_name_length, end_key_name, end_key_name_length)) {
-    return FDB_future::failed(kInvertedRange);
+    return FDB_future::failed(fc::kInvertedRange);
   }
   return tr->read([](FDB_future::Result& r) { r.kind = Kind::key_ranges; });
 }
@@ -191,7 +187,7 @@ FDBFuture* fdb_transaction_summarize_blob_granules(
     const uint8_t* end_key_name, int end_key_name_length, int64_t /*summary_version*/,
     int /*range_limit*/) {
   if (inverted(begin_key_name, begin_key_name_length, end_key_name, end_key_name_length)) {
-    return FDB_future::failed(kInvertedRange);
+    return FDB_future::failed(fc::kInvertedRange);
   }
   return tr->read([](FDB_future::Result& r) { r.kind = Kind::granule_summaries; });
 }

@@ -9,6 +9,7 @@ namespace strata::fdb_c {
 inline constexpr fdb_error_t kOperationCancelled = 1101;
 inline constexpr fdb_error_t kFutureReleased = 1102;
 inline constexpr fdb_error_t kClientInvalidOperation = 2000;
+inline constexpr fdb_error_t kInvertedRange = 2005;
 inline constexpr fdb_error_t kInvalidOptionValue = 2006;
 inline constexpr fdb_error_t kInvalidOption = 2007;
 inline constexpr fdb_error_t kNetworkNotSetup = 2008;

@@ -18,8 +18,6 @@ using Kind = FDB_future::Kind;
 
 namespace {
 
-constexpr auto kInvertedRange = static_cast<fdb_error_t>(strata::ErrorCode::inverted_range);
-
 const std::string kKeyspaceEnd = "\xff";  // the largest readable key; selectors clamp to it
 
 struct Selector {
@@ -261,7 +259,7 @@ FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransaction* tr,
   std::string_view begin = bytes(begin_key_name, begin_key_name_length);
   std::string_view end = bytes(end_key_name, end_key_name_length);
   // FoundationDB builds the range first: an inverted one fails before anything else.
-  if (begin > end) return FDB_future::failed(kInvertedRange);
+  if (begin > end) return FDB_future::failed(fc::kInvertedRange);
   // As FoundationDB's, which asks the storage servers' metrics: no read version needed, so
   // a version set that reads cannot use (too old, not yet committed) does not fail it.
   return tr->read(
@@ -288,7 +286,7 @@ FDBFuture* fdb_transaction_get_range_split_points(FDBTransaction* tr, const uint
                                                   int end_key_name_length, int64_t chunk_size) {
   std::string_view begin = bytes(begin_key_name, begin_key_name_length);
   std::string_view end = bytes(end_key_name, end_key_name_length);
-  if (begin > end) return FDB_future::failed(kInvertedRange);
+  if (begin > end) return FDB_future::failed(fc::kInvertedRange);
   if (chunk_size <= 0) return FDB_future::failed(fc::kClientInvalidOperation);
   return tr->read([&](FDB_future::Result& r) {
     tr->mu.assert_held();

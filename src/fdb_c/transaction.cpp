@@ -461,20 +461,25 @@ void FDB_transaction::clear_attempt() {
 fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) noexcept {
   strata::base::UniqueLock lock(mu);
   fc::TransactionOptions updated = options_;
-  const fdb_error_t e = fc::apply_transaction_option(updated, code, value, length);
+  fdb_error_t e = fc::apply_transaction_option(updated, code, value, length);
   if (e == fc::kInvalidOption) return e;
   if (deferred_ != 0) return 0;
+  // FoundationDB refuses READ_YOUR_WRITES_DISABLE after any read, even when it is set
+  // already; after writes only when they went to its write map, that is, made before the
+  // option was set (strata's set_read_your_writes makes that check).
+  if (e == 0 && code == FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE && read_started_) {
+    e = fc::kClientInvalidOperation;
+  }
+  if (e == 0) e = apply_to_transaction(updated);
   if (e != 0) {
     defer(e);
     return 0;
   }
-  // FoundationDB refuses READ_YOUR_WRITES_DISABLE after any read, even when it is set
-  // already; after writes only when they went to its write map, that is, made before the
-  // option was set (strata's set_read_your_writes makes that check).
-  if (code == FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE && read_started_) {
-    defer(fc::kClientInvalidOperation);
-    return 0;
-  }
+  options_ = updated;
+  return 0;
+}
+
+fdb_error_t FDB_transaction::apply_to_transaction(const fc::TransactionOptions& updated) noexcept {
   try {
     if (updated.read_your_writes != options_.read_your_writes) {
       tr.set_read_your_writes(updated.read_your_writes);
@@ -499,10 +504,8 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
       tr.set_max_retry_delay(std::chrono::milliseconds(updated.max_retry_delay_ms));
     }
   } catch (...) {
-    defer(fc::current_error());
-    return 0;
+    return fc::current_error();
   }
-  options_ = updated;
   return 0;
 }
 

@@ -234,6 +234,10 @@ struct FDB_transaction final {
   // new transaction's). `persistent`: TIMEOUT, RETRY_LIMIT and MAX_RETRY_DELAY too, all
   // three when `all_persistent` (a retry before API 610, which keeps them in strata).
   void apply_options(bool persistent, bool all_persistent = false) REQUIRES(mu);
+  // Applies the one option `updated` changes to the strata transaction; the error it
+  // meets (set_option defers it).
+  fdb_error_t apply_to_transaction(const strata::fdb_c::TransactionOptions& updated) noexcept
+      REQUIRES(mu);
   // 0: after a commit. Inline for the common case of none.
   void finish_stamp_waiters(fdb_error_t error) noexcept REQUIRES(mu) {
     if (stamp_waiter_ != nullptr) complete_stamp_waiters(error);

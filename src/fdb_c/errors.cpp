@@ -99,6 +99,10 @@ const char* message(fdb_error_t code) {
       return "Value length exceeds limit";
     case 2108:
       return "Operation is not supported";
+    case 2109:
+      return "Too many tags set on transaction";
+    case 2110:
+      return "Tag set on transaction is too long";
     case 2112:
       return "Special key space range read crosses modules. Refer to the "
              "`special_key_space_relaxed' transaction option for more details.";

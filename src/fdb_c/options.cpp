@@ -52,10 +52,70 @@ fdb_error_t known(const std::array<int, N>& codes, int code) {
   return std::binary_search(codes.begin(), codes.end(), code) ? 0 : kInvalidOption;
 }
 
+// The transaction options that take no value: causal write risky, causal read risky,
+// include port in address, next write no write conflict range, commit on first proxy,
+// check writes enable, read your writes disable, read ahead disable, priority system
+// immediate, priority batch, initialize new database, access system keys, read system
+// keys, raw access, debug dump, log transaction, server request tracing, automatic
+// idempotency, snapshot RYW enable and disable, lock aware, used during commit protection
+// disable, read lock aware, first in batch, use provisional proxies, report conflicting
+// keys, special key space relaxed and enable writes, expensive clear cost estimation
+// enable, bypass unreadable, use and skip GRV cache, enable replica consistency check.
+constexpr std::array kOptionsWithoutValue{
+    10,  20,  23,  30,  40,  50,  51,  52,  200, 201, 300, 301,  302,  303,  400,  404, 406,
+    505, 600, 601, 700, 701, 702, 710, 711, 712, 713, 714, 1000, 1100, 1101, 1102, 4000};
+static_assert(std::is_sorted(kOptionsWithoutValue.begin(), kOptionsWithoutValue.end()));
+
+// The shape FoundationDB 7.4 asks of a transaction option's value before it acts on it
+// (Transaction::setOption in fdbclient/NativeAPI.actor.cpp and
+// ReadYourWritesTransaction::setOptionImpl in fdbclient/ReadYourWrites.actor.cpp, through
+// validateOptionValueNotPresent, validateOptionValuePresent and extractIntOption, and
+// TagSet::addTag in fdbclient/TagThrottle.actor.cpp). Integer options strata acts on are
+// checked where they are read (set_int). A null pointer is no value; an option that takes
+// none accepts an empty one.
+fdb_error_t check_value(int code, const uint8_t* value, int length) {
+  const bool present = value != nullptr;
+  if (present && length < 0) return kInvalidOptionValue;
+  const auto sized = [&](int low, int high) {
+    return present && length >= low && length <= high ? 0 : kInvalidOptionValue;
+  };
+  if (std::binary_search(kOptionsWithoutValue.begin(), kOptionsWithoutValue.end(), code)) {
+    return present && length > 0 ? kInvalidOptionValue : 0;
+  }
+  switch (code) {
+    case 402:  // transaction logging enable: a debug transaction identifier, then logging
+    case 403:  // debug transaction identifier
+      return sized(1, 100);
+    case 800:  // tag
+    case 801:  // auto throttle tag: at most 255 bytes (the client's MAX_TRANSACTION_TAG_LENGTH)
+      if (!present) return kInvalidOptionValue;
+      return length <= 255 ? 0 : kTagTooLong;
+    case 900:  // span parent: a serialized span context
+      return sized(33, 33);
+    case 504:  // idempotency id: a wrong size is invalid_option, not a bad value
+      if (!present) return kInvalidOptionValue;
+      return length >= 16 && length < 256 ? 0 : kInvalidOption;
+    case 405: {  // transaction logging max field length: -1 (no limit) or positive
+      const auto v = int_value(value, length);
+      return v && *v >= -1 && *v != 0 && *v <= kIntMax ? 0 : kInvalidOptionValue;
+    }
+    case 4001: {  // consistency check required replicas
+      const auto v = int_value(value, length);
+      return v && *v >= -2 ? 0 : kInvalidOptionValue;
+    }
+    default:  // the options strata reads, and those that take any value or none
+      return 0;
+  }
+}
+
 }  // namespace
+
+bool transaction_option_known(int code) { return known(kTransactionOptionCodes, code) == 0; }
 
 fdb_error_t apply_transaction_option(TransactionOptions& options, int code, const uint8_t* value,
                                      int length) {
+  if (!transaction_option_known(code)) return kInvalidOption;
+  if (const fdb_error_t e = check_value(code, value, length)) return e;
   switch (code) {
     case FDB_TR_OPTION_TIMEOUT:
       return set_int(options.timeout_ms, value, length, 0, kIntMax);
@@ -91,7 +151,7 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
       options.read_system_keys = true;
       return 0;
     default:  // priorities, tracing, causal-read risk, ...: nothing to do in-process
-      return known(kTransactionOptionCodes, code);
+      return 0;
   }
 }
 

@@ -33,9 +33,16 @@ struct TransactionOptions {
   bool snapshot_read_your_writes() const { return snapshot_ryw_count > 0; }
 };
 
-// Applies a transaction option. Returns 0, invalid_option_value (2006) for a bad value,
-// or invalid_option (2007) for a code FoundationDB 7.4 does not define. Options strata has
-// no use for are accepted and ignored.
+// Whether FoundationDB 7.4 defines the transaction option `code`.
+bool transaction_option_known(int code);
+
+// Applies a transaction option. Returns 0; invalid_option (2007) for a code FoundationDB
+// 7.4 does not define; or, as FoundationDB checks the value of each option it defines,
+// invalid_option_value (2006) for a value of the wrong shape (a value given to an option
+// that takes none, none given to one that needs it, a wrong size or an integer out of
+// range), invalid_option for an idempotency id of the wrong size and tag_too_long (2110)
+// for a tag longer than 255 bytes. Options strata has no use for are otherwise accepted
+// and ignored.
 fdb_error_t apply_transaction_option(TransactionOptions& options, int code, const uint8_t* value,
                                      int length);
 

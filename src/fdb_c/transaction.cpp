@@ -459,11 +459,11 @@ void FDB_transaction::clear_attempt() {
 // (ThreadSafeTransaction::setOption, onMainThreadVoid with deferredError, in fdbclient;
 // doOnMainThreadVoid in flow/ThreadHelper.actor.h, apple/foundationdb).
 fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int length) noexcept {
+  if (!fc::transaction_option_known(code)) return fc::kInvalidOption;
   strata::base::UniqueLock lock(mu);
+  if (deferred_ != 0) return 0;
   fc::TransactionOptions updated = options_;
   fdb_error_t e = fc::apply_transaction_option(updated, code, value, length);
-  if (e == fc::kInvalidOption) return e;
-  if (deferred_ != 0) return 0;
   // FoundationDB refuses READ_YOUR_WRITES_DISABLE after any read, even when it is set
   // already; after writes only when they went to its write map, that is, made before the
   // option was set (strata's set_read_your_writes makes that check).

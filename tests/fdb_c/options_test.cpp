@@ -357,6 +357,68 @@ TEST_F(Options, IntegerOptionsOutOfRangeAreInvalidOptionValue) {
   EXPECT_EQ(get(ignored, k("a")).error, 0);
 }
 
+// FoundationDB checks the shape of each option's value before it acts on it
+// (Transaction::setOption in fdbclient/NativeAPI.actor.cpp, ReadYourWritesTransaction::
+// setOptionImpl in fdbclient/ReadYourWrites.actor.cpp: validateOptionValueNotPresent,
+// validateOptionValuePresent, extractIntOption; TagSet::addTag in
+// fdbclient/TagThrottle.actor.cpp), on its network thread: the call returns 0 and the next
+// read fails with the error (ThreadSafeTransaction::setOption).
+TEST_F(Options, OptionValuesOfTheWrongShapeAreDeferredErrors) {
+  const std::string one = "x";
+  const std::string empty;
+  auto deferred = [&](int option, const uint8_t* value, int length) {
+    Tr tr = make_tr();
+    EXPECT_EQ(fdb_transaction_set_option(tr.get(), option, value, length), 0) << option;
+    return get(tr, k("a")).error;
+  };
+  auto bytes = [](std::size_t n) { return std::string(n, 'i'); };
+  // A value given to an option that takes none (an empty one counts as none): causal write
+  // risky, next write no write conflict range, read your writes disable, access system keys,
+  // log transaction, snapshot RYW disable, lock aware, report conflicting keys, special key
+  // space relaxed, enable replica consistency check.
+  for (int o : {10, 30, 51, 301, 404, 601, 700, 712, 713, 4000}) {
+    EXPECT_EQ(deferred(o, u8(one), len(one)), 2006) << o;
+    EXPECT_EQ(deferred(o, u8(empty), 0), 0) << o;
+  }
+  // No value for one that needs it: debug transaction identifier, tag, span parent,
+  // idempotency id.
+  for (int o : {403, 800, 900, 504}) EXPECT_EQ(deferred(o, nullptr, 0), 2006) << o;
+  // Sizes: an identifier of 1-100 bytes, a span context of 33, an idempotency id of 16-255
+  // (else invalid_option), a tag of at most 255 (else tag_too_long).
+  const std::pair<int, std::size_t> sizes[] = {{403, 0},  {403, 101}, {900, 32},  {900, 34},
+                                               {504, 15}, {504, 256}, {800, 256}, {801, 256}};
+  const fdb_error_t expected[] = {2006, 2006, 2006, 2006, 2007, 2007, 2110, 2110};
+  for (std::size_t i = 0; i < std::size(sizes); ++i) {
+    const auto& [o, n] = sizes[i];
+    const std::string v = bytes(n);
+    EXPECT_EQ(deferred(o, u8(v), len(v)), expected[i]) << o << " with " << n << " bytes";
+  }
+  for (const auto& [o, n] : {std::pair<int, std::size_t>{403, 1},
+                             {403, 100},
+                             {900, 33},
+                             {504, 16},
+                             {504, 255},
+                             {800, 255},
+                             {801, 0}}) {
+    const std::string v = bytes(n);
+    EXPECT_EQ(deferred(o, u8(v), len(v)), 0) << o << " with " << n << " bytes";
+  }
+  // Integers: transaction logging max field length -1 or positive; consistency check
+  // required replicas from -2.
+  const std::pair<int, int64_t> ints[] = {{405, 0}, {405, -2}, {4001, -3}};
+  for (const auto& [o, v] : ints) {
+    Tr tr = make_tr();
+    EXPECT_EQ(set_option(tr, static_cast<FDBTransactionOption>(o), v), 0) << o;
+    EXPECT_EQ(get(tr, k("a")).error, 2006) << o << " = " << v;
+  }
+  for (const auto& [o, v] : {std::pair<int, int64_t>{405, -1}, {405, 1}, {4001, -2}}) {
+    Tr tr = make_tr();
+    EXPECT_EQ(set_option(tr, static_cast<FDBTransactionOption>(o), v), 0) << o;
+    EXPECT_EQ(get(tr, k("a")).error, 0) << o << " = " << v;
+  }
+  EXPECT_STREQ(fdb_get_error(2110), "Tag set on transaction is too long");
+}
+
 TEST_F(Options, OtherTransactionOptionsAreAccepted) {
   Tr tr = make_tr();
   // CAUSAL_WRITE_RISKY, CAUSAL_READ_RISKY, PRIORITY_SYSTEM_IMMEDIATE, PRIORITY_BATCH,

@@ -21,6 +21,7 @@ inline constexpr fdb_error_t kTransactionInvalidVersion = 2020;
 inline constexpr fdb_error_t kNetworkCannotBeRestarted = 2025;
 inline constexpr fdb_error_t kBlockedFromNetworkThread = 2026;
 inline constexpr fdb_error_t kUnsupportedOperation = 2108;
+inline constexpr fdb_error_t kTooManyTags = 2109;
 inline constexpr fdb_error_t kTagTooLong = 2110;
 inline constexpr fdb_error_t kSpecialKeysCrossModuleRead = 2112;
 inline constexpr fdb_error_t kSpecialKeysNoModuleFound = 2113;

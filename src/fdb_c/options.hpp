@@ -2,6 +2,7 @@
 // (code, bytes) form.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "fdb_c/fdb_c.h"
@@ -10,6 +11,11 @@ namespace strata::fdb_c {
 
 inline constexpr std::int64_t kDefaultSizeLimit = 10'000'000;
 inline constexpr std::int64_t kMaxWatchesCeiling = 1'000'000;  // FoundationDB's
+// TAG and AUTO_THROTTLE_TAG, and how many distinct tags an attempt may carry (FoundationDB's
+// client knob MAX_TAGS_PER_TRANSACTION).
+inline constexpr int kTagOption = 800;
+inline constexpr int kAutoThrottleTagOption = 801;
+inline constexpr std::size_t kMaxTagsPerTransaction = 5;
 
 // An integer option's value (8 bytes, little-endian) in [low, high] into `out`; else
 // invalid_option_value (2006).

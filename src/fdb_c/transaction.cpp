@@ -444,6 +444,7 @@ void FDB_transaction::restart() {
 
 void FDB_transaction::clear_attempt() {
   deferred_ = 0;
+  tags_.clear();
   commit_started_ = false;
   read_started_ = false;
   read_cost_ = write_cost_ = 0;
@@ -470,12 +471,29 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
   if (e == 0 && code == FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE && read_started_) {
     e = fc::kClientInvalidOperation;
   }
+  if (e == 0 && (code == fc::kTagOption || code == fc::kAutoThrottleTagOption)) {
+    e = add_tag(value, length);
+  }
   if (e == 0) e = apply_to_transaction(updated);
   if (e != 0) {
     defer(e);
     return 0;
   }
   options_ = updated;
+  return 0;
+}
+
+// As FoundationDB's TagSet::addTag (fdbclient/TagThrottle.actor.cpp): the count is checked
+// before the tag is looked up, so with the attempt's five tags set, a sixth fails even when
+// it repeats one of them; a repeated tag is kept once.
+fdb_error_t FDB_transaction::add_tag(const uint8_t* value, int length) noexcept {
+  if (tags_.size() >= fc::kMaxTagsPerTransaction) return fc::kTooManyTags;
+  try {
+    std::string tag(reinterpret_cast<const char*>(value), static_cast<std::size_t>(length));
+    if (std::find(tags_.begin(), tags_.end(), tag) == tags_.end()) tags_.push_back(std::move(tag));
+  } catch (...) {
+    return fc::current_error();
+  }
   return 0;
 }
 

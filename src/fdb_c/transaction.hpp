@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "strata/database.hpp"
@@ -249,6 +250,9 @@ struct FDB_transaction final {
   void restart() REQUIRES(mu);
   // The state every reset and retry clears.
   void clear_attempt() REQUIRES(mu);
+  // Counts a TAG or AUTO_THROTTLE_TAG value (checked: present, at most 255 bytes) among the
+  // attempt's tags; too_many_tags (2109) past kMaxTagsPerTransaction.
+  fdb_error_t add_tag(const uint8_t* value, int length) noexcept REQUIRES(mu);
 
   strata::Database db_;
   const std::shared_ptr<const strata::fdb_c::DatabaseState> state_;
@@ -275,6 +279,9 @@ struct FDB_transaction final {
   // (read without mu by the waiting thread).
   std::atomic<std::uint64_t> wait_epoch_{0};
   int waiting_ GUARDED_BY(mu) = 0;  // threads in take_set_version's wait
+  // The distinct tags set in this attempt (TAG, AUTO_THROTTLE_TAG): FoundationDB's
+  // transaction options hold them, and a reset or retry starts them over.
+  std::vector<std::string> tags_ GUARDED_BY(mu);
   std::int64_t read_cost_ GUARDED_BY(mu) = 0;
   std::int64_t write_cost_ GUARDED_BY(mu) = 0;
   // The futures waiting for the commit's versionstamp, each holding a reference: the first

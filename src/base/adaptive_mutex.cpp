@@ -48,7 +48,7 @@ bool AdaptiveMutex::lock_after_streak() {
   // nanoseconds), against looks microseconds apart.
   using Clock = StreakWait::Clock;
   const Clock::time_point start = Clock::now();
-  StreakWait wait(start);
+  StreakWait wait(start, long_streaks() ? StreakWait::kLong : StreakWait::kShort);
   Clock::time_point next_look = start;
   for (;;) {
     cpu_relax();

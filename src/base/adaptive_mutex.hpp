@@ -23,7 +23,9 @@
 // with the lock held then spins and sleeps as a plain waiter does. A wait whose looks
 // found the lock free for the whole grace makes the waiters that follow skip the streak
 // (StreakBackoff), so that threads that come back to the lock more slowly than the grace
-// do not leave it idle. The uncontended lock and unlock are the same.
+// do not leave it idle. How long a streak lasts is the lock owner's to choose
+// (use_long_streaks(), after base::StreakTuner). The uncontended lock and unlock are the
+// same.
 //
 // Thread safety: as std::mutex (BasicLockable). A capability (base/thread_annotations.hpp):
 // hold it with base::UniqueLock for the compiler to check what it guards.
@@ -66,6 +68,15 @@ class CAPABILITY("mutex") alignas(16) AdaptiveMutex {
     STRATA_INVARIANT(state_.load(std::memory_order_relaxed) != kUnlocked);
   }
 
+  // Policy::streaks: whether waits from now on defer for StreakWait::kLong rather than
+  // kShort. Any thread.
+  void use_long_streaks(bool on) {
+    if (long_streaks_.load(std::memory_order_relaxed) != on) {
+      long_streaks_.store(on, std::memory_order_relaxed);
+    }
+  }
+  bool long_streaks() const { return long_streaks_.load(std::memory_order_relaxed); }
+
   // True while the lock is held and a waiter may sleep on it (for tests).
   bool has_sleepers() const { return state_.load(std::memory_order_acquire) == kSleepers; }
   // Waits that will skip the streak (Policy::streaks; for tests).
@@ -86,6 +97,7 @@ class CAPABILITY("mutex") alignas(16) AdaptiveMutex {
 
   std::atomic<std::int32_t> state_{kUnlocked};
   bool streaks_ = false;
+  std::atomic<bool> long_streaks_{false};
   StreakBackoff backoff_;  // Policy::streaks; written by waiters only
 };
 

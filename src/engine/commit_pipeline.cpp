@@ -219,6 +219,10 @@ void CommitPipeline::commit(CommitRequest& request) {
     base::UniqueLock lock(alone_mu_);
     CommitRequest* const one = &request;  // a batch of one, with no vector to fill
     batch_step_.collect(process(std::span(&one, 1)));
+    if (request.error == ErrorCode::success && ++alone_commits_ % kTuneEvery == 0) [[unlikely]] {
+      alone_mu_.use_long_streaks(
+          alone_tuner_.tick(base::StreakTuner::Clock::now(), alone_commits_));
+    }
     return;
   }
   if (t_settling) [[unlikely]] {

@@ -47,6 +47,7 @@
 #include "strata/error.hpp"
 
 #include "base/adaptive_mutex.hpp"
+#include "base/lock_streak.hpp"
 #include "base/mutex.hpp"
 #include "base/thread_annotations.hpp"
 #include "engine/commit_batch.hpp"
@@ -183,8 +184,13 @@ class CommitPipeline {
   bool syncs_ = false;  // every batch waits for an fdatasync
   bool logs_ = false;   // every batch is logged
   // Alone mode: held for the whole commit. Streaks keep it, and the store's hot lines,
-  // with one CPU's threads for a while (base/adaptive_mutex.hpp).
+  // with one CPU's threads for a while (base/adaptive_mutex.hpp); how long a while is
+  // chosen by measuring the commit rate under each length (base::StreakTuner), ticked
+  // every kTuneEvery commits that succeed.
   base::AdaptiveMutex alone_mu_{base::AdaptiveMutex::Policy::streaks};
+  static constexpr std::uint64_t kTuneEvery = 64;
+  std::uint64_t alone_commits_ GUARDED_BY(alone_mu_) = 0;
+  base::StreakTuner alone_tuner_ GUARDED_BY(alone_mu_);
   base::Mutex queue_mu_;
   std::vector<CommitRequest*> queue_ GUARDED_BY(queue_mu_);
   bool leader_active_ GUARDED_BY(queue_mu_) = false;

@@ -29,6 +29,7 @@ void expect_exclusion(AdaptiveMutex& mu) {
   constexpr int kAdds = 20000;
   std::uint64_t counter = 0;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kAdds; ++i) {
@@ -147,6 +148,8 @@ class StreakWaitTest : public ::testing::Test {
   }
   static constexpr StreakWait::Clock::time_point kStart{std::chrono::seconds(1)};
   static constexpr std::chrono::nanoseconds kLook = std::chrono::nanoseconds(500);
+  static constexpr std::chrono::nanoseconds kGrace = StreakWait::kShort.grace;
+  static constexpr std::chrono::nanoseconds kStreak = StreakWait::kShort.streak;
   StreakWait wait_{kStart};
   StreakBackoff backoff_;
 };
@@ -154,8 +157,8 @@ class StreakWaitTest : public ::testing::Test {
 TEST_F(StreakWaitTest, ALockFoundFreeForTheGraceIsTakenAndTheNextWaitsSkip) {
   EXPECT_EQ(wait_.look(at(kLook), false), Next::look_again);
   EXPECT_EQ(wait_.look(at(2 * kLook), true), Next::look_again);  // free since here
-  EXPECT_EQ(wait_.look(at(2 * kLook + StreakWait::kGrace - kLook), true), Next::look_again);
-  EXPECT_EQ(wait_.look(at(2 * kLook + StreakWait::kGrace), true), Next::take);
+  EXPECT_EQ(wait_.look(at(2 * kLook + kGrace - kLook), true), Next::look_again);
+  EXPECT_EQ(wait_.look(at(2 * kLook + kGrace), true), Next::take);
   wait_.took(backoff_);
   EXPECT_EQ(backoff_.skips(), 1U);  // it let nobody through
 }
@@ -167,8 +170,8 @@ TEST_F(StreakWaitTest, ALockTakenBetweenTwoLooksRestartsTheGraceAndResetsTheBack
   EXPECT_EQ(wait_.look(at(kLook), true), Next::look_again);
   EXPECT_EQ(wait_.look(at(2 * kLook), false), Next::look_again);  // someone took it
   EXPECT_EQ(wait_.look(at(3 * kLook), true), Next::look_again);   // the grace starts over
-  EXPECT_EQ(wait_.look(at(3 * kLook + StreakWait::kGrace - kLook), true), Next::look_again);
-  EXPECT_EQ(wait_.look(at(3 * kLook + StreakWait::kGrace), true), Next::take);
+  EXPECT_EQ(wait_.look(at(3 * kLook + kGrace - kLook), true), Next::look_again);
+  EXPECT_EQ(wait_.look(at(3 * kLook + kGrace), true), Next::take);
   wait_.took(backoff_);
   EXPECT_EQ(backoff_.skips(), 0U);  // deferring let someone through
 }
@@ -176,10 +179,10 @@ TEST_F(StreakWaitTest, ALockTakenBetweenTwoLooksRestartsTheGraceAndResetsTheBack
 TEST_F(StreakWaitTest, ATakeThatLostTheRaceCountsAsSomeoneLetThrough) {
   backoff_.let_nobody_through();
   EXPECT_EQ(wait_.look(at(kLook), true), Next::look_again);
-  EXPECT_EQ(wait_.look(at(kLook + StreakWait::kGrace), true), Next::take);
+  EXPECT_EQ(wait_.look(at(kLook + kGrace), true), Next::take);
   wait_.lost_the_race();
-  EXPECT_EQ(wait_.look(at(2 * kLook + StreakWait::kGrace), true), Next::look_again);
-  EXPECT_EQ(wait_.look(at(2 * kLook + 2 * StreakWait::kGrace), true), Next::take);
+  EXPECT_EQ(wait_.look(at(2 * kLook + kGrace), true), Next::look_again);
+  EXPECT_EQ(wait_.look(at(2 * kLook + 2 * kGrace), true), Next::take);
   wait_.took(backoff_);
   EXPECT_EQ(backoff_.skips(), 0U);
 }
@@ -188,22 +191,139 @@ TEST_F(StreakWaitTest, AWaitThatSawTheLockTakenResetsTheBackoffEvenPastTheStreak
   backoff_.let_nobody_through();
   EXPECT_EQ(wait_.look(at(kLook), true), Next::look_again);
   EXPECT_EQ(wait_.look(at(2 * kLook), false), Next::look_again);  // someone took it
-  EXPECT_EQ(wait_.look(at(StreakWait::kStreak), true), Next::take);
+  EXPECT_EQ(wait_.look(at(kStreak), true), Next::take);
   wait_.took(backoff_);
   EXPECT_EQ(backoff_.skips(), 0U);
 }
 
 TEST_F(StreakWaitTest, AStreakThatRunsOutWithTheLockHeldStopsDeferring) {
-  EXPECT_EQ(wait_.look(at(StreakWait::kStreak - kLook), false), Next::look_again);
-  EXPECT_EQ(wait_.look(at(StreakWait::kStreak), false), Next::stop_deferring);
+  EXPECT_EQ(wait_.look(at(kStreak - kLook), false), Next::look_again);
+  EXPECT_EQ(wait_.look(at(kStreak), false), Next::stop_deferring);
 }
 
 TEST_F(StreakWaitTest, AfterTheStreakTheFirstFreeLookTakesTheLockAndLeavesTheBackoff) {
   backoff_.let_nobody_through();
-  EXPECT_EQ(wait_.look(at(StreakWait::kStreak - kLook), false), Next::look_again);
-  EXPECT_EQ(wait_.look(at(StreakWait::kStreak), true), Next::take);  // no grace
+  EXPECT_EQ(wait_.look(at(kStreak - kLook), false), Next::look_again);
+  EXPECT_EQ(wait_.look(at(kStreak), true), Next::take);  // no grace
   wait_.took(backoff_);
   EXPECT_EQ(backoff_.skips(), 1U);  // a wait cut short says nothing either way
+}
+
+TEST_F(StreakWaitTest, TheLongLengthDefersLongerForTheGraceAndTheStreak) {
+  StreakWait wait(kStart, StreakWait::kLong);
+  ASSERT_GT(StreakWait::kLong.grace, kStreak);
+  EXPECT_EQ(wait.look(at(kLook), true), Next::look_again);
+  EXPECT_EQ(wait.look(at(kLook + kGrace), true), Next::look_again);  // past the short grace
+  EXPECT_EQ(wait.look(at(kLook + StreakWait::kLong.grace), true), Next::take);
+  StreakWait held(kStart, StreakWait::kLong);
+  EXPECT_EQ(held.look(at(kStreak), false), Next::look_again);  // past the short streak
+  EXPECT_EQ(held.look(at(StreakWait::kLong.streak), false), Next::stop_deferring);
+}
+
+// StreakTuner, epoch by epoch, on a clock and a count of acquisitions the test sets.
+class StreakTunerTest : public ::testing::Test {
+ protected:
+  using Clock = StreakTuner::Clock;
+  static constexpr Clock::time_point kStart{std::chrono::seconds(1)};
+  static constexpr std::chrono::nanoseconds kEpoch = StreakTuner::kEpoch;
+
+  // Runs one epoch of `length` at `per_epoch` acquisitions, ticking at its start and end
+  // as the holder would; returns the length the tuner asks for at the end.
+  bool run_epoch(std::uint64_t per_epoch, std::chrono::nanoseconds length = kEpoch) {
+    now_ += length;
+    taken_ += per_epoch;
+    return tuner_.tick(now_, taken_);
+  }
+  // Runs the probes of a cycle, the lock taken `short_rate` or `long_rate` times an epoch
+  // under each length; returns the lengths asked for, epoch by epoch.
+  std::vector<bool> run_probes(std::uint64_t short_rate, std::uint64_t long_rate) {
+    std::vector<bool> asked;
+    bool is_long = current_;
+    for (int e = 0; e < StreakTuner::kProbes; ++e) {
+      is_long = run_epoch(is_long ? long_rate : short_rate);
+      asked.push_back(is_long);
+    }
+    current_ = is_long;
+    return asked;
+  }
+  // Runs the rest of a cycle at `rate`; true if the tuner kept one length throughout.
+  bool run_rest_of_cycle(std::uint64_t rate, bool expect_long) {
+    bool kept = true;
+    for (int e = StreakTuner::kProbes; e < StreakTuner::kCycle; ++e) {
+      const bool is_long = run_epoch(rate);
+      if (e + 1 < StreakTuner::kCycle) kept = kept && is_long == expect_long;
+      current_ = is_long;
+    }
+    return kept;
+  }
+
+  StreakTuner tuner_;
+  Clock::time_point now_ = kStart;
+  std::uint64_t taken_ = 0;
+  bool current_ = false;
+};
+
+TEST_F(StreakTunerTest, ProbesShortLongLongShortThenKeepsTheFasterForTheCycle) {
+  ASSERT_FALSE(tuner_.tick(now_, taken_));  // starts short
+  // Epochs 0-3 probe short, long, long, short; the tick ending epoch 3 starts epoch 4.
+  EXPECT_EQ(run_probes(1000, 3000), (std::vector<bool>{true, true, false, true}));
+  EXPECT_TRUE(tuner_.chose_long());
+  EXPECT_TRUE(run_rest_of_cycle(2000, true));
+  EXPECT_FALSE(current_);  // the next cycle starts with a short probe
+  // A workload where the short length is the faster one: the next cycle goes back.
+  EXPECT_EQ(run_probes(3000, 1000), (std::vector<bool>{true, true, false, false}));
+  EXPECT_FALSE(tuner_.chose_long());
+  EXPECT_TRUE(run_rest_of_cycle(2000, false));
+}
+
+TEST_F(StreakTunerTest, TheShortLengthMustBeFasterByTheMarginToBeChosen) {
+  ASSERT_FALSE(tuner_.tick(now_, taken_));
+  run_probes(1050, 1000);  // 5 % faster: under the margin
+  EXPECT_TRUE(tuner_.chose_long());
+  run_rest_of_cycle(1000, true);
+  run_probes(1200, 1000);  // 20 % faster
+  EXPECT_FALSE(tuner_.chose_long());
+}
+
+TEST_F(StreakTunerTest, ComparesRatesNotCountsWhenEpochsDifferInLength) {
+  ASSERT_FALSE(tuner_.tick(now_, taken_));
+  // Long: 1,500 in 1.5 epochs is slower than short's 1,200 an epoch.
+  run_epoch(1200);                  // short
+  run_epoch(1500, kEpoch * 3 / 2);  // long
+  run_epoch(1500, kEpoch * 3 / 2);  // long
+  EXPECT_FALSE(run_epoch(1200));    // short; the choice: short
+  EXPECT_FALSE(tuner_.chose_long());
+}
+
+TEST_F(StreakTunerTest, AnIdleEpochIsNotCountedAndAChoiceNeedsBothLengthsMeasured) {
+  ASSERT_FALSE(tuner_.tick(now_, taken_));
+  run_probes(1000, 3000);
+  ASSERT_TRUE(tuner_.chose_long());
+  run_rest_of_cycle(2000, true);
+  // The next probes: both short ones span an idle lock, so short goes unmeasured and the
+  // last choice (long) stays, however few acquisitions the long probes saw.
+  const std::chrono::nanoseconds idle = StreakTuner::kIdle + kEpoch;
+  run_epoch(10, idle);               // short, idle
+  run_epoch(100);                    // long
+  run_epoch(100);                    // long
+  EXPECT_TRUE(run_epoch(10, idle));  // short, idle: the choice stays long
+  EXPECT_TRUE(tuner_.chose_long());
+}
+
+TEST_F(StreakTunerTest, TicksWithinAnEpochChangeNothing) {
+  ASSERT_FALSE(tuner_.tick(now_, taken_));
+  EXPECT_FALSE(run_epoch(500, kEpoch / 2));
+  EXPECT_TRUE(run_epoch(500, kEpoch / 2));  // epoch 0 ends: the long probe starts
+  EXPECT_TRUE(run_epoch(5, kEpoch / 4));
+}
+
+TEST(AdaptiveMutex, LongStreaksAreTheOwnersChoice) {
+  AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
+  EXPECT_FALSE(mu.long_streaks());
+  mu.use_long_streaks(true);
+  EXPECT_TRUE(mu.long_streaks());
+  mu.use_long_streaks(false);
+  EXPECT_FALSE(mu.long_streaks());
 }
 
 }  // namespace

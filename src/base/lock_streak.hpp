@@ -124,27 +124,31 @@ class StreakWait {
 // Which length a streaks lock's waiters use, chosen by measuring both. Where one CPU's
 // threads can run the lock's work back to back (a queue's producers and consumers, whose
 // commits touch the same few lines), long streaks move the lock and those lines between
-// CPUs far less often and raise the lock's rate by half or more; where the work outside
-// the lock is what runs in parallel, they can leave the other CPU waiting. Which one holds
-// changes with the workload and with how far apart the host puts the CPUs, so every
-// cycle of kCycle epochs begins with kProbes epochs that alternate the lengths (short,
-// long, long, short: a drift in the machine's speed falls on both alike), and the rest
-// of the cycle uses the long length unless the lock was taken kShortMargin times as often
-// per second under the short one. An epoch longer than kIdle (the lock left idle) is not
-// counted; a cycle whose probes did not measure both lengths keeps the last choice.
+// CPUs far less often and raise the lock's rate; where the work outside the lock is what
+// runs in parallel, they can leave the other CPU waiting. Which one holds changes with the
+// workload and with how far apart the host puts the CPUs, so every cycle of kCycle epochs
+// begins with kProbes epochs that alternate the lengths (short, long, long, short: a
+// drift in the machine's speed falls on both alike), and the rest of the cycle uses the
+// long length unless the lock was taken kShortMargin times as often per second under the
+// short one. A probe counts from kSettle into its epoch, once the waits begun under the
+// other length are over. An epoch longer than kIdle (the lock left idle, or too slow to
+// tick) is not counted; probes that measured one length only choose it, and probes that
+// measured neither keep the last choice.
 // Thread safety: the lock holder's (one thread at a time).
 class StreakTuner {
  public:
   using Clock = StreakWait::Clock;
   static constexpr std::chrono::nanoseconds kEpoch = std::chrono::milliseconds(8);
   static constexpr std::chrono::nanoseconds kIdle = 4 * kEpoch;
+  static constexpr std::chrono::nanoseconds kSettle = StreakWait::kLong.streak;
   static constexpr int kProbes = 4;
   static constexpr int kCycle = 32;
   // The short length is chosen only where its rate beats the long one's by this factor.
   static constexpr double kShortMargin = 1.1;
 
-  // At `now`, with the lock taken `taken` times so far: whether waiters use the long
-  // length from now on. Called every few acquisitions.
+  // At `now`, with `taken` counting the lock's work so far (its acquisitions, or the
+  // commits they made): whether waiters use the long length from now on. Called every few
+  // acquisitions.
   bool tick(Clock::time_point now, std::uint64_t taken) {
     if (!started_) {
       started_ = true;
@@ -152,10 +156,15 @@ class StreakTuner {
       return long_;
     }
     const Clock::duration elapsed = now - epoch_start_;
+    if (settling_ && elapsed >= kSettle) {
+      settling_ = false;
+      measure_start_ = now;
+      taken_at_measure_ = taken;
+    }
     if (elapsed < kEpoch) return long_;
-    if (epoch_ < kProbes && elapsed <= kIdle) {
-      probe_taken_[long_ ? 1 : 0] += taken - taken_at_start_;
-      probe_time_[long_ ? 1 : 0] += elapsed;
+    if (epoch_ < kProbes && elapsed <= kIdle && now > measure_start_) {
+      probe_taken_[long_ ? 1 : 0] += taken - taken_at_measure_;
+      probe_time_[long_ ? 1 : 0] += now - measure_start_;
     }
     epoch_ = (epoch_ + 1) % kCycle;
     if (epoch_ < kProbes) {
@@ -173,16 +182,20 @@ class StreakTuner {
 
  private:
   void start_epoch(Clock::time_point now, std::uint64_t taken) {
-    epoch_start_ = now;
-    taken_at_start_ = taken;
+    epoch_start_ = measure_start_ = now;
+    taken_at_measure_ = taken;
+    settling_ = true;
   }
-  // Keeps the last choice unless both lengths were measured.
   void choose() {
-    const double short_time = static_cast<double>(probe_time_[0].count());
-    const double long_time = static_cast<double>(probe_time_[1].count());
-    if (short_time > 0 && long_time > 0) {
+    const bool short_measured = probe_time_[0] > Clock::duration::zero();
+    const bool long_measured = probe_time_[1] > Clock::duration::zero();
+    if (short_measured && long_measured) {
+      const double short_time = static_cast<double>(probe_time_[0].count());
+      const double long_time = static_cast<double>(probe_time_[1].count());
       chosen_long_ = static_cast<double>(probe_taken_[0]) * long_time <=
                      kShortMargin * static_cast<double>(probe_taken_[1]) * short_time;
+    } else if (short_measured || long_measured) {
+      chosen_long_ = long_measured;
     }
     probe_taken_[0] = probe_taken_[1] = 0;
     probe_time_[0] = probe_time_[1] = Clock::duration::zero();
@@ -192,8 +205,10 @@ class StreakTuner {
   bool long_ = false;        // the length of the epoch under way
   bool chosen_long_ = true;  // the probes' choice
   int epoch_ = 0;            // within the cycle
+  bool settling_ = false;    // the epoch under way is in its first kSettle
   Clock::time_point epoch_start_;
-  std::uint64_t taken_at_start_ = 0;
+  Clock::time_point measure_start_;  // of the epoch's probe, once settled
+  std::uint64_t taken_at_measure_ = 0;
   std::uint64_t probe_taken_[2] = {0, 0};  // [0] short, [1] long
   Clock::duration probe_time_[2] = {Clock::duration::zero(), Clock::duration::zero()};
 };

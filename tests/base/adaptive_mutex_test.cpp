@@ -1,6 +1,7 @@
 // AdaptiveMutex: the commit path's lock (in-memory commits, the collection horizon).
 #include "base/adaptive_mutex.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -227,10 +228,14 @@ class StreakTunerTest : public ::testing::Test {
   static constexpr Clock::time_point kStart{std::chrono::seconds(1)};
   static constexpr std::chrono::nanoseconds kEpoch = StreakTuner::kEpoch;
 
-  // Runs one epoch of `length` at `per_epoch` acquisitions, ticking at its start and end
-  // as the holder would; returns the length the tuner asks for at the end.
+  // Runs one epoch of `length`, ticking as the holder would where its probe starts
+  // counting (kSettle in) and at its end, `per_epoch` acquisitions later; returns the
+  // length the tuner asks for at the end.
   bool run_epoch(std::uint64_t per_epoch, std::chrono::nanoseconds length = kEpoch) {
-    now_ += length;
+    const std::chrono::nanoseconds settle = std::min(length, StreakTuner::kSettle);
+    now_ += settle;
+    tuner_.tick(now_, taken_);
+    now_ += length - settle;
     taken_ += per_epoch;
     return tuner_.tick(now_, taken_);
   }
@@ -280,7 +285,7 @@ TEST_F(StreakTunerTest, TheShortLengthMustBeFasterByTheMarginToBeChosen) {
   ASSERT_FALSE(tuner_.tick(now_, taken_));
   run_probes(1050, 1000);  // 5 % faster: under the margin
   EXPECT_TRUE(tuner_.chose_long());
-  run_rest_of_cycle(1000, true);
+  EXPECT_TRUE(run_rest_of_cycle(1000, true));
   run_probes(1200, 1000);  // 20 % faster
   EXPECT_FALSE(tuner_.chose_long());
 }
@@ -295,19 +300,64 @@ TEST_F(StreakTunerTest, ComparesRatesNotCountsWhenEpochsDifferInLength) {
   EXPECT_FALSE(tuner_.chose_long());
 }
 
-TEST_F(StreakTunerTest, AnIdleEpochIsNotCountedAndAChoiceNeedsBothLengthsMeasured) {
+TEST_F(StreakTunerTest, AnIdleEpochIsNotCounted) {
   ASSERT_FALSE(tuner_.tick(now_, taken_));
   run_probes(1000, 3000);
   ASSERT_TRUE(tuner_.chose_long());
-  run_rest_of_cycle(2000, true);
-  // The next probes: both short ones span an idle lock, so short goes unmeasured and the
-  // last choice (long) stays, however few acquisitions the long probes saw.
+  EXPECT_TRUE(run_rest_of_cycle(2000, true));
+  // Both short probes span an idle lock: counted, their acquisitions would make short the
+  // faster, so the choice stays long only if they are left out.
   const std::chrono::nanoseconds idle = StreakTuner::kIdle + kEpoch;
-  run_epoch(10, idle);               // short, idle
-  run_epoch(100);                    // long
-  run_epoch(100);                    // long
-  EXPECT_TRUE(run_epoch(10, idle));  // short, idle: the choice stays long
+  run_epoch(100000, idle);               // short, idle
+  run_epoch(100);                        // long
+  run_epoch(100);                        // long
+  EXPECT_TRUE(run_epoch(100000, idle));  // short, idle
   EXPECT_TRUE(tuner_.chose_long());
+  EXPECT_TRUE(run_rest_of_cycle(2000, true));
+  // One short probe idle, the other counted on its own: short wins on that one.
+  run_epoch(100000, idle);        // short, idle
+  run_epoch(100);                 // long
+  run_epoch(100);                 // long
+  EXPECT_FALSE(run_epoch(1000));  // short, counted
+  EXPECT_FALSE(tuner_.chose_long());
+}
+
+TEST_F(StreakTunerTest, ProbesThatMeasureOneLengthOnlyChooseIt) {
+  ASSERT_FALSE(tuner_.tick(now_, taken_));
+  // The long length slows the lock past counting (its probes idle by the clock): short.
+  const std::chrono::nanoseconds idle = StreakTuner::kIdle + kEpoch;
+  run_epoch(1000);                // short
+  run_epoch(64, idle);            // long, too slow to count
+  run_epoch(64, idle);            // long, too slow to count
+  EXPECT_FALSE(run_epoch(1000));  // short
+  EXPECT_FALSE(tuner_.chose_long());
+  EXPECT_TRUE(run_rest_of_cycle(2000, false));
+  // Neither measured: the last choice stays.
+  run_epoch(64, idle);
+  run_epoch(64, idle);
+  run_epoch(64, idle);
+  EXPECT_FALSE(run_epoch(64, idle));
+  EXPECT_FALSE(tuner_.chose_long());
+}
+
+TEST_F(StreakTunerTest, AProbeLeavesOutTheWaitsBegunUnderTheOtherLength) {
+  ASSERT_FALSE(tuner_.tick(now_, taken_));
+  // Long's probes take many acquisitions within a long streak of their start (waits begun
+  // under the short length) and few after it: counted, those would make long the faster.
+  const std::chrono::nanoseconds streak = StreakWait::kLong.streak;
+  run_epoch(1000);               // short
+  for (int e = 0; e < 2; ++e) {  // long
+    for (int half = 0; half < 2; ++half) {
+      now_ += streak / 2;
+      taken_ += 50000;
+      tuner_.tick(now_, taken_);
+    }
+    now_ += kEpoch - streak;
+    taken_ += 100;
+    ASSERT_EQ(tuner_.tick(now_, taken_), e == 0);
+  }
+  EXPECT_FALSE(run_epoch(1000));  // short
+  EXPECT_FALSE(tuner_.chose_long());
 }
 
 TEST_F(StreakTunerTest, TicksWithinAnEpochChangeNothing) {

@@ -156,8 +156,7 @@ class StreakTuner {
       return long_;
     }
     const Clock::duration elapsed = now - epoch_start_;
-    if (settling_ && elapsed >= kSettle) {
-      settling_ = false;
+    if (measure_start_ == epoch_start_ && elapsed >= kSettle) {  // settled
       measure_start_ = now;
       taken_at_measure_ = taken;
     }
@@ -184,7 +183,6 @@ class StreakTuner {
   void start_epoch(Clock::time_point now, std::uint64_t taken) {
     epoch_start_ = measure_start_ = now;
     taken_at_measure_ = taken;
-    settling_ = true;
   }
   void choose() {
     const bool short_measured = probe_time_[0] > Clock::duration::zero();
@@ -205,9 +203,8 @@ class StreakTuner {
   bool long_ = false;        // the length of the epoch under way
   bool chosen_long_ = true;  // the probes' choice
   int epoch_ = 0;            // within the cycle
-  bool settling_ = false;    // the epoch under way is in its first kSettle
   Clock::time_point epoch_start_;
-  Clock::time_point measure_start_;  // of the epoch's probe, once settled
+  Clock::time_point measure_start_;  // of the epoch's probe; epoch_start_ while settling
   std::uint64_t taken_at_measure_ = 0;
   std::uint64_t probe_taken_[2] = {0, 0};  // [0] short, [1] long
   Clock::duration probe_time_[2] = {Clock::duration::zero(), Clock::duration::zero()};

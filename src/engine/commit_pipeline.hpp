@@ -98,6 +98,10 @@ class CommitPipeline {
     return synced_apart_.load(std::memory_order_relaxed);
   }
 
+  // Alone mode: whether the commit lock's waiters defer for the long streak (the tuner's
+  // choice; for tests and diagnostics).
+  bool long_streaks() const { return alone_mu_.long_streaks(); }
+
   WatchRegistry& watches() { return watches_; }
   DatabaseStats stats() const {
     DatabaseStats s;

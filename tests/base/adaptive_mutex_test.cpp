@@ -367,6 +367,21 @@ TEST_F(StreakTunerTest, TicksWithinAnEpochChangeNothing) {
   EXPECT_TRUE(run_epoch(5, kEpoch / 4));
 }
 
+// A waiter under the long length defers while the lock is held for the whole long streak
+// before it stops deferring and sleeps. A lower bound only: a waiter that used the short
+// length would sleep after about a hundredth of it.
+TEST(AdaptiveMutex, AWaiterUnderLongStreaksDefersForTheLongStreakBeforeSleeping) {
+  AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
+  mu.use_long_streaks(true);
+  mu.lock();
+  const auto start = std::chrono::steady_clock::now();
+  std::thread waiter([&] { std::lock_guard lock(mu); });
+  while (!mu.has_sleepers()) std::this_thread::yield();
+  EXPECT_GE(std::chrono::steady_clock::now() - start, StreakWait::kLong.streak);
+  mu.unlock();
+  waiter.join();
+}
+
 TEST(AdaptiveMutex, LongStreaksAreTheOwnersChoice) {
   AdaptiveMutex mu(AdaptiveMutex::Policy::streaks);
   EXPECT_FALSE(mu.long_streaks());

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <future>
 #include <map>
@@ -30,7 +31,6 @@
 #include "engine/commit_batch.hpp"
 #include "engine/persistence.hpp"
 #include "engine/synced_pipeline.hpp"
-#include "support/error_matchers.hpp"
 #include "support/fault_file_system.hpp"
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -39,9 +39,6 @@ namespace strata::engine {
 namespace {
 
 using strata::testing::FaultFileSystem;
-using strata::testing::ThrowsCode;
-
-using base::key_after;
 
 std::string thread_key(int thread, int i) {
   return "k" + std::to_string(thread) + "/" + std::to_string(i);
@@ -342,6 +339,33 @@ class LeaderHeldInSync {
 // The sleeping path, made certain: the leader's sync is held until every other committer
 // has queued behind it and sleeps in the kernel; then the one wake of their batch must
 // get every one of them out (a lost wake-up hangs the test).
+// Alone mode hands the commit lock's streak length to base::StreakTuner every
+// kTuneEvery (64) commits that succeed, and at no other commit: the first epoch probes
+// the short length, so the first change (to the long one, for the second probe) comes at
+// a tick one epoch in.
+TEST(CommitPipeline, TheStreakLengthChangesOnlyAtATickEvery64Commits) {
+  kv::MvccStore store;
+  CommitPipeline pipeline(store);
+  ASSERT_EQ(pipeline.mode(), CommitMode::alone);
+  bool was_long = pipeline.long_streaks();
+  EXPECT_FALSE(was_long);
+  int changes = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (std::uint64_t n = 1; changes < 3 && std::chrono::steady_clock::now() < deadline; ++n) {
+    BlindWrite w("k" + std::to_string(n % 1000), "v");
+    pipeline.commit(w.request);
+    ASSERT_EQ(w.request.error, ErrorCode::success);
+    if (pipeline.long_streaks() != was_long) {
+      was_long = !was_long;
+      ++changes;
+      EXPECT_EQ(n % 64, 0U) << "the length changed at commit " << n;
+    }
+  }
+  // Probes short, long, long, short change it twice; the third change is the choice of
+  // long after them, or the next cycle's long probe.
+  EXPECT_EQ(changes, 3);
+}
+
 TEST(CommitPipeline, CommittersAsleepBehindASyncAreAllWoken) {
   FaultFileSystem fs;
   SyncedPipeline synced(fs);

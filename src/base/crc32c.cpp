@@ -37,6 +37,35 @@ constexpr Tables make_tables() {
 
 constexpr Tables kTables = make_tables();
 
+// The raw register's update over n zero bytes is a linear map over GF(2): Zeros holds its
+// matrix as the images of the 32 one-bit registers, and kZeros[k] is the map for 2^k bytes.
+struct Zeros {
+  std::array<std::uint32_t, 32> image{};
+
+  constexpr std::uint32_t apply(std::uint32_t reg) const {
+    std::uint32_t out = 0;
+    for (std::size_t bit = 0; reg != 0; ++bit, reg >>= 1) {
+      if ((reg & 1u) != 0) out ^= image[bit];
+    }
+    return out;
+  }
+};
+
+constexpr std::array<Zeros, 64> make_zeros() {
+  std::array<Zeros, 64> z{};
+  for (std::size_t bit = 0; bit < 32; ++bit) {
+    const std::uint32_t reg = std::uint32_t{1} << bit;
+    z[0].image[bit] = (reg >> 8) ^ kTables[0][reg & 0xFFu];  // one zero byte
+  }
+  for (std::size_t k = 1; k < z.size(); ++k) {
+    for (std::size_t bit = 0; bit < 32; ++bit)
+      z[k].image[bit] = z[k - 1].apply(z[k - 1].image[bit]);
+  }
+  return z;
+}
+
+constexpr std::array<Zeros, 64> kZeros = make_zeros();
+
 inline std::uint64_t load_le64(const unsigned char* p) {
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
@@ -106,6 +135,15 @@ std::uint32_t extend_hardware(std::uint32_t crc, const void* data, std::size_t n
 std::uint32_t extend(std::uint32_t crc, const void* data, std::size_t n) noexcept {
   static const ExtendFn kImplementation = choose_implementation();
   return kImplementation(crc, data, n);
+}
+
+std::uint32_t combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t n_b) noexcept {
+  // With pre- and post-conditioning, crc(A + B) = zeros_n(crc(A)) ^ crc(B): the
+  // conditioning's terms cancel, since the zero-byte map is linear.
+  for (std::size_t k = 0; n_b != 0; ++k, n_b >>= 1) {
+    if ((n_b & 1u) != 0) crc_a = kZeros[k].apply(crc_a);
+  }
+  return crc_a ^ crc_b;
 }
 
 }  // namespace strata::base::crc32c

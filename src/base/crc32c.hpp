@@ -26,6 +26,11 @@ inline std::uint32_t extend(std::uint32_t crc, std::string_view data) noexcept {
   return extend(crc, data.data(), data.size());
 }
 
+// The CRC-32C of A + B from the CRC-32Cs of A and of B, where B is n_b bytes long, in
+// time logarithmic in n_b: A's CRC register carried over n_b zero bytes (a linear map of
+// the register), added to B's.
+std::uint32_t combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t n_b) noexcept;
+
 // Stored checksums are masked (leveldb's scheme): computing the CRC of bytes that contain
 // an embedded CRC of themselves is prone to degenerate results, so files store
 // mask(crc) = rotate_right(crc, 15) + 0xA282EAD8 (mod 2^32), and readers compare

@@ -9,11 +9,13 @@
 #include "durability/wal_reader.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "strata/error.hpp"
 
 #include "base/coding.hpp"
 #include "base/crc32c.hpp"
+#include "base/crc32c_prefixes.hpp"
 #include "durability/file_names.hpp"
 #include "durability/wal_format.hpp"
 
@@ -37,10 +39,10 @@ std::uint32_t payload_length(std::uint32_t field, bool marks) {
   return marks ? field & ~wal::kAfterSync : field;
 }
 
-// The length field of a whole, checksum-valid record at `pos`, or nothing. `marks`: the
+// The length field of a record header at `pos` whose magic is right and whose payload
+// fits the limit and the file, or nothing; its checksum is not checked. `marks`: the
 // segment's format has after_sync marks.
-std::optional<std::uint32_t> valid_record_length(std::string_view data, std::size_t pos,
-                                                 bool marks) {
+std::optional<std::uint32_t> plausible_header(std::string_view data, std::size_t pos, bool marks) {
   if (data.size() - pos < wal::kRecordHeaderSize) return std::nullopt;
   const char* h = data.data() + pos;
   if (base::decode_fixed32(h) != wal::kRecordMagic) return std::nullopt;
@@ -48,19 +50,46 @@ std::optional<std::uint32_t> valid_record_length(std::string_view data, std::siz
   const std::uint32_t length = payload_length(field, marks);
   if (length > wal::kMaxPayloadBytes) return std::nullopt;
   if (data.size() - pos - wal::kRecordHeaderSize < length) return std::nullopt;
-  const std::string_view payload = data.substr(pos + wal::kRecordHeaderSize, length);
+  return field;
+}
+
+// The length field of a whole, checksum-valid record at `pos`, or nothing.
+std::optional<std::uint32_t> valid_record_length(std::string_view data, std::size_t pos,
+                                                 bool marks) {
+  const auto field = plausible_header(data, pos, marks);
+  if (!field) return std::nullopt;
+  const char* h = data.data() + pos;
+  const std::string_view payload =
+      data.substr(pos + wal::kRecordHeaderSize, payload_length(*field, marks));
   if (base::decode_fixed32(h + wal::kRecordCrcOffset) != wal::record_checksum(h, payload)) {
     return std::nullopt;
   }
   return field;
 }
 
-// The first valid record from `from` on; with `marks`, the first marked after_sync.
+// The first valid record from `from` on; with `marks`, the first marked after_sync. Damage
+// can hold a plausible header every few bytes, each claiming a payload up to the end of
+// the file: their checksums come from one table of the tail's prefix CRCs, built at the
+// first of them, so the search takes time linear in the tail's length, not quadratic.
 std::optional<std::uint64_t> find_valid_record(std::string_view data, std::uint64_t from,
                                                bool marks) {
-  for (std::uint64_t q = from; q + wal::kRecordHeaderSize <= data.size(); ++q) {
-    const auto field = valid_record_length(data, q, marks);
-    if (field && (!marks || (*field & wal::kAfterSync) != 0)) return q;
+  if (from >= data.size()) return std::nullopt;
+  const std::string_view tail = data.substr(from);
+  std::optional<base::crc32c::PrefixChecksums> crcs;
+  for (std::size_t q = 0; q + wal::kRecordHeaderSize <= tail.size(); ++q) {
+    const auto field = plausible_header(tail, q, marks);
+    if (!field || (marks && (*field & wal::kAfterSync) == 0)) continue;
+    if (!crcs) crcs.emplace(tail);
+    // The checksum covers the magic, then the header from the length field on and the
+    // payload: one range of the tail.
+    const char* h = tail.data() + q;
+    const std::size_t begin = q + wal::kRecordLengthOffset;
+    const std::size_t end = q + wal::kRecordHeaderSize + payload_length(*field, marks);
+    const std::uint32_t crc =
+        crcs->extend(base::crc32c::value(h, wal::kRecordCrcOffset), begin, end);
+    if (base::crc32c::mask(crc) == base::decode_fixed32(h + wal::kRecordCrcOffset)) {
+      return from + q;
+    }
   }
   return std::nullopt;
 }

@@ -1,11 +1,14 @@
 // CRC-32C: known vectors (RFC 3720 B.4 and the usual check value), hardware == software,
-// extend() composes, masking round-trips.
+// extend() composes, combine() joins two CRCs, prefix tables give any range's CRC, masking
+// round-trips.
 #include "base/crc32c.hpp"
 
 #include <random>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "base/crc32c_prefixes.hpp"
 
 namespace crc = strata::base::crc32c;
 
@@ -52,6 +55,44 @@ TEST(Crc32c, ExtendEqualsValueOfConcatenation) {
   const std::string b = "world";
   EXPECT_EQ(crc::extend(crc::value(a), b), crc::value(a + b));
   EXPECT_NE(crc::value("a"), crc::value("b"));
+}
+
+std::string random_bytes(std::mt19937_64& rng, std::size_t n) {
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+TEST(Crc32c, CombineJoinsTheCrcsOfTwoStrings) {
+  EXPECT_EQ(crc::combine(crc::value("1234"), crc::value("56789"), 5), 0xE3069283u);
+  std::mt19937_64 rng(7);
+  for (const std::size_t n_a : {0UL, 1UL, 5UL, 300UL}) {
+    for (const std::size_t n_b : {0UL, 1UL, 8UL, 255UL, 256UL, 4097UL, 70000UL}) {
+      const std::string a = random_bytes(rng, n_a);
+      const std::string b = random_bytes(rng, n_b);
+      EXPECT_EQ(crc::combine(crc::value(a), crc::value(b), n_b), crc::value(a + b))
+          << n_a << " + " << n_b;
+    }
+  }
+}
+
+TEST(Crc32c, PrefixChecksumsExtendACrcByAnyRange) {
+  std::mt19937_64 rng(11);
+  constexpr std::size_t kStride = crc::PrefixChecksums::kStride;
+  for (const std::size_t size : {0UL, 1UL, kStride - 1, kStride, 5 * kStride + 3}) {
+    const std::string data = random_bytes(rng, size);
+    const crc::PrefixChecksums table(data);
+    for (std::size_t begin = 0; begin <= size; begin += 1 + begin / 7) {
+      for (std::size_t end = begin; end <= size; end += 1 + (end - begin) / 5) {
+        ASSERT_EQ(table.extend(0, begin, end), crc::value(data.substr(begin, end - begin)))
+            << "[" << begin << ", " << end << ") of " << size;
+        ASSERT_EQ(table.extend(crc::value("ab"), begin, end),
+                  crc::value("ab" + data.substr(begin, end - begin)))
+            << "ab + [" << begin << ", " << end << ") of " << size;
+      }
+      ASSERT_EQ(table.extend(0, begin, size), crc::value(data.substr(begin))) << begin;
+    }
+  }
 }
 
 TEST(Crc32c, MaskRoundTripsAndChangesTheValue) {

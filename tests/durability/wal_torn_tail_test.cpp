@@ -362,6 +362,65 @@ TEST_F(WalTornTailTest, FormatVersionOneIsStillRead) {
   EXPECT_EQ(recover_log(fs_, dir_), std::vector<Record>(marked.begin(), marked.begin() + 1));
 }
 
+// Damage can look like record headers every few bytes, each marked after_sync and
+// claiming a payload up to the end of the file, with a wrong checksum: a value written
+// into the log, or a crafted file. The search for a valid record after the damage checks
+// each of them and still ends (in time linear in the file, not quadratic), and tells
+// whether one of them, however long its payload, is valid.
+class WalCraftedTailTest : public WalTornTailTest {
+ protected:
+  // Versions 1-3 synced, then damage (a broken magic), then `fakes` plausible headers 28
+  // bytes apart, then `tail` (which may hold a valid record).
+  std::string crafted(std::size_t fakes, const std::string& tail) {
+    records_ = write(1, 3, 0);
+    std::string data = fs_.contents(segment(1));
+    damage_at_ = data.size();
+    data += std::string(header, '\xEE');
+    const std::size_t end = data.size() + fakes * header + tail.size();
+    for (std::size_t i = 0; i < fakes; ++i) {
+      char h[header] = {};
+      strata::base::encode_fixed32(h, dur::wal::kRecordMagic);
+      strata::base::encode_fixed32(h + dur::wal::kRecordCrcOffset, 0x12345678u);
+      const std::size_t payload = end - data.size() - header;
+      strata::base::encode_fixed32(h + dur::wal::kRecordLengthOffset,
+                                   static_cast<std::uint32_t>(payload) | dur::wal::kAfterSync);
+      strata::base::encode_fixed64(h + dur::wal::kRecordVersionOffset, 10 + i);
+      strata::base::encode_fixed64(h + dur::wal::kRecordPrevOffset, 3);
+      data.append(h, header);
+    }
+    return data + tail;
+  }
+
+  std::vector<Record> records_;
+  std::size_t damage_at_ = 0;
+};
+
+TEST_F(WalCraftedTailTest, ThousandsOfPlausibleHeadersWithBadChecksumsAreATornTail) {
+  constexpr std::size_t kFakes = 40'000;  // ~1.1 MB of headers, each claiming the rest
+  fs_.set_contents(segment(1), crafted(kFakes, std::string(64 * 1024, 'p')));
+  Version last = 0;
+  EXPECT_EQ(recover_log(fs_, dir_, &last), records_);
+  EXPECT_EQ(last, 3);
+  EXPECT_EQ(fs_.contents(segment(1)).size(), damage_at_);
+}
+
+TEST_F(WalCraftedTailTest, AValidRecordAmongPlausibleHeadersMakesTheDamageCorruption) {
+  constexpr std::size_t kFakes = 40'000;
+  for (const std::size_t payload : {0UL, 10UL, 255UL, 100'000UL}) {
+    std::string valid;
+    dur::wal::append_record(valid, 4, 3, std::string(payload, 'x'), /*after_sync=*/true);
+    const std::string data = crafted(kFakes, valid);
+    const std::size_t valid_at = data.size() - valid.size();
+    fs_.set_contents(segment(1), data);
+    EXPECT_THAT([&] { recover_log(fs_, dir_); },
+                ThrowsCodeWith(ErrorCode::corrupt_data,
+                               "followed by a valid record at offset " + std::to_string(valid_at)))
+        << "payload " << payload;
+    EXPECT_EQ(fs_.contents(segment(1)), data) << "recovery must not modify a corrupt log";
+    fs_.remove(segment(1));
+  }
+}
+
 TEST_F(WalTornTailTest, ScannerNeverReadsOutsideItsInputOnAnyPrefixOrFlip) {
   const auto records = write(1, 6, 0);
   const std::string good = fs_.contents(segment(1));

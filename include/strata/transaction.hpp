@@ -268,6 +268,12 @@ class Transaction {
   // default. Cleared by reset() and by on_error()'s reset for a retry, as FoundationDB's
   // (the option is not persistent).
   void set_report_conflicting_keys(bool enabled);
+  // FoundationDB's NEXT_WRITE_NO_WRITE_CONFLICT_RANGE: the next write (set, clear, range
+  // clear or atomic operation) adds no write conflict range, so a transaction that read
+  // its keys does not conflict with this one over it. A range another write or
+  // add_write_conflict_range gave the same keys stays. The write takes the option whether
+  // it succeeds or throws; reset() and on_error()'s reset for a retry clear it.
+  void set_next_write_no_write_conflict_range();
   // After a commit that failed with not_committed while reporting was on: the read
   // conflict ranges a newer commit wrote into, each whole as it was read (not narrowed to
   // the write), merged and sorted, as FoundationDB's "\xff\xff/transaction/conflicting_keys/".

@@ -290,32 +290,40 @@ std::size_t ClusterTransaction::visit_range(std::string_view begin, std::string_
 // ---- Writes -----------------------------------------------------------------------
 
 void ClusterTransaction::set(std::string_view key, std::string_view value) {
+  // FoundationDB's set refuses the metadata version key before it takes the flag.
+  const bool unconflicted = key != base::kMetadataVersionKey && take_next_write_flag();
   check_usable();
   base::check_writable_key(key);
   base::check_value(value);
   written_ = true;
+  pass_next_write_flag(unconflicted);
   api_.transaction_set(tr_, bytes(key), length(key), bytes(value), length(value));
 }
 
 void ClusterTransaction::clear(std::string_view key) {
+  const bool unconflicted = take_next_write_flag();
   check_usable();
   base::check_readable_key(key);
   // FoundationDB 7.4 clears, and conflicts on, keys up to its read limit.
   if (key.size() > base::kReadKeySizeLimit) return;
   written_ = true;
+  pass_next_write_flag(unconflicted);
   api_.transaction_clear(tr_, bytes(key), length(key));
 }
 
 void ClusterTransaction::clear_range(std::string_view begin, std::string_view end) {
+  const bool unconflicted = take_next_write_flag();
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
   // FoundationDB records nothing for a range empty once its ends are cut.
   if (!base::clears_nothing(begin, end)) written_ = true;
+  pass_next_write_flag(unconflicted);
   api_.transaction_clear_range(tr_, bytes(begin), length(begin), bytes(end), length(end));
 }
 
 void ClusterTransaction::atomic_op(MutationType type, std::string_view key,
                                    std::string_view param) {
+  const bool unconflicted = take_next_write_flag();
   check_usable();
   // strata's checks, in FoundationDB's order (engine/transaction_impl.cpp).
   if (key >= base::kSystemKeyStart) [[unlikely]] {
@@ -332,6 +340,7 @@ void ClusterTransaction::atomic_op(MutationType type, std::string_view key,
     (void)engine::split_stamp_operand(param, "value");
   }
   written_ = true;
+  pass_next_write_flag(unconflicted);
   api_.transaction_atomic_op(tr_, bytes(key), length(key), bytes(param), length(param), code);
 }
 
@@ -436,6 +445,18 @@ void ClusterTransaction::set_snapshot_read_your_writes(bool enabled) {
   set_option(enabled ? FDB_TR_OPTION_SNAPSHOT_RYW_ENABLE : FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE,
              std::nullopt);
   snapshot_ryw_ = enabled;
+}
+
+void ClusterTransaction::set_next_write_no_write_conflict_range() {
+  next_write_unconflicted_ = true;
+}
+
+bool ClusterTransaction::take_next_write_flag() {
+  return std::exchange(next_write_unconflicted_, false);
+}
+
+void ClusterTransaction::pass_next_write_flag(bool taken) const {
+  if (taken) set_option(FDB_TR_OPTION_NEXT_WRITE_NO_WRITE_CONFLICT_RANGE, std::nullopt);
 }
 
 void ClusterTransaction::set_report_conflicting_keys(bool enabled) {
@@ -742,6 +763,7 @@ RetryStep ClusterTransaction::retry_step(ErrorCode error, GiveUp give_up) {
   ryw_ = true;
   snapshot_ryw_ = true;
   report_conflicts_ = false;
+  next_write_unconflicted_ = false;
   size_limit_.reset();
   return {.reset = true};
 }
@@ -780,6 +802,7 @@ void ClusterTransaction::reset() {
   ryw_ = true;
   snapshot_ryw_ = true;
   report_conflicts_ = false;
+  next_write_unconflicted_ = false;
   size_limit_.reset();
   timeout_ = db_->default_timeout();
   started_ = Clock::now();

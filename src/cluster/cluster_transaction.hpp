@@ -77,6 +77,7 @@ class ClusterTransaction final {
   void set_read_your_writes(bool enabled);
   void set_snapshot_read_your_writes(bool enabled);
   void set_report_conflicting_keys(bool enabled);
+  void set_next_write_no_write_conflict_range();
   std::vector<KeyRange> conflicting_ranges() const;
   std::vector<KeyRange> read_conflict_ranges() const;
   std::vector<KeyRange> write_conflict_ranges() const;
@@ -122,6 +123,8 @@ class ClusterTransaction final {
   std::string timeout_message() const;
   void touch_read();  // a read (or what fixes the read version) is about to happen
   void set_option(int option, std::optional<std::int64_t> value) const;
+  bool take_next_write_flag();
+  void pass_next_write_flag(bool taken) const;
   void fail_if(fdb_error_t code, const char* what) const;
   // The commit's outcome, recorded: counts, committed version, conflicts. Returns the
   // watches the commit fails (its error, when it failed) for the caller to fail with
@@ -155,6 +158,11 @@ class ClusterTransaction final {
   bool ryw_ = true;
   bool snapshot_ryw_ = true;
   bool report_conflicts_ = false;
+  // NEXT_WRITE_NO_WRITE_CONFLICT_RANGE, kept here: FoundationDB's writes take it before
+  // their checks, and strata's checks come before the call, so a write takes it at its
+  // start and sets it on the cluster's transaction just before the call
+  // (take_next_write_flag, pass_next_write_flag).
+  bool next_write_unconflicted_ = false;
   std::optional<std::size_t> size_limit_;
   // The timeout, as FoundationDB counts it: from the transaction's creation or reset.
   Clock::time_point started_ = Clock::now();

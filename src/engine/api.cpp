@@ -414,6 +414,11 @@ void Transaction::set_snapshot_read_your_writes(bool enabled) {
     return remote(cluster_).set_snapshot_read_your_writes(enabled);
   impl_->set_snapshot_read_your_writes(enabled);
 }
+void Transaction::set_next_write_no_write_conflict_range() {
+  if (impl_ == nullptr) [[unlikely]]
+    return remote(cluster_).set_next_write_no_write_conflict_range();
+  impl_->set_next_write_no_write_conflict_range();
+}
 void Transaction::set_report_conflicting_keys(bool enabled) {
   if (impl_ == nullptr) [[unlikely]]
     return remote(cluster_).set_report_conflicting_keys(enabled);

@@ -141,6 +141,8 @@ void CommitBatch::record_points(const CommitRequest& r, const Points& points, Ve
       resolver_.record_write(range.begin, range.end, version);
     }
   }
+  if (r.write_ranges_only) [[unlikely]]
+    return;
   for (const auto& point : points) resolver_.record_write_at(point.first, version);
 }
 

@@ -27,10 +27,13 @@ struct CommitRequest {
   const ArenaRanges* read_ranges = nullptr;  // coalesced; null when none
   // Keys read with get(), each the range [k, k+00); null when none.
   const base::ArenaVector<std::string_view>* read_keys = nullptr;
-  // Coalesced; null when none. The batch adds the write map's point keys and its stamped
-  // keys.
+  // Coalesced; null when none. The batch adds the write map's point keys (unless
+  // write_ranges_only) and its stamped keys.
   const std::vector<KeyRange>* write_ranges = nullptr;
   const WriteMap* writes = nullptr;
+  // The write map's point keys are not write conflicts of their own: write_ranges holds
+  // those that are (a transaction that made a write with no write conflict range).
+  bool write_ranges_only = false;
   // FoundationDB's REPORT_CONFLICTING_KEYS: when set, a conflict does not stop the check,
   // and the index of every read that conflicts is appended (read_ranges first, then
   // read_keys). Its capacity must already hold them all: the leader does not allocate.

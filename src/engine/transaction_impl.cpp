@@ -777,12 +777,39 @@ void TransactionImpl::fire_own_watches(std::string_view begin, std::string_view 
 }
 
 void TransactionImpl::set(std::string_view key, std::string_view value) {
+  bool own_conflict = false;
+  if (next_write_unconflicted_ || explicit_write_conflicts_) [[unlikely]] {
+    // FoundationDB's set refuses the metadata version key before it takes the flag.
+    own_conflict = key != base::kMetadataVersionKey && take_write_conflict_mode();
+  }
   check_usable();
   base::check_writable_key(key);
   base::check_value(value);
   writes_.set(key, value);
+  if (own_conflict) [[unlikely]]
+    add_own_write_conflict(key, key_after(key));
   if (!watches_.empty()) [[unlikely]]
     after_point_set(key, value);
+}
+
+bool TransactionImpl::take_write_conflict_mode() {
+  if (!next_write_unconflicted_) return true;  // explicit_write_conflicts_
+  next_write_unconflicted_ = false;
+  if (!explicit_write_conflicts_) {
+    // The writes so far each have their range: write_conflicts_ takes them over.
+    for (const auto& point : writes_.points()) {
+      write_conflicts_.push_back({std::string(point.first), key_after(point.first)});
+    }
+    for (const auto& [b, e] : writes_.cleared_ranges()) {
+      write_conflicts_.push_back({std::string(b), std::string(e)});
+    }
+    explicit_write_conflicts_ = true;
+  }
+  return false;
+}
+
+void TransactionImpl::add_own_write_conflict(std::string_view begin, std::string_view end) {
+  write_conflicts_.push_back({std::string(begin), std::string(end)});
 }
 
 void TransactionImpl::after_point_set(std::string_view key, std::string_view value) {
@@ -790,13 +817,16 @@ void TransactionImpl::after_point_set(std::string_view key, std::string_view val
 }
 
 void TransactionImpl::clear(std::string_view key) {
+  const bool own_conflict = adds_own_write_conflict();
   check_usable();
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) [[unlikely]] {
-    clear_beyond_key_limit(key);
+    clear_beyond_key_limit(key, own_conflict);
     return;
   }
   writes_.clear(key);
+  if (own_conflict) [[unlikely]]
+    add_own_write_conflict(key, key_after(key));
   if (!unreadable_.empty() || !watches_.empty()) [[unlikely]]
     after_point_clear(key);
 }
@@ -805,8 +835,8 @@ void TransactionImpl::clear(std::string_view key) {
 // that get() reads at) is a write: ReadYourWritesTransaction::clear records the cleared
 // range [key, key+00) in its write map, which answers later reads of the key, and counts
 // it toward the size. The same range here, and no record in the store.
-void TransactionImpl::clear_beyond_key_limit(std::string_view key) {
-  if (!base::clears_nothing(key)) clear_range(key, key_after(key));
+void TransactionImpl::clear_beyond_key_limit(std::string_view key, bool own_conflict) {
+  if (!base::clears_nothing(key)) clear_range_checked(key, key_after(key), own_conflict);
 }
 
 void TransactionImpl::after_point_clear(std::string_view key) {
@@ -816,17 +846,27 @@ void TransactionImpl::after_point_clear(std::string_view key) {
 }
 
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
+  const bool own_conflict = adds_own_write_conflict();
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
+  clear_range_checked(begin, end, own_conflict);
+}
+
+void TransactionImpl::clear_range_checked(std::string_view begin, std::string_view end,
+                                          bool own_conflict) {
   begin = base::cut_range_end(begin);  // as FoundationDB's clear (base::clears_nothing)
   end = base::cut_range_end(end);
   if (!base::key_less(begin, end)) return;
   writes_.clear_range(begin, end);
+  if (own_conflict) add_own_write_conflict(begin, end);
   if (!unreadable_.empty()) unreadable_.erase(begin, end);  // a stamp here is cleared
   if (!watches_.empty()) fire_own_watches(begin, end, std::nullopt, true);
 }
 
 void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::string_view param) {
+  // A versionstamped key takes the flag and has no write conflict range in FoundationDB's
+  // write map either way; this commit records the key it becomes (record_stamped_keys).
+  const bool own_conflict = adds_own_write_conflict();
   check_usable();
   // FoundationDB's order of checks: where the key is, the type, the key's size (a stamped
   // key's offset bytes included), the operand's size, then a stamp's offset.
@@ -862,11 +902,13 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
   if (type == MutationType::set_versionstamped_value) {
     auto [tmpl, offset] = split_stamp_operand(param, "value");
     writes_.set_stamped_value(key, tmpl, offset);
+    if (own_conflict) add_own_write_conflict(key, key_after(key));
     unreadable_.insert(key, key_after(key));  // until a clear, as FoundationDB's
     if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
     return;
   }
   writes_.atomic(key, type, param);
+  if (own_conflict) add_own_write_conflict(key, key_after(key));
   if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
 }
 
@@ -1067,10 +1109,13 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
   // write_conflict_ranges(); soft_reset() empties them and their room serves the next
   // transaction. Most commits have neither: no vector is touched then.
   if (!write_conflicts_.empty() || !writes_.cleared_ranges().empty()) {
-    for (const auto& [b, e] : writes_.cleared_ranges()) write_conflicts_.push_back({b, e});
+    if (!explicit_write_conflicts_) {
+      for (const auto& [b, e] : writes_.cleared_ranges()) write_conflicts_.push_back({b, e});
+    }
     coalesce(write_conflicts_);
-    request.write_ranges = &write_conflicts_;
+    if (!write_conflicts_.empty()) request.write_ranges = &write_conflicts_;
   }
+  request.write_ranges_only = explicit_write_conflicts_;
   request.writes = &writes_;
   request.slot = slot_;
   if (report_conflicts_) {
@@ -1291,10 +1336,12 @@ std::vector<KeyRange> TransactionImpl::read_conflict_ranges() const {
 
 std::vector<KeyRange> TransactionImpl::write_conflict_ranges() const {
   std::vector<KeyRange> out = write_conflicts_;
-  for (const auto& [b, e] : writes_.cleared_ranges())
-    out.push_back({std::string(b), std::string(e)});
-  for (const auto& point : writes_.points()) {
-    out.push_back({std::string(point.first), base::key_after(point.first)});
+  if (!explicit_write_conflicts_) {
+    for (const auto& [b, e] : writes_.cleared_ranges())
+      out.push_back({std::string(b), std::string(e)});
+    for (const auto& point : writes_.points()) {
+      out.push_back({std::string(point.first), base::key_after(point.first)});
+    }
   }
   if (commit_succeeded_) {
     // The stamp is known: each versionstamped key's own key.
@@ -1415,6 +1462,8 @@ Error TransactionImpl::retry_error(ErrorCode error, bool waited) const {
   point_reads_.forget();
   arena_.release();
   write_conflicts_.clear();
+  next_write_unconflicted_ = false;
+  explicit_write_conflicts_ = false;
   conflicting_.clear();
   conflict_bytes_ = 0;
   state_ = State::active;

@@ -91,6 +91,10 @@ class TransactionImpl {
   void set_read_your_writes(bool enabled);
   void set_snapshot_read_your_writes(bool enabled);
   void set_report_conflicting_keys(bool enabled);
+  // FoundationDB's NEXT_WRITE_NO_WRITE_CONFLICT_RANGE: the next set, clear, range clear or
+  // atomic operation adds no write conflict range (one it adds to keys written before, or
+  // after with a range, stays).
+  void set_next_write_no_write_conflict_range() { next_write_unconflicted_ = true; }
   std::vector<KeyRange> conflicting_ranges() const;
   std::vector<KeyRange> read_conflict_ranges() const;
   std::vector<KeyRange> write_conflict_ranges() const;
@@ -265,7 +269,7 @@ class TransactionImpl {
   [[gnu::noinline]] void after_point_set(std::string_view key, std::string_view value);
   [[gnu::noinline]] void after_point_clear(std::string_view key);
   // clear() of a key longer than any key (cold: kept out of clear's hot path).
-  [[gnu::cold, gnu::noinline]] void clear_beyond_key_limit(std::string_view key);
+  [[gnu::cold, gnu::noinline]] void clear_beyond_key_limit(std::string_view key, bool own_conflict);
   std::optional<std::string> read_committed(std::string_view key);
 
   // Range reads merge the store at the read version with the write map. Both range reads
@@ -303,6 +307,19 @@ class TransactionImpl {
   void read_reverse(const WriteMap& writes, std::string_view begin, std::string_view end,
                     Output& out);
   [[noreturn]] static void throw_visiting();
+  // At the start of a write: whether it must add its own write conflict range to
+  // write_conflicts_ (explicit_write_conflicts_ and not the unconflicted one). Takes the
+  // NEXT_WRITE_NO_WRITE_CONFLICT_RANGE flag, as FoundationDB's writes do before their
+  // checks (ReadYourWritesTransaction::set/clear/atomicOp, getAndResetWriteConflictDisabled).
+  bool adds_own_write_conflict() {
+    if (!next_write_unconflicted_ && !explicit_write_conflicts_) [[likely]]
+      return false;
+    return take_write_conflict_mode();
+  }
+  [[gnu::noinline]] bool take_write_conflict_mode();
+  // A write's conflict range, when adds_own_write_conflict() said so.
+  void add_own_write_conflict(std::string_view begin, std::string_view end);
+  void clear_range_checked(std::string_view begin, std::string_view end, bool own_conflict);
 
   DatabaseImpl* db_ = nullptr;           // while in use (not as a spare)
   std::shared_ptr<DatabaseImpl> owner_;  // db_'s reference; empty while borrowed
@@ -333,7 +350,9 @@ class TransactionImpl {
   // Keys read with get(), each a [k, k+00) conflict range; kept as keys (their bytes in
   // the arena) and turned into ranges only by a commit that needs them.
   base::ArenaVector<std::string_view> point_reads_{&arena_};
-  std::vector<KeyRange> write_conflicts_;  // explicit ones (all of them once committing)
+  // The explicit ones (all of them once committing); with explicit_write_conflicts_, the
+  // conflicting writes' ranges too.
+  std::vector<KeyRange> write_conflicts_;
   // set_report_conflicting_keys: after a conflict, the reads that conflicted, as indices
   // into read_conflicts_ and then point_reads_ (CommitRequest::conflicting).
   std::vector<std::uint32_t> conflicting_;
@@ -343,6 +362,12 @@ class TransactionImpl {
   bool ryw_ = true;           // reads see this transaction's writes
   bool snapshot_ryw_ = true;  // snapshot reads too (when ryw_)
   bool report_conflicts_ = false;
+  // set_next_write_no_write_conflict_range() was called, and no write has taken it since.
+  bool next_write_unconflicted_ = false;
+  // A write was made without a conflict range: from then on write_conflicts_ holds the
+  // ranges of the writes that have one, rather than the commit taking every written key
+  // and cleared range (CommitRequest::write_ranges_only).
+  bool explicit_write_conflicts_ = false;
   State state_ = State::active;
   Version committed_version_ = -1;
   // Options::keep_mvcc_window: the last commit's version that the batch held in slot_

@@ -210,9 +210,9 @@ enum {
   FDB_ERROR_PREDICATE_RETRYABLE_NOT_COMMITTED = 50002
 };
 
-/* The options strata acts on, and NEXT_WRITE_NO_WRITE_CONFLICT_RANGE, accepted without
-   effect (docs/fdb_c.md); every other code FoundationDB 7.4 defines is accepted and
-   ignored, and a code it does not define fails with invalid_option (2007). */
+/* The options strata acts on (docs/fdb_c.md); every other code FoundationDB 7.4 defines
+   is accepted and ignored, and a code it does not define fails with invalid_option
+   (2007). */
 enum {
   FDB_DB_OPTION_MAX_WATCHES = 20,
   FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE = 26,

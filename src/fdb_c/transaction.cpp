@@ -480,6 +480,10 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
     return 0;
   }
   options_ = updated;
+  // One write's option, not kept with the others: the write takes it.
+  if (code == FDB_TR_OPTION_NEXT_WRITE_NO_WRITE_CONFLICT_RANGE) {
+    tr.set_next_write_no_write_conflict_range();
+  }
   return 0;
 }
 

@@ -1,0 +1,151 @@
+// NEXT_WRITE_NO_WRITE_CONFLICT_RANGE (Transaction::set_next_write_no_write_conflict_range),
+// as FoundationDB's ReadYourWritesTransaction applies it (fdbclient/ReadYourWrites.cpp:
+// set, clear and atomicOp take the flag first, getAndResetWriteConflictDisabled; WriteMap
+// keeps a key's conflict once any write gave it one, WriteMap::mutate's is_conflict).
+//
+// The race is apitest::reader_conflicts_with: tr1 reads, tr2 writes and commits, tr1
+// writes a dummy key and commits.
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "strata/database.hpp"
+#include "strata/transaction.hpp"
+
+#include "api/api_test_util.hpp"
+#include "support/error_matchers.hpp"
+#include "support/test_database.hpp"
+
+namespace strata {
+namespace {
+
+using apitest::reader_conflicts_with;
+using ::testing::ElementsAre;
+
+class NoWriteConflict : public ::testing::Test {
+ protected:
+  bool read_conflicts_with(const std::string& read_key,
+                           const std::function<void(Transaction&)>& writer) {
+    return reader_conflicts_with(
+        db_, [&](Transaction& tr) { (void)tr.get(read_key); }, writer);
+  }
+
+  Database db_ = testing::open_database();
+};
+
+TEST_F(NoWriteConflict, TheNextSetAddsNoWriteConflictAndIsStillWritten) {
+  EXPECT_TRUE(read_conflicts_with("k", [](Transaction& tr) { tr.set("k", "1"); }));
+  EXPECT_FALSE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.set("k", "2");
+  }));
+  Transaction tr = db_.create_transaction();
+  EXPECT_EQ(tr.get("k"), "2");
+}
+
+TEST_F(NoWriteConflict, OnlyTheNextWriteTakesIt) {
+  auto writer = [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.set("a", "1");
+    tr.set("b", "1");
+  };
+  EXPECT_FALSE(read_conflicts_with("a", writer));
+  EXPECT_TRUE(read_conflicts_with("b", writer));
+}
+
+TEST_F(NoWriteConflict, AKeyAnotherWriteGaveARangeKeepsIt) {
+  EXPECT_TRUE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set("k", "1");
+    tr.set_next_write_no_write_conflict_range();
+    tr.set("k", "2");
+  }));
+  EXPECT_TRUE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.set("k", "1");
+    tr.add_write_conflict_range("k", std::string("k\0", 2));
+  }));
+  EXPECT_TRUE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.set("k", "1");
+    tr.clear("k");
+  }));
+}
+
+TEST_F(NoWriteConflict, ClearsRangeClearsAndAtomicOperationsTakeIt) {
+  EXPECT_FALSE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.clear("k");
+  }));
+  EXPECT_FALSE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.clear_range("a", "z");
+  }));
+  EXPECT_FALSE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.atomic_op(MutationType::add, "k", int64_operand(1));
+  }));
+  // Control: each conflicts without the option.
+  EXPECT_TRUE(read_conflicts_with("k", [](Transaction& tr) { tr.clear_range("a", "z"); }));
+  EXPECT_TRUE(read_conflicts_with(
+      "k", [](Transaction& tr) { tr.atomic_op(MutationType::add, "k", int64_operand(1)); }));
+}
+
+// The writes made before the option keep their ranges; the cleared range made after it,
+// with the option taken, has one of its own.
+TEST_F(NoWriteConflict, WriteConflictRangesNameOnlyTheWritesThatHaveOne) {
+  Transaction tr = db_.create_transaction();
+  tr.set("a", "1");
+  tr.clear_range("c", "e");
+  tr.set_next_write_no_write_conflict_range();
+  tr.set("b", "1");
+  tr.clear_range("f", "h");
+  tr.atomic_op(MutationType::add, "x", int64_operand(1));
+  EXPECT_THAT(tr.write_conflict_ranges(),
+              ElementsAre(KeyRange{"a", std::string("a\0", 2)}, KeyRange{"c", "e"},
+                          KeyRange{"f", "h"}, KeyRange{"x", std::string("x\0", 2)}));
+  tr.commit();
+  EXPECT_FALSE(read_conflicts_with("b", [](Transaction& t) {
+    t.set_next_write_no_write_conflict_range();
+    t.set("b", "2");
+  }));
+}
+
+// FoundationDB's writes take the flag before their checks: one that throws takes it too.
+TEST_F(NoWriteConflict, AWriteThatThrowsTakesItToo) {
+  EXPECT_TRUE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    EXPECT_THAT([&] { tr.set("\xff/x", "1"); },
+                testing::ThrowsCode(ErrorCode::key_outside_legal_range));
+    tr.set("k", "1");
+  }));
+}
+
+TEST_F(NoWriteConflict, ResetAndARetryClearIt) {
+  EXPECT_TRUE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.reset();
+    tr.set("k", "1");
+  }));
+  EXPECT_TRUE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.on_error(Error(ErrorCode::not_committed));
+    tr.set("k", "1");
+  }));
+}
+
+// A transaction whose only writes have no range still commits them, at a version of its
+// own.
+TEST_F(NoWriteConflict, ATransactionOfUnconflictedWritesOnlyCommits) {
+  Transaction tr = db_.create_transaction();
+  tr.set_next_write_no_write_conflict_range();
+  tr.set("k", "v");
+  EXPECT_TRUE(tr.write_conflict_ranges().empty());
+  tr.commit();
+  EXPECT_GT(tr.committed_version(), 0);
+  Transaction check = db_.create_transaction();
+  EXPECT_EQ(check.get("k"), "v");
+}
+
+}  // namespace
+}  // namespace strata

@@ -290,8 +290,10 @@ std::size_t ClusterTransaction::visit_range(std::string_view begin, std::string_
 // ---- Writes -----------------------------------------------------------------------
 
 void ClusterTransaction::set(std::string_view key, std::string_view value) {
-  // FoundationDB's set refuses the metadata version key before it takes the flag.
-  const bool unconflicted = key != base::kMetadataVersionKey && take_next_write_flag();
+  // FoundationDB's set refuses the metadata version key, and hands a special key to its
+  // own space, before it takes the flag.
+  const bool unconflicted =
+      key != base::kMetadataVersionKey && key < base::kSystemKeyEnd && take_next_write_flag();
   check_usable();
   base::check_writable_key(key);
   base::check_value(value);

@@ -32,7 +32,8 @@ struct CommitRequest {
   const std::vector<KeyRange>* write_ranges = nullptr;
   const WriteMap* writes = nullptr;
   // The write map's point keys are not write conflicts of their own: write_ranges holds
-  // those that are (a transaction that made a write with no write conflict range).
+  // those that are, and is null when none is (a transaction that made a write with no
+  // write conflict range).
   bool write_ranges_only = false;
   // FoundationDB's REPORT_CONFLICTING_KEYS: when set, a conflict does not stop the check,
   // and the index of every read that conflicts is appended (read_ranges first, then

@@ -777,14 +777,17 @@ void TransactionImpl::fire_own_watches(std::string_view begin, std::string_view 
 }
 
 void TransactionImpl::set(std::string_view key, std::string_view value) {
-  bool own_conflict = false;
-  if (next_write_unconflicted_ || explicit_write_conflicts_) [[unlikely]] {
-    // FoundationDB's set refuses the metadata version key before it takes the flag.
-    own_conflict = key != base::kMetadataVersionKey && take_write_conflict_mode();
+  bool unconflicted = false;
+  if (next_write_unconflicted_) [[unlikely]] {
+    // FoundationDB's set refuses the metadata version key, and hands a special key to
+    // its own space, before it takes the flag.
+    unconflicted =
+        key != base::kMetadataVersionKey && key < base::kSystemKeyEnd && take_next_write_flag();
   }
   check_usable();
   base::check_writable_key(key);
   base::check_value(value);
+  const bool own_conflict = adds_own_write_conflict(unconflicted);
   writes_.set(key, value);
   if (own_conflict) [[unlikely]]
     add_own_write_conflict(key, key_after(key));
@@ -792,24 +795,27 @@ void TransactionImpl::set(std::string_view key, std::string_view value) {
     after_point_set(key, value);
 }
 
-bool TransactionImpl::take_write_conflict_mode() {
-  if (!next_write_unconflicted_) return true;  // explicit_write_conflicts_
-  next_write_unconflicted_ = false;
+bool TransactionImpl::explicit_mode_write(bool unconflicted) {
   if (!explicit_write_conflicts_) {
-    // The writes so far each have their range: write_conflicts_ takes them over.
+    // The writes so far each have their range: own_write_conflicts_ takes them over.
     for (const auto& point : writes_.points()) {
-      write_conflicts_.push_back({std::string(point.first), key_after(point.first)});
+      own_write_conflicts_.push_back({std::string(point.first), key_after(point.first)});
     }
     for (const auto& [b, e] : writes_.cleared_ranges()) {
-      write_conflicts_.push_back({std::string(b), std::string(e)});
+      own_write_conflicts_.push_back({std::string(b), std::string(e)});
     }
     explicit_write_conflicts_ = true;
   }
-  return false;
+  return !unconflicted;
 }
 
 void TransactionImpl::add_own_write_conflict(std::string_view begin, std::string_view end) {
-  write_conflicts_.push_back({std::string(begin), std::string(end)});
+  own_write_conflicts_.push_back({std::string(begin), std::string(end)});
+  if (own_write_conflicts_.size() >= own_conflicts_coalesce_at_) {
+    // Many writes to the same keys keep one range each.
+    coalesce(own_write_conflicts_);
+    own_conflicts_coalesce_at_ = std::max<std::size_t>(64, 2 * own_write_conflicts_.size());
+  }
 }
 
 void TransactionImpl::after_point_set(std::string_view key, std::string_view value) {
@@ -817,13 +823,14 @@ void TransactionImpl::after_point_set(std::string_view key, std::string_view val
 }
 
 void TransactionImpl::clear(std::string_view key) {
-  const bool own_conflict = adds_own_write_conflict();
+  const bool unconflicted = take_next_write_flag();
   check_usable();
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) [[unlikely]] {
-    clear_beyond_key_limit(key, own_conflict);
+    clear_beyond_key_limit(key, unconflicted);
     return;
   }
+  const bool own_conflict = adds_own_write_conflict(unconflicted);
   writes_.clear(key);
   if (own_conflict) [[unlikely]]
     add_own_write_conflict(key, key_after(key));
@@ -835,8 +842,8 @@ void TransactionImpl::clear(std::string_view key) {
 // that get() reads at) is a write: ReadYourWritesTransaction::clear records the cleared
 // range [key, key+00) in its write map, which answers later reads of the key, and counts
 // it toward the size. The same range here, and no record in the store.
-void TransactionImpl::clear_beyond_key_limit(std::string_view key, bool own_conflict) {
-  if (!base::clears_nothing(key)) clear_range_checked(key, key_after(key), own_conflict);
+void TransactionImpl::clear_beyond_key_limit(std::string_view key, bool unconflicted) {
+  if (!base::clears_nothing(key)) clear_range_checked(key, key_after(key), unconflicted);
 }
 
 void TransactionImpl::after_point_clear(std::string_view key) {
@@ -846,17 +853,18 @@ void TransactionImpl::after_point_clear(std::string_view key) {
 }
 
 void TransactionImpl::clear_range(std::string_view begin, std::string_view end) {
-  const bool own_conflict = adds_own_write_conflict();
+  const bool unconflicted = take_next_write_flag();
   check_usable();
   base::check_range(begin, end, /*check_order=*/true);
-  clear_range_checked(begin, end, own_conflict);
+  clear_range_checked(begin, end, unconflicted);
 }
 
 void TransactionImpl::clear_range_checked(std::string_view begin, std::string_view end,
-                                          bool own_conflict) {
+                                          bool unconflicted) {
   begin = base::cut_range_end(begin);  // as FoundationDB's clear (base::clears_nothing)
   end = base::cut_range_end(end);
   if (!base::key_less(begin, end)) return;
+  const bool own_conflict = adds_own_write_conflict(unconflicted);
   writes_.clear_range(begin, end);
   if (own_conflict) add_own_write_conflict(begin, end);
   if (!unreadable_.empty()) unreadable_.erase(begin, end);  // a stamp here is cleared
@@ -866,7 +874,7 @@ void TransactionImpl::clear_range_checked(std::string_view begin, std::string_vi
 void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::string_view param) {
   // A versionstamped key takes the flag and has no write conflict range in FoundationDB's
   // write map either way; this commit records the key it becomes (record_stamped_keys).
-  const bool own_conflict = adds_own_write_conflict();
+  const bool unconflicted = take_next_write_flag();
   check_usable();
   // FoundationDB's order of checks: where the key is, the type, the key's size (a stamped
   // key's offset bytes included), the operand's size, then a stamp's offset.
@@ -901,12 +909,15 @@ void TransactionImpl::atomic_op(MutationType type, std::string_view key, std::st
   }
   if (type == MutationType::set_versionstamped_value) {
     auto [tmpl, offset] = split_stamp_operand(param, "value");
+    const bool own_conflict = adds_own_write_conflict(unconflicted);
     writes_.set_stamped_value(key, tmpl, offset);
     if (own_conflict) add_own_write_conflict(key, key_after(key));
+    if (unconflicted) unconflicted_stamped_values_.emplace_back(key);
     unreadable_.insert(key, key_after(key));  // until a clear, as FoundationDB's
     if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
     return;
   }
+  const bool own_conflict = adds_own_write_conflict(unconflicted);
   writes_.atomic(key, type, param);
   if (own_conflict) add_own_write_conflict(key, key_after(key));
   if (!watches_.empty()) fire_own_watches(key, key_after(key), std::nullopt, false);
@@ -1108,12 +1119,15 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
   // The cleared ranges join the explicit write conflicts, merged, where they stay for
   // write_conflict_ranges(); soft_reset() empties them and their room serves the next
   // transaction. Most commits have neither: no vector is touched then.
-  if (!write_conflicts_.empty() || !writes_.cleared_ranges().empty()) {
-    if (!explicit_write_conflicts_) {
-      for (const auto& [b, e] : writes_.cleared_ranges()) write_conflicts_.push_back({b, e});
-    }
+  if (explicit_write_conflicts_) [[unlikely]] {
+    write_conflicts_.insert(write_conflicts_.end(), own_write_conflicts_.begin(),
+                            own_write_conflicts_.end());
+  } else {
+    for (const auto& [b, e] : writes_.cleared_ranges()) write_conflicts_.push_back({b, e});
+  }
+  if (!write_conflicts_.empty()) {
     coalesce(write_conflicts_);
-    if (!write_conflicts_.empty()) request.write_ranges = &write_conflicts_;
+    request.write_ranges = &write_conflicts_;
   }
   request.write_ranges_only = explicit_write_conflicts_;
   request.writes = &writes_;
@@ -1336,7 +1350,9 @@ std::vector<KeyRange> TransactionImpl::read_conflict_ranges() const {
 
 std::vector<KeyRange> TransactionImpl::write_conflict_ranges() const {
   std::vector<KeyRange> out = write_conflicts_;
-  if (!explicit_write_conflicts_) {
+  if (explicit_write_conflicts_) {
+    out.insert(out.end(), own_write_conflicts_.begin(), own_write_conflicts_.end());
+  } else {
     for (const auto& [b, e] : writes_.cleared_ranges())
       out.push_back({std::string(b), std::string(e)});
     for (const auto& point : writes_.points()) {
@@ -1353,7 +1369,20 @@ std::vector<KeyRange> TransactionImpl::write_conflict_ranges() const {
     }
   } else {
     // Every key a stamp may make (FoundationDB's approximate range until commit).
-    for (const auto& [b, e] : unreadable_) out.push_back({std::string(b), std::string(e)});
+    // Less the keys given a versionstamped value with no range (unless another write gave
+    // them one: it is in own_write_conflicts_).
+    auto append = [&out](const RangeSet& ranges) {
+      for (const auto& [b, e] : ranges) out.push_back({std::string(b), std::string(e)});
+    };
+    if (unconflicted_stamped_values_.empty()) {
+      append(unreadable_);
+    } else {
+      RangeSet stamped = unreadable_;
+      for (const std::string& key : unconflicted_stamped_values_) {
+        stamped.erase(key, key_after(key));
+      }
+      append(stamped);
+    }
   }
   coalesce(out);
   return out;
@@ -1463,7 +1492,12 @@ Error TransactionImpl::retry_error(ErrorCode error, bool waited) const {
   arena_.release();
   write_conflicts_.clear();
   next_write_unconflicted_ = false;
-  explicit_write_conflicts_ = false;
+  if (explicit_write_conflicts_) [[unlikely]] {
+    explicit_write_conflicts_ = false;
+    own_write_conflicts_.clear();
+    own_conflicts_coalesce_at_ = 0;
+    unconflicted_stamped_values_.clear();
+  }
   conflicting_.clear();
   conflict_bytes_ = 0;
   state_ = State::active;

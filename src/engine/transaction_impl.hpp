@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "strata/transaction.hpp"
@@ -92,8 +93,8 @@ class TransactionImpl {
   void set_snapshot_read_your_writes(bool enabled);
   void set_report_conflicting_keys(bool enabled);
   // FoundationDB's NEXT_WRITE_NO_WRITE_CONFLICT_RANGE: the next set, clear, range clear or
-  // atomic operation adds no write conflict range (one it adds to keys written before, or
-  // after with a range, stays).
+  // atomic operation adds no write conflict range. Keys that another write gives a range,
+  // before or after, keep it.
   void set_next_write_no_write_conflict_range() { next_write_unconflicted_ = true; }
   std::vector<KeyRange> conflicting_ranges() const;
   std::vector<KeyRange> read_conflict_ranges() const;
@@ -269,7 +270,7 @@ class TransactionImpl {
   [[gnu::noinline]] void after_point_set(std::string_view key, std::string_view value);
   [[gnu::noinline]] void after_point_clear(std::string_view key);
   // clear() of a key longer than any key (cold: kept out of clear's hot path).
-  [[gnu::cold, gnu::noinline]] void clear_beyond_key_limit(std::string_view key, bool own_conflict);
+  [[gnu::cold, gnu::noinline]] void clear_beyond_key_limit(std::string_view key, bool unconflicted);
   std::optional<std::string> read_committed(std::string_view key);
 
   // Range reads merge the store at the read version with the write map. Both range reads
@@ -307,19 +308,23 @@ class TransactionImpl {
   void read_reverse(const WriteMap& writes, std::string_view begin, std::string_view end,
                     Output& out);
   [[noreturn]] static void throw_visiting();
-  // At the start of a write: whether it must add its own write conflict range to
-  // write_conflicts_ (explicit_write_conflicts_ and not the unconflicted one). Takes the
-  // NEXT_WRITE_NO_WRITE_CONFLICT_RANGE flag, as FoundationDB's writes do before their
-  // checks (ReadYourWritesTransaction::set/clear/atomicOp, getAndResetWriteConflictDisabled).
-  bool adds_own_write_conflict() {
-    if (!next_write_unconflicted_ && !explicit_write_conflicts_) [[likely]]
+  // Takes the NEXT_WRITE_NO_WRITE_CONFLICT_RANGE flag: whether this write is made without
+  // a write conflict range. A write calls it first, as FoundationDB's writes take the flag
+  // before their checks (ReadYourWritesTransaction::set/clear/atomicOp,
+  // getAndResetWriteConflictDisabled), and changes nothing else.
+  bool take_next_write_flag() { return std::exchange(next_write_unconflicted_, false); }
+  // After a write's checks, before it changes the write map: whether the write must add
+  // its own range to own_write_conflicts_. The first unconflicted write moves the ranges
+  // of the writes before it there (explicit_write_conflicts_).
+  bool adds_own_write_conflict(bool unconflicted) {
+    if (!unconflicted && !explicit_write_conflicts_) [[likely]]
       return false;
-    return take_write_conflict_mode();
+    return explicit_mode_write(unconflicted);
   }
-  [[gnu::noinline]] bool take_write_conflict_mode();
+  [[gnu::noinline]] bool explicit_mode_write(bool unconflicted);
   // A write's conflict range, when adds_own_write_conflict() said so.
   void add_own_write_conflict(std::string_view begin, std::string_view end);
-  void clear_range_checked(std::string_view begin, std::string_view end, bool own_conflict);
+  void clear_range_checked(std::string_view begin, std::string_view end, bool unconflicted);
 
   DatabaseImpl* db_ = nullptr;           // while in use (not as a spare)
   std::shared_ptr<DatabaseImpl> owner_;  // db_'s reference; empty while borrowed
@@ -350,9 +355,13 @@ class TransactionImpl {
   // Keys read with get(), each a [k, k+00) conflict range; kept as keys (their bytes in
   // the arena) and turned into ranges only by a commit that needs them.
   base::ArenaVector<std::string_view> point_reads_{&arena_};
-  // The explicit ones (all of them once committing); with explicit_write_conflicts_, the
-  // conflicting writes' ranges too.
-  std::vector<KeyRange> write_conflicts_;
+  std::vector<KeyRange> write_conflicts_;  // explicit ones (all of them once committing)
+  // With explicit_write_conflicts_: the ranges of the writes that have one (coalesced when
+  // they reach own_conflicts_coalesce_at_), and the keys given a versionstamped value with
+  // none. Their bytes are counted with the writes (write_size), not in conflict_bytes_.
+  std::vector<KeyRange> own_write_conflicts_;
+  std::size_t own_conflicts_coalesce_at_ = 0;
+  std::vector<std::string> unconflicted_stamped_values_;
   // set_report_conflicting_keys: after a conflict, the reads that conflicted, as indices
   // into read_conflicts_ and then point_reads_ (CommitRequest::conflicting).
   std::vector<std::uint32_t> conflicting_;
@@ -364,9 +373,9 @@ class TransactionImpl {
   bool report_conflicts_ = false;
   // set_next_write_no_write_conflict_range() was called, and no write has taken it since.
   bool next_write_unconflicted_ = false;
-  // A write was made without a conflict range: from then on write_conflicts_ holds the
-  // ranges of the writes that have one, rather than the commit taking every written key
-  // and cleared range (CommitRequest::write_ranges_only).
+  // A write was made without a conflict range: from then on own_write_conflicts_ holds
+  // the ranges of the writes that have one, rather than the commit taking every written
+  // key and cleared range (CommitRequest::write_ranges_only).
   bool explicit_write_conflicts_ = false;
   State state_ = State::active;
   Version committed_version_ = -1;

@@ -134,6 +134,43 @@ TEST_F(NoWriteConflict, ResetAndARetryClearIt) {
   }));
 }
 
+// FoundationDB's set hands a special key to its own space before it takes the flag
+// (ReadYourWritesTransaction::set): the write after it is still the one without a range.
+TEST_F(NoWriteConflict, ASetOfASpecialKeyLeavesItForTheNextWrite) {
+  EXPECT_FALSE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    EXPECT_THAT([&] { tr.set("\xff\xff/x", "1"); },
+                testing::ThrowsCode(ErrorCode::key_outside_legal_range));
+    tr.set("k", "1");
+  }));
+}
+
+// A versionstamped value made without a range is not among the write conflict ranges;
+// one made with a range is, as every other write.
+TEST_F(NoWriteConflict, AVersionstampedValueWithoutARangeIsNotListed) {
+  const std::string param = "id:" + std::string(10, '\0') + std::string("\x03\x00\x00\x00", 4);
+  Transaction tr = db_.create_transaction();
+  tr.set_next_write_no_write_conflict_range();
+  tr.atomic_op(MutationType::set_versionstamped_value, "quiet", param);
+  tr.atomic_op(MutationType::set_versionstamped_value, "loud", param);
+  EXPECT_THAT(tr.write_conflict_ranges(), ElementsAre(KeyRange{"loud", std::string("loud\0", 5)}));
+}
+
+// The writes' ranges count toward the size once, with the writes, whether or not a write
+// was made without one: a commit whose repeated reads merge under the limit is not refused.
+TEST_F(NoWriteConflict, TheWritesRangesAreCountedOnceTowardTheSize) {
+  for (const bool option : {false, true}) {
+    SCOPED_TRACE(option ? "with the option" : "without");
+    Transaction tr = db_.create_transaction();
+    for (int i = 0; i < 100; ++i) tr.set("key-" + std::string(36, 'k') + std::to_string(i), "v");
+    if (option) tr.set_next_write_no_write_conflict_range();
+    tr.set("q", "v");
+    tr.set_size_limit(tr.approximate_size() + 100);
+    for (int i = 0; i < 200; ++i) (void)tr.get("r");  // the same read: merged at the commit
+    EXPECT_NO_THROW(tr.commit());
+  }
+}
+
 // A transaction whose only writes have no range still commits them, at a version of its
 // own.
 TEST_F(NoWriteConflict, ATransactionOfUnconflictedWritesOnlyCommits) {

@@ -336,9 +336,6 @@ class LeaderHeldInSync {
   std::thread leader_;
 };
 
-// The sleeping path, made certain: the leader's sync is held until every other committer
-// has queued behind it and sleeps in the kernel; then the one wake of their batch must
-// get every one of them out (a lost wake-up hangs the test).
 // Alone mode hands the commit lock's streak length to base::StreakTuner every
 // kTuneEvery (64) commits that succeed, and at no other commit: the first epoch probes
 // the short length, so the first change (to the long one, for the second probe) comes at
@@ -366,6 +363,9 @@ TEST(CommitPipeline, TheStreakLengthChangesOnlyAtATickEvery64Commits) {
   EXPECT_EQ(changes, 3);
 }
 
+// The sleeping path, made certain: the leader's sync is held until every other committer
+// has queued behind it and sleeps in the kernel; then the one wake of their batch must
+// get every one of them out (a lost wake-up hangs the test).
 TEST(CommitPipeline, CommittersAsleepBehindASyncAreAllWoken) {
   FaultFileSystem fs;
   SyncedPipeline synced(fs);

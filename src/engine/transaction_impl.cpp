@@ -1007,7 +1007,32 @@ namespace {
 
 }  // namespace
 
-std::size_t TransactionImpl::size_bytes() const { return conflict_bytes_ + write_size(writes_); }
+// With a write that has no conflict range (explicit_write_conflicts_): the writes' own
+// bytes, and the ranges of those that have one. FoundationDB's approximate size leaves
+// out the range of a write made under NEXT_WRITE_NO_WRITE_CONFLICT_RANGE
+// (fdbclient/ReadYourWrites.cpp, set: `addWriteConflict ? sizeof(KeyRangeRef) + ...`).
+// A point's range counts as write_size counts it, its key once and the 00 byte.
+std::size_t TransactionImpl::explicit_write_size() const {
+  std::size_t n = 0;
+  for (const auto& [key, w] : writes_.points()) {
+    n += key.size() + w.size;
+    for (const AtomicOp& op : w.ops) n += key.size() + op.param.size();
+  }
+  for (const auto& [b, e] : writes_.cleared_ranges()) n += b.size() + e.size();
+  for (const StampedKeyWrite& s : writes_.stamped_keys())
+    n += 2 * s.key.size() + s.value.size() + 1;
+  for (const KeyRange& r : own_write_conflicts_) {
+    n += base::is_single_key_range(r.begin, r.end) ? r.end.size() : r.begin.size() + r.end.size();
+  }
+  return n;
+}
+
+// Where a commit checks the limit exactly (refuse_commit) and where it is reported.
+std::size_t TransactionImpl::exact_write_size() const {
+  return explicit_write_conflicts_ ? explicit_write_size() : write_size(writes_);
+}
+
+std::size_t TransactionImpl::size_bytes() const { return conflict_bytes_ + exact_write_size(); }
 
 std::size_t TransactionImpl::merge_conflicts() {
   coalesce(read_conflicts_);
@@ -1051,7 +1076,7 @@ void TransactionImpl::refuse_commit() {
     // limit, count them so.
     // (Two statements: merge_conflicts() rewrites conflict_bytes_, and within one
     // expression its call and the read of conflict_bytes_ are not ordered.)
-    const std::size_t writes = write_size(writes_);
+    const std::size_t writes = exact_write_size();
     const std::size_t size = writes + merge_conflicts();
     if (size > size_limit_) {
       throw Error(ErrorCode::transaction_too_large, "transaction of " + std::to_string(size) +

@@ -322,6 +322,10 @@ class TransactionImpl {
     return explicit_mode_write(unconflicted);
   }
   [[gnu::noinline]] bool explicit_mode_write(bool unconflicted);
+  // The writes' part of size_bytes(): what write_size counts, less the ranges of writes
+  // made with none (explicit_write_size).
+  std::size_t exact_write_size() const;
+  std::size_t explicit_write_size() const;
   // A write's conflict range, when adds_own_write_conflict() said so.
   void add_own_write_conflict(std::string_view begin, std::string_view end);
   void clear_range_checked(std::string_view begin, std::string_view end, bool unconflicted);

@@ -5,7 +5,10 @@
 //
 // The race is apitest::reader_conflicts_with: tr1 reads, tr2 writes and commits, tr1
 // writes a dummy key and commits.
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,6 +25,7 @@ namespace {
 
 using apitest::reader_conflicts_with;
 using ::testing::ElementsAre;
+using testing::ThrowsCode;
 
 class NoWriteConflict : public ::testing::Test {
  protected:
@@ -169,6 +173,47 @@ TEST_F(NoWriteConflict, TheWritesRangesAreCountedOnceTowardTheSize) {
     for (int i = 0; i < 200; ++i) (void)tr.get("r");  // the same read: merged at the commit
     EXPECT_NO_THROW(tr.commit());
   }
+}
+
+// FoundationDB's approximate size leaves out the range of a write made without one
+// (fdbclient/ReadYourWrites.cpp, set, clear and atomicOp: `addWriteConflict ?
+// sizeof(KeyRangeRef) + ... : 0`), so the transaction's limit does not count it either.
+TEST_F(NoWriteConflict, AWriteWithoutARangeCountsOnlyItsOwnBytesTowardTheSize) {
+  const std::string key(1000, 'k');
+  auto size_after = [&](bool option, const std::function<void(Transaction&)>& write) {
+    Transaction tr = db_.create_transaction();
+    tr.set("other", "v");  // a write with a range before, and one after
+    if (option) tr.set_next_write_no_write_conflict_range();
+    write(tr);
+    tr.set("after", "v");
+    return tr.approximate_size();
+  };
+  const std::vector<std::pair<const char*, std::function<void(Transaction&)>>> writes = {
+      {"set", [&](Transaction& tr) { tr.set(key, "v"); }},
+      {"clear", [&](Transaction& tr) { tr.clear(key); }},
+      {"atomic add", [&](Transaction& tr) { tr.atomic_op(MutationType::add, key, "\x01"); }},
+  };
+  for (const auto& [name, write] : writes) {
+    SCOPED_TRACE(name);
+    // The range [key, key+00) counts the key once more and the 00 byte.
+    EXPECT_EQ(size_after(false, write) - size_after(true, write), key.size() + 1);
+  }
+  const std::string end(1000, 'm');
+  auto clear_range = [&](Transaction& tr) { tr.clear_range(key, end); };
+  EXPECT_EQ(size_after(false, clear_range) - size_after(true, clear_range), 2 * key.size());
+
+  // A commit within the limit only without the range is not refused.
+  Transaction tr = db_.create_transaction();
+  tr.set_next_write_no_write_conflict_range();
+  tr.set(key, "v");
+  const std::size_t size = tr.approximate_size();
+  tr.set_size_limit(size);
+  EXPECT_NO_THROW(tr.commit());
+  Transaction over = db_.create_transaction();
+  over.set(key, "v");
+  EXPECT_GT(over.approximate_size(), size);
+  over.set_size_limit(size);
+  EXPECT_THAT([&] { over.commit(); }, ThrowsCode(ErrorCode::transaction_too_large));
 }
 
 // A transaction whose only writes have no range still commits them, at a version of its

@@ -594,6 +594,9 @@ namespace {
 constexpr int kMutationMinV2 = 18;
 constexpr int kMutationAndV2 = 19;
 
+// What a code that names no atomic operation is given to the engine as.
+constexpr auto kNoAtomicOperation = static_cast<strata::MutationType>(-1);
+
 std::optional<strata::MutationType> mutation_type(FDBMutationType code) {
   using strata::MutationType;
   switch (code) {
@@ -722,19 +725,18 @@ void fdb_transaction_atomic_op(FDBTransaction* tr, const uint8_t* key_name, int 
                                FDBMutationType operation_type) {
   tr->write([&] {
     tr->mu.assert_held();
-    auto type = mutation_type(operation_type);
-    if (!type) {
-      throw strata::Error(strata::ErrorCode::invalid_mutation_type,
-                          "mutation type " + std::to_string(operation_type));
-    }
+    // A code that names no atomic operation goes on as a type the engine refuses with
+    // invalid_mutation_type after the checks FoundationDB's atomicOp makes first (the
+    // key's place: key_outside_legal_range before invalid_mutation_type).
+    const auto type = mutation_type(operation_type).value_or(kNoAtomicOperation);
     std::string_view key = bytes(key_name, key_name_length);
     std::string_view operand = bytes(param, param_length);
-    if (*type == strata::MutationType::set_versionstamped_key) {
-      tr->tr.atomic_op(*type, widen_stamp_offset(key, false), operand);
-    } else if (*type == strata::MutationType::set_versionstamped_value) {
-      tr->tr.atomic_op(*type, key, widen_stamp_offset(operand, true));
+    if (type == strata::MutationType::set_versionstamped_key) {
+      tr->tr.atomic_op(type, widen_stamp_offset(key, false), operand);
+    } else if (type == strata::MutationType::set_versionstamped_value) {
+      tr->tr.atomic_op(type, key, widen_stamp_offset(operand, true));
     } else {
-      tr->tr.atomic_op(*type, key, operand);
+      tr->tr.atomic_op(type, key, operand);
     }
     tr->add_write_cost(key.size());
   });

@@ -273,5 +273,18 @@ TEST_F(Atomics, TheCodesOfMinV2AndAndV2AreMinAndBitAnd) {
   EXPECT_ATOMIC(kAbsent, static_cast<FDBMutationType>(18), b({0x07}), b({0x07}));
 }
 
+// An atomic operation whose code names none is refused after the key's checks, as
+// FoundationDB's ReadYourWritesTransaction::atomicOp (fdbclient/ReadYourWrites.cpp)
+// refuses a key outside the legal range (2004) before the type (invalid_mutation_type,
+// 2018).
+TEST_F(Atomics, AnAtomicOperationOutsideTheLegalRangeIsRefusedForItsKeyFirst) {
+  Tr outside = make_tr();
+  atomic(outside, std::string("\xff\xff/x"), "", FDBMutationType(99));
+  EXPECT_EQ(commit(outside), 2004);
+  Tr inside = make_tr();
+  atomic(inside, k("x"), "", FDBMutationType(99));
+  EXPECT_EQ(commit(inside), 2018);
+}
+
 }  // namespace
 }  // namespace fdbc_test

@@ -137,6 +137,18 @@ fdb_error_t create_transaction(std::shared_ptr<const DatabaseState> state, fdb_e
 
 fdb_error_t DatabaseState::set_option(FDBDatabaseOption option, const uint8_t* value,
                                       int value_length) {
+  const fdb_error_t e = apply_option(option, value, value_length);
+  if (e == 0 || !database_option_deferred(option)) return e;
+  // FoundationDB's client sets these on its network thread and keeps what that throws as
+  // the database's deferred error (ThreadSafeDatabase::setOption, onMainThreadVoid with
+  // DatabaseContext::deferredError): the call succeeds.
+  fdb_error_t none = 0;
+  deferred_.compare_exchange_strong(none, e, std::memory_order_release, std::memory_order_relaxed);
+  return 0;
+}
+
+fdb_error_t DatabaseState::apply_option(FDBDatabaseOption option, const uint8_t* value,
+                                        int value_length) {
   if (option == FDB_DB_OPTION_MAX_WATCHES) {
     std::int64_t limit = 0;
     if (fdb_error_t e = int_option(value, value_length, 0, kMaxWatchesCeiling, limit)) return e;
@@ -232,23 +244,26 @@ void fdb_tenant_destroy(FDBTenant* tenant) { delete tenant; }
 
 // Administration of a cluster's processes: one process, no workers, no recovery to force.
 
-FDBFuture* fdb_database_reboot_worker(FDBDatabase* /*d*/, const uint8_t* /*address*/,
+FDBFuture* fdb_database_reboot_worker(FDBDatabase* d, const uint8_t* /*address*/,
                                       int /*address_length*/, fdb_bool_t /*check*/,
                                       int /*duration*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   // As FoundationDB for an address that is no worker's: 0, nothing rebooted.
   FDB_future::Result none{FDB_future::Kind::int64};
   return FDB_future::ready(std::move(none));
 }
 
-FDBFuture* fdb_database_force_recovery_with_data_loss(FDBDatabase* /*d*/, const uint8_t* /*dcid*/,
+FDBFuture* fdb_database_force_recovery_with_data_loss(FDBDatabase* d, const uint8_t* /*dcid*/,
                                                       int /*dcid_length*/) {
-  return FDB_future::failed(fc::kUnsupportedOperation);
+  const fdb_error_t deferred = d->state->deferred_error();
+  return FDB_future::failed(deferred != 0 ? deferred : fc::kUnsupportedOperation);
 }
 
-FDBFuture* fdb_database_create_snapshot(FDBDatabase* /*d*/, const uint8_t* /*uid*/,
-                                        int /*uid_length*/, const uint8_t* /*snap_command*/,
+FDBFuture* fdb_database_create_snapshot(FDBDatabase* d, const uint8_t* /*uid*/, int /*uid_length*/,
+                                        const uint8_t* /*snap_command*/,
                                         int /*snap_command_length*/) {
-  return FDB_future::failed(fc::kUnsupportedOperation);
+  const fdb_error_t deferred = d->state->deferred_error();
+  return FDB_future::failed(deferred != 0 ? deferred : fc::kUnsupportedOperation);
 }
 
 FDBFuture* fdb_database_get_server_protocol(FDBDatabase* /*d*/, uint64_t expected_version) {

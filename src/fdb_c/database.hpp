@@ -46,6 +46,13 @@ class DatabaseState {
     return defaults_changes_.load(std::memory_order_acquire);
   }
   fdb_error_t set_option(FDBDatabaseOption option, const uint8_t* value, int value_length);
+  // FoundationDB's DatabaseContext::deferredError: the first value refused of an option
+  // its client checks on its network thread (database_option_deferred), or 0. From then
+  // on every read and commit of the handle's transactions fails with it, those made
+  // before included (FoundationDB checks it before the transaction's own), as do the
+  // handle's own operations but get_server_protocol and get_client_status, which its
+  // client serves from a database of its own.
+  fdb_error_t deferred_error() const { return deferred_.load(std::memory_order_acquire); }
 
   // FoundationDB's MAX_WATCHES, counted per handle as its client counts them: a watch
   // takes one from its creation until its future is ready. False (too_many_watches) when
@@ -54,6 +61,8 @@ class DatabaseState {
   void give_back_watch() const;
 
  private:
+  fdb_error_t apply_option(FDBDatabaseOption option, const uint8_t* value, int value_length);
+
   Database database_;
   const std::string connection_record_;
   mutable base::AdaptiveMutex mu_;  // taken by every transaction made: held for a copy
@@ -63,6 +72,7 @@ class DatabaseState {
   std::atomic<std::uint64_t> defaults_changes_{0};
   std::atomic<std::int64_t> max_watches_{10'000};
   mutable std::atomic<std::int64_t> watches_{0};  // outstanding watches of this handle
+  std::atomic<fdb_error_t> deferred_{0};          // deferred_error()
 };
 
 // A new FDBTransaction in *out on `state`'s database, from its current defaults;

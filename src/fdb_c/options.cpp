@@ -28,6 +28,12 @@ fdb_error_t set_int(std::int64_t& field, const uint8_t* value, int length, std::
 
 constexpr std::int64_t kIntMax = 2147483647;
 
+// Database options strata has no use for but checks, as FoundationDB's client does.
+constexpr int kLocationCacheSizeOption = 10;
+constexpr int kMachineIdOption = 21;
+constexpr int kDatacenterIdOption = 22;
+constexpr int kTestCausalReadRiskyOption = 900;
+
 // Every option code FoundationDB 7.4's fdb.options defines, deprecated and hidden ones
 // included, in ascending order. A code outside its list fails with invalid_option (2007),
 // as FoundationDB's client answers (its "Unknown...Option" paths), so a program that
@@ -170,13 +176,36 @@ fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const 
       defaults.report_conflicting_keys = true;
       return 0;
     case FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE:
-      ++defaults.snapshot_ryw_count;
-      return 0;
     case FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE:
-      --defaults.snapshot_ryw_count;
+      // validateOptionValueNotPresent: none, or an empty one.
+      if (value != nullptr && length != 0) return kInvalidOptionValue;
+      defaults.snapshot_ryw_count += code == FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE ? 1 : -1;
       return 0;
-    default:  // location cache, machine and datacenter ids, ...: nothing to do
+    case kLocationCacheSizeOption: {
+      std::int64_t size = 0;
+      return set_int(size, value, length, 0, kIntMax);
+    }
+    case kTestCausalReadRiskyOption: {
+      std::int64_t percent = 0;
+      return set_int(percent, value, length, 0, 100);
+    }
+    default:  // machine and datacenter ids, ...: nothing to do
       return known(kDatabaseOptionCodes, code);
+  }
+}
+
+bool database_option_deferred(int code) {
+  switch (code) {
+    case kLocationCacheSizeOption:
+    case FDB_DB_OPTION_MAX_WATCHES:
+    case kMachineIdOption:
+    case kDatacenterIdOption:
+    case FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE:
+    case FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE:
+    case kTestCausalReadRiskyOption:
+      return true;
+    default:
+      return false;
   }
 }
 

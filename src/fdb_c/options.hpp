@@ -16,6 +16,9 @@ inline constexpr std::int64_t kMaxWatchesCeiling = 1'000'000;  // FoundationDB's
 inline constexpr int kTagOption = 800;
 inline constexpr int kAutoThrottleTagOption = 801;
 inline constexpr std::size_t kMaxTagsPerTransaction = 5;
+inline constexpr int kTransactionLoggingEnableOption = 402;
+inline constexpr int kDebugTransactionIdentifierOption = 403;
+inline constexpr int kLogTransactionOption = 404;
 
 // An integer option's value (8 bytes, little-endian) in [low, high] into `out`; else
 // invalid_option_value (2006).
@@ -55,6 +58,13 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
 // Applies a database option to the defaults of new transactions, as above.
 fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const uint8_t* value,
                                   int length);
+
+// Whether FoundationDB's client checks the database option `code` on its network thread
+// (DatabaseContext::setOption, fdbclient/NativeAPI.actor.cpp: LOCATION_CACHE_SIZE,
+// MAX_WATCHES, MACHINE_ID, DATACENTER_ID, SNAPSHOT_RYW_ENABLE and _DISABLE,
+// TEST_CAUSAL_READ_RISKY), so that a value it refuses becomes the database's deferred
+// error rather than the call's.
+bool database_option_deferred(int code);
 
 // 0 for a network option code FoundationDB 7.4 defines (none has an effect in-process),
 // otherwise invalid_option (2007).

@@ -445,6 +445,7 @@ void FDB_transaction::restart() {
 void FDB_transaction::clear_attempt() {
   deferred_ = 0;
   tags_.clear();
+  debug_identifier_.clear();
   commit_started_ = false;
   read_started_ = false;
   read_cost_ = write_cost_ = 0;
@@ -474,6 +475,7 @@ fdb_error_t FDB_transaction::set_option(int code, const uint8_t* value, int leng
   if (e == 0 && (code == fc::kTagOption || code == fc::kAutoThrottleTagOption)) {
     e = add_tag(value, length);
   }
+  if (e == 0) e = note_debug_identifier(code, value, length);
   if (e == 0) e = apply_to_transaction(updated);
   if (e != 0) {
     defer(e);
@@ -497,6 +499,26 @@ fdb_error_t FDB_transaction::add_tag(const uint8_t* value, int length) noexcept 
     if (std::find(tags_.begin(), tags_.end(), tag) == tags_.end()) tags_.push_back(std::move(tag));
   } catch (...) {
     return fc::current_error();
+  }
+  return 0;
+}
+
+fdb_error_t FDB_transaction::note_debug_identifier(int code, const uint8_t* value,
+                                                   int length) noexcept {
+  const bool logs = code == fc::kTransactionLoggingEnableOption;
+  if (logs || code == fc::kDebugTransactionIdentifierOption) {
+    const std::string_view id(reinterpret_cast<const char*>(value),
+                              static_cast<std::size_t>(length));
+    if (!debug_identifier_.empty())
+      return debug_identifier_ == id ? 0 : fc::kClientInvalidOperation;
+    try {
+      debug_identifier_.assign(id);
+    } catch (...) {
+      return fc::current_error();
+    }
+  }
+  if ((logs || code == fc::kLogTransactionOption) && debug_identifier_.empty()) {
+    return fc::kClientInvalidOperation;
   }
   return 0;
 }

@@ -178,10 +178,14 @@ struct FDB_transaction final {
     return read_cost_ + (commit_started_ ? write_cost_ : 0);
   }
 
-  // The deferred error, else what ended the transaction (strata::Transaction::ended_by: a
-  // timeout or a cancel, whichever came first), in FoundationDB's order (its deferred
-  // error, then the reset promise that a timeout or cancel sets).
+  // The database's deferred error, else the transaction's, else what ended the
+  // transaction (strata::Transaction::ended_by: a timeout or a cancel, whichever came
+  // first), in FoundationDB's order (ReadYourWritesTransaction::checkDeferredError asks
+  // the database's first, then its own; then the reset promise that a timeout or cancel
+  // sets).
   fdb_error_t check() const REQUIRES(mu) {
+    if (const fdb_error_t e = state_->deferred_error(); e != 0) [[unlikely]]
+      return e;
     if (deferred_ != 0) return deferred_;
     return static_cast<fdb_error_t>(tr.ended_by());
   }
@@ -253,6 +257,12 @@ struct FDB_transaction final {
   // Counts a TAG or AUTO_THROTTLE_TAG value (checked: present, at most 255 bytes) among the
   // attempt's tags; too_many_tags (2109) past kMaxTagsPerTransaction.
   fdb_error_t add_tag(const uint8_t* value, int length) noexcept REQUIRES(mu);
+  // DEBUG_TRANSACTION_IDENTIFIER, LOG_TRANSACTION and TRANSACTION_LOGGING_ENABLE (which is
+  // both), whose values are checked already: FoundationDB's Transaction::setOption keeps an
+  // attempt's identifier once set (a different one is client_invalid_operation) and logs
+  // only a transaction that has one (client_invalid_operation).
+  fdb_error_t note_debug_identifier(int code, const uint8_t* value, int length) noexcept
+      REQUIRES(mu);
 
   strata::Database db_;
   const std::shared_ptr<const strata::fdb_c::DatabaseState> state_;
@@ -282,6 +292,9 @@ struct FDB_transaction final {
   // The distinct tags set in this attempt (TAG, AUTO_THROTTLE_TAG): FoundationDB's
   // transaction options hold them, and a reset or retry starts them over.
   std::vector<std::string> tags_ GUARDED_BY(mu);
+  // The attempt's debug transaction identifier, empty until set: a reset or retry starts
+  // without one, as FoundationDB's reset makes a new transaction state.
+  std::string debug_identifier_ GUARDED_BY(mu);
   std::int64_t read_cost_ GUARDED_BY(mu) = 0;
   std::int64_t write_cost_ GUARDED_BY(mu) = 0;
   // The futures waiting for the commit's versionstamp, each holding a reference: the first

@@ -2,6 +2,7 @@
 // READ_YOUR_WRITES_DISABLE, SNAPSHOT_RYW_ENABLE/DISABLE, database defaults, and options that
 // are accepted without effect.
 #include <chrono>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <thread>
@@ -458,7 +459,7 @@ TEST_F(Options, AnAttemptCarriesAtMostFiveTags) {
 TEST_F(Options, OtherTransactionOptionsAreAccepted) {
   Tr tr = make_tr();
   // CAUSAL_WRITE_RISKY, CAUSAL_READ_RISKY, PRIORITY_SYSTEM_IMMEDIATE, PRIORITY_BATCH,
-  // DEBUG_TRANSACTION_IDENTIFIER (a string), LOG_TRANSACTION, LOCK_AWARE, USE_PROVISIONAL_PROXIES,
+  // TRANSACTION_LOGGING_ENABLE (a string), LOG_TRANSACTION, LOCK_AWARE, USE_PROVISIONAL_PROXIES,
   // REPORT_CONFLICTING_KEYS, TAG (a string), AUTO_THROTTLE_TAG (a string).
   for (int o : {10, 20, 200, 201, 402, 404, 700, 711, 712, 800, 801}) {
     std::string value = (o == 402 || o == 800 || o == 801) ? "strata-test" : "";
@@ -481,6 +482,131 @@ TEST_F(Options, OtherDatabaseOptionsAreAccepted) {
   Tr tr = make_tr(d.get());
   set(tr, k("a"), "1");
   EXPECT_EQ(commit(tr), 0);
+}
+
+// FoundationDB's Transaction::setOption (fdbclient/NativeAPI.actor.cpp): an attempt keeps
+// its DEBUG_TRANSACTION_IDENTIFIER once set, so a different one is client_invalid_operation
+// (2000), and LOG_TRANSACTION needs one set before it (2000); TRANSACTION_LOGGING_ENABLE
+// sets one, then logs. Like every option's error, deferred to the next read or commit.
+// A reset or a retry starts without one (Transaction::resetImpl's new TransactionState).
+TEST_F(Options, ADebugIdentifierStaysAndLoggingNeedsOne) {
+  constexpr int kLoggingEnable = 402, kIdentifier = 403, kLog = 404;
+  auto set_id = [](Tr& tr, int option, const std::string& id) {
+    return fdb_transaction_set_option(tr.get(), static_cast<FDBTransactionOption>(option), u8(id),
+                                      len(id));
+  };
+  auto commit_after = [&](const std::function<void(Tr&)>& options) {
+    Tr tr = make_tr();
+    options(tr);
+    set(tr, k("a"), "v");
+    return commit(tr);
+  };
+  EXPECT_EQ(commit_after([&](Tr& tr) {
+              EXPECT_EQ(set_id(tr, kIdentifier, "one"), 0);
+              EXPECT_EQ(set_id(tr, kIdentifier, "one"), 0);
+              EXPECT_EQ(set_option(tr, static_cast<FDBTransactionOption>(kLog)), 0);
+            }),
+            0);
+  EXPECT_EQ(commit_after([&](Tr& tr) {
+              EXPECT_EQ(set_id(tr, kIdentifier, "one"), 0);
+              EXPECT_EQ(set_id(tr, kIdentifier, "two"), 0);
+            }),
+            2000);
+  EXPECT_EQ(commit_after([&](Tr& tr) {
+              EXPECT_EQ(set_option(tr, static_cast<FDBTransactionOption>(kLog)), 0);
+            }),
+            2000);
+  EXPECT_EQ(commit_after([&](Tr& tr) { EXPECT_EQ(set_id(tr, kLoggingEnable, "one"), 0); }), 0);
+  EXPECT_EQ(commit_after([&](Tr& tr) {
+              EXPECT_EQ(set_id(tr, kLoggingEnable, "one"), 0);
+              EXPECT_EQ(set_id(tr, kIdentifier, "two"), 0);
+            }),
+            2000);
+  // A reset and a retry each start without one.
+  Tr tr = make_tr();
+  ASSERT_EQ(set_id(tr, kIdentifier, "one"), 0);
+  fdb_transaction_reset(tr.get());
+  ASSERT_EQ(set_id(tr, kIdentifier, "two"), 0);
+  ASSERT_EQ(on_error(tr, 1020), 0);
+  ASSERT_EQ(set_option(tr, static_cast<FDBTransactionOption>(kLog)), 0);
+  EXPECT_EQ(get(tr, k("a")).error, 2000);
+  ASSERT_EQ(on_error(tr, 1020), 0);
+  ASSERT_EQ(set_id(tr, kIdentifier, "three"), 0);
+  ASSERT_EQ(set_option(tr, static_cast<FDBTransactionOption>(kLog)), 0);
+  EXPECT_EQ(get(tr, k("a")).error, 0);
+}
+
+// The database options FoundationDB's client sets on its network thread
+// (DatabaseContext::setOption in fdbclient/NativeAPI.actor.cpp, called through
+// ThreadSafeDatabase::setOption's onMainThreadVoid with DatabaseContext::deferredError):
+// a value it refuses (extractIntOption, validateOptionValueNotPresent) is not the call's
+// error but the database's deferred one, which every read and commit of the handle's
+// transactions then fails with, those made before included
+// (ReadYourWritesTransaction::checkDeferredError asks the database first), as do the
+// handle's reboot_worker, create_snapshot and force_recovery_with_data_loss.
+// get_server_protocol is served from the client's own monitor database
+// (MultiVersionDatabase::getServerProtocol) and does not see it.
+TEST_F(Options, ARefusedDatabaseOptionValueFailsTheHandleLater) {
+  const std::string nine(9, 'x');
+  const std::string one_ryw("x");
+  struct Case {
+    const char* name;
+    int option;
+    std::string value;
+  };
+  const Case cases[] = {
+      {"max watches below 0", FDB_DB_OPTION_MAX_WATCHES, le64(-1)},
+      {"max watches above 1,000,000", FDB_DB_OPTION_MAX_WATCHES, le64(1'000'001)},
+      {"location cache size below 0", 10, le64(-1)},
+      {"location cache size of 9 bytes", 10, nine},
+      {"test causal read risky above 100", 900, le64(101)},
+      {"snapshot RYW enable with a value", FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE, one_ryw},
+      {"snapshot RYW disable with a value", FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE, one_ryw},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Db d = open_db();
+    Tr before = make_tr(d.get());
+    set(before, k("a"), "before");
+    EXPECT_EQ(fdb_database_set_option(d.get(), static_cast<FDBDatabaseOption>(c.option),
+                                      u8(c.value), len(c.value)),
+              0);
+    EXPECT_EQ(commit(before), 2006);
+    Tr after = make_tr(d.get());
+    EXPECT_EQ(get(after, k("a")).error, 2006);
+    set(after, k("a"), "after");
+    EXPECT_EQ(commit(after), 2006);
+    EXPECT_EQ(on_error(after, 2006), 2006);
+    const std::string address("127.0.0.1:4500");
+    Future reboot(fdb_database_reboot_worker(d.get(), u8(address), len(address), 0, 0));
+    EXPECT_EQ(wait(reboot), 2006);
+    Future snapshot(fdb_database_create_snapshot(d.get(), u8(address), 1, u8(address), 1));
+    EXPECT_EQ(wait(snapshot), 2006);
+    Future protocol(fdb_database_get_server_protocol(d.get(), 0));
+    EXPECT_EQ(wait(protocol), 0);
+    // The first refusal stays, whatever is set after it.
+    EXPECT_EQ(set_db_option(d.get(), FDB_DB_OPTION_MAX_WATCHES, 5), 0);
+    Tr later = make_tr(d.get());
+    EXPECT_EQ(get(later, k("a")).error, 2006);
+  }
+  // Another handle on the same database is not touched, and nothing was written.
+  Tr other = make_tr();
+  EXPECT_FALSE(get(other, k("a")).present);
+  // An empty value is no value to an option that takes none.
+  Db d = open_db();
+  ASSERT_EQ(fdb_database_set_option(d.get(), FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE, u8(""), 0), 0);
+  Tr tr = make_tr(d.get());
+  set(tr, k("a"), "mine");
+  EXPECT_FALSE(get(tr, k("a"), /*snapshot=*/true).present) << "disabled, and no error";
+
+  // A transaction default's refused value fails the call and leaves the handle as it was
+  // (docs/decisions/0043).
+  Db defaults = open_db();
+  EXPECT_EQ(set_db_option(defaults.get(), FDB_DB_OPTION_TRANSACTION_TIMEOUT, -1), 2006);
+  EXPECT_EQ(set_db_option(defaults.get(), FDB_DB_OPTION_TRANSACTION_SIZE_LIMIT, 31), 2006);
+  Tr usable = make_tr(defaults.get());
+  set(usable, k("a"), "v");
+  EXPECT_EQ(commit(usable), 0);
 }
 
 // A code FoundationDB 7.4 does not define fails with invalid_option (2007), as its client

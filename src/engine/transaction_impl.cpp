@@ -805,6 +805,7 @@ bool TransactionImpl::explicit_mode_write(bool unconflicted) {
       own_write_conflicts_.push_back({std::string(b), std::string(e)});
     }
     explicit_write_conflicts_ = true;
+    recount_above_ = 0;  // the running count no longer bounds the exact one
   }
   return !unconflicted;
 }
@@ -1008,11 +1009,14 @@ namespace {
 }  // namespace
 
 // With a write that has no conflict range (explicit_write_conflicts_): the writes' own
-// bytes, and the ranges of those that have one. FoundationDB's approximate size leaves
-// out the range of a write made under NEXT_WRITE_NO_WRITE_CONFLICT_RANGE
-// (fdbclient/ReadYourWrites.cpp, set: `addWriteConflict ? sizeof(KeyRangeRef) + ...`).
-// A point's range counts as write_size counts it, its key once and the 00 byte.
+// bytes, and the ranges the commit sends for those that have one, merged. FoundationDB's
+// approximate size leaves out the range of a write made under
+// NEXT_WRITE_NO_WRITE_CONFLICT_RANGE (fdbclient/ReadYourWrites.cpp, set: `addWriteConflict
+// ? sizeof(KeyRangeRef) + ...`), and keeps those of writes a later clear without one
+// covered (WriteMap::clearNoConflict). A range of one key counts as write_size counts a
+// point's, its key once and the 00 byte.
 std::size_t TransactionImpl::explicit_write_size() const {
+  coalesce(own_write_conflicts_);
   std::size_t n = 0;
   for (const auto& [key, w] : writes_.points()) {
     n += key.size() + w.size;
@@ -1051,7 +1055,7 @@ std::size_t TransactionImpl::merge_conflicts() {
   return (has_read_conflicts() &&
           (read_version_ < 0 ||
            base::CoarseClock::now() - read_version_time_ > db_->mvcc_window())) ||
-         size > size_limit_;
+         size > recount_above_;
 }
 
 // A commit refused before it reaches the pipeline ends the transaction as one refused
@@ -1099,7 +1103,9 @@ void TransactionImpl::commit() {
   }
   // Its writes' bytes, for the pipeline's reservation (ApplyReservation).
   const std::size_t write_bytes = write_size(writes_);
-  const std::size_t size = write_bytes + conflict_bytes_;  // size_bytes()
+  // size_bytes(), but where a write was made without a range: needs_refusal_checks then
+  // sends the commit to the exact count (recount_above_).
+  const std::size_t size = write_bytes + conflict_bytes_;
   if (needs_refusal_checks(size)) [[unlikely]] {
     // Throws when the commit is refused, or returns when the size, counted as the commit
     // sends its conflicts, is within the limit after all, and the read version is taken.
@@ -1253,7 +1259,7 @@ void TransactionImpl::commit_async(CommitCallback done) {
       commit_read_only();
     } else {
       const std::size_t size = size_bytes();
-      write_bytes = size - conflict_bytes_;  // as in commit()
+      write_bytes = size - conflict_bytes_;  // at least the writes' own bytes, as commit()'s
       if (needs_refusal_checks(size)) refuse_commit();
     }
   } catch (const Error& e) {
@@ -1519,6 +1525,7 @@ Error TransactionImpl::retry_error(ErrorCode error, bool waited) const {
   next_write_unconflicted_ = false;
   if (explicit_write_conflicts_) [[unlikely]] {
     explicit_write_conflicts_ = false;
+    recount_above_ = size_limit_;
     own_write_conflicts_.clear();
     own_conflicts_coalesce_at_ = 0;
     unconflicted_stamped_values_.clear();
@@ -1541,6 +1548,7 @@ void TransactionImpl::reset() {
 void TransactionImpl::reset_for_retry() {
   soft_reset();
   size_limit_ = base::kTransactionSizeLimit;
+  recount_above_ = size_limit_;
   ryw_ = true;
   snapshot_ryw_ = true;
   report_conflicts_ = false;
@@ -1599,6 +1607,7 @@ void TransactionImpl::set_size_limit(std::size_t bytes) {
                     std::to_string(base::kTransactionSizeLimit) + " bytes");
   }
   size_limit_ = bytes;
+  if (!explicit_write_conflicts_) recount_above_ = bytes;
 }
 
 void TransactionImpl::set_retry_limit(int limit) {

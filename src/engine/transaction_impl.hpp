@@ -362,8 +362,9 @@ class TransactionImpl {
   std::vector<KeyRange> write_conflicts_;  // explicit ones (all of them once committing)
   // With explicit_write_conflicts_: the ranges of the writes that have one (coalesced when
   // they reach own_conflicts_coalesce_at_), and the keys given a versionstamped value with
-  // none. Their bytes are counted with the writes (write_size), not in conflict_bytes_.
-  std::vector<KeyRange> own_write_conflicts_;
+  // none. Their bytes are counted with the writes (exact_write_size), not in
+  // conflict_bytes_. Mutable: coalesced where they are counted.
+  mutable std::vector<KeyRange> own_write_conflicts_;
   std::size_t own_conflicts_coalesce_at_ = 0;
   std::vector<std::string> unconflicted_stamped_values_;
   // set_report_conflicting_keys: after a conflict, the reads that conflicted, as indices
@@ -411,7 +412,11 @@ class TransactionImpl {
   std::chrono::milliseconds max_backoff_{1000};           // set_max_retry_delay, as given
   int retry_limit_ = -1;                                  // -1: none
   std::size_t size_limit_ = base::kTransactionSizeLimit;  // set_size_limit
-  int retries_ = 0;                                       // on_error calls since reset()
+  // A commit whose running count of bytes is above this takes refuse_commit's exact count:
+  // size_limit_, or 0 once a write was made without a conflict range, as the ranges the
+  // other writes keep can then add up to more than the running count.
+  std::size_t recount_above_ = base::kTransactionSizeLimit;
+  int retries_ = 0;  // on_error calls since reset()
 };
 
 }  // namespace strata::engine

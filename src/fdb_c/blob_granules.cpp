@@ -49,64 +49,73 @@ bool inverted(const uint8_t* begin, int begin_length, const uint8_t* end, int en
 
 }  // namespace
 
+// A database handle's operations fail first with its deferred error
+// (DatabaseState::deferred_error), as FoundationDB's ThreadSafeDatabase checks its
+// context's (checkDeferredError) before each.
 extern "C" {
 
-FDBFuture* fdb_database_blobbify_range(FDBDatabase* /*d*/, const uint8_t* /*begin_key_name*/,
+FDBFuture* fdb_database_blobbify_range(FDBDatabase* d, const uint8_t* /*begin_key_name*/,
                                        int /*begin_key_name_length*/,
                                        const uint8_t* /*end_key_name*/,
                                        int /*end_key_name_length*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   return unsupported();
 }
 
-FDBFuture* fdb_database_blobbify_range_blocking(FDBDatabase* /*d*/,
-                                                const uint8_t* /*begin_key_name*/,
+FDBFuture* fdb_database_blobbify_range_blocking(FDBDatabase* d, const uint8_t* /*begin_key_name*/,
                                                 int /*begin_key_name_length*/,
                                                 const uint8_t* /*end_key_name*/,
                                                 int /*end_key_name_length*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   return unsupported();
 }
 
-FDBFuture* fdb_database_flush_blob_range(FDBDatabase* /*d*/, const uint8_t* /*begin_key_name*/,
+FDBFuture* fdb_database_flush_blob_range(FDBDatabase* d, const uint8_t* /*begin_key_name*/,
                                          int /*begin_key_name_length*/,
                                          const uint8_t* /*end_key_name*/,
                                          int /*end_key_name_length*/, fdb_bool_t /*compact*/,
                                          int64_t /*version*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   return unsupported();
 }
 
-FDBFuture* fdb_database_unblobbify_range(FDBDatabase* /*d*/, const uint8_t* /*begin_key_name*/,
+FDBFuture* fdb_database_unblobbify_range(FDBDatabase* d, const uint8_t* /*begin_key_name*/,
                                          int /*begin_key_name_length*/,
                                          const uint8_t* /*end_key_name*/,
                                          int /*end_key_name_length*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   return yes();  // as FoundationDB for a range with no blob granule: already done
 }
 
-FDBFuture* fdb_database_list_blobbified_ranges(FDBDatabase* /*d*/,
-                                               const uint8_t* /*begin_key_name*/,
+FDBFuture* fdb_database_list_blobbified_ranges(FDBDatabase* d, const uint8_t* /*begin_key_name*/,
                                                int /*begin_key_name_length*/,
                                                const uint8_t* /*end_key_name*/,
                                                int /*end_key_name_length*/, int /*range_limit*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   return empty(Kind::key_ranges);
 }
 
-FDBFuture* fdb_database_verify_blob_range(FDBDatabase* /*d*/, const uint8_t* /*begin_key_name*/,
+FDBFuture* fdb_database_verify_blob_range(FDBDatabase* d, const uint8_t* /*begin_key_name*/,
                                           int /*begin_key_name_length*/,
                                           const uint8_t* /*end_key_name*/,
                                           int /*end_key_name_length*/, int64_t /*version*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   return unsupported();
 }
 
-FDBFuture* fdb_database_purge_blob_granules(FDBDatabase* /*d*/, const uint8_t* /*begin_key_name*/,
+FDBFuture* fdb_database_purge_blob_granules(FDBDatabase* d, const uint8_t* /*begin_key_name*/,
                                             int /*begin_key_name_length*/,
                                             const uint8_t* /*end_key_name*/,
                                             int /*end_key_name_length*/, int64_t /*purge_version*/,
                                             fdb_bool_t /*force*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   return unsupported();
 }
 
-FDBFuture* fdb_database_wait_purge_granules_complete(FDBDatabase* /*d*/,
+FDBFuture* fdb_database_wait_purge_granules_complete(FDBDatabase* d,
                                                      const uint8_t* /*purge_key_name*/,
                                                      int /*purge_key_name_length*/) {
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   return unsupported();
 }
 

@@ -137,6 +137,9 @@ fdb_error_t create_transaction(std::shared_ptr<const DatabaseState> state, fdb_e
 
 fdb_error_t DatabaseState::set_option(FDBDatabaseOption option, const uint8_t* value,
                                       int value_length) {
+  // Once the handle has its deferred error, FoundationDB's client applies no option
+  // (ThreadSafeDatabase::setOption checks it first) but still answers an unknown code.
+  if (deferred_error() != 0) return database_option_known(option) ? 0 : kInvalidOption;
   const fdb_error_t e = apply_option(option, value, value_length);
   if (e == 0 || !database_option_deferred(option)) return e;
   // FoundationDB's client sets these on its network thread and keeps what that throws as
@@ -266,7 +269,10 @@ FDBFuture* fdb_database_create_snapshot(FDBDatabase* d, const uint8_t* /*uid*/, 
   return FDB_future::failed(deferred != 0 ? deferred : fc::kUnsupportedOperation);
 }
 
-FDBFuture* fdb_database_get_server_protocol(FDBDatabase* /*d*/, uint64_t expected_version) {
+FDBFuture* fdb_database_get_server_protocol(FDBDatabase* d, uint64_t expected_version) {
+  // A connected handle's protocol comes from its own database, which checks its deferred
+  // error first (MultiVersionDatabase's versionMonitorDb, ThreadSafeDatabase).
+  if (const fdb_error_t e = d->state->deferred_error(); e != 0) return FDB_future::failed(e);
   // As FoundationDB: with an expected version, ready only once the protocol differs from
   // it. The in-process "server" never changes its protocol: that future stays pending
   // until cancelled or destroyed.

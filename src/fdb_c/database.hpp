@@ -50,8 +50,7 @@ class DatabaseState {
   // its client checks on its network thread (database_option_deferred), or 0. From then
   // on every read and commit of the handle's transactions fails with it, those made
   // before included (FoundationDB checks it before the transaction's own), as do the
-  // handle's own operations but get_server_protocol and get_client_status, which its
-  // client serves from a database of its own.
+  // handle's own operations but get_client_status. Options set after it are not applied.
   fdb_error_t deferred_error() const { return deferred_.load(std::memory_order_acquire); }
 
   // FoundationDB's MAX_WATCHES, counted per handle as its client counts them: a watch
@@ -72,7 +71,9 @@ class DatabaseState {
   std::atomic<std::uint64_t> defaults_changes_{0};
   std::atomic<std::int64_t> max_watches_{10'000};
   mutable std::atomic<std::int64_t> watches_{0};  // outstanding watches of this handle
-  std::atomic<fdb_error_t> deferred_{0};          // deferred_error()
+  // deferred_error(): read by every read and commit, on a line of its own, away from the
+  // counts that watches write.
+  alignas(64) std::atomic<fdb_error_t> deferred_{0};
 };
 
 // A new FDBTransaction in *out on `state`'s database, from its current defaults;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <utility>
 
 #include "fdb_c/error_codes.hpp"
 
@@ -32,6 +33,14 @@ constexpr std::int64_t kIntMax = 2147483647;
 constexpr int kLocationCacheSizeOption = 10;
 constexpr int kMachineIdOption = 21;
 constexpr int kDatacenterIdOption = 22;
+constexpr int kUseConfigDatabaseOption = 800;
+// The transaction defaults strata has no use for, each with the transaction option it
+// stands for (fdb.options' defaultFor), whose value check it takes:
+// TRANSACTION_LOGGING_MAX_FIELD_LENGTH, TRANSACTION_CAUSAL_READ_RISKY,
+// _INCLUDE_PORT_IN_ADDRESS, _AUTOMATIC_IDEMPOTENCY, _BYPASS_UNREADABLE and
+// _USED_DURING_COMMIT_PROTECTION_DISABLE.
+constexpr std::pair<int, int> kUnusedDefaults[] = {{405, 405}, {504, 20},   {505, 23},
+                                                   {506, 505}, {700, 1100}, {701, 701}};
 constexpr int kTestCausalReadRiskyOption = 900;
 
 // Every option code FoundationDB 7.4's fdb.options defines, deprecated and hidden ones
@@ -173,8 +182,14 @@ fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const 
     case FDB_DB_OPTION_TRANSACTION_SIZE_LIMIT:
       return apply_transaction_option(defaults, FDB_TR_OPTION_SIZE_LIMIT, value, length);
     case FDB_DB_OPTION_TRANSACTION_REPORT_CONFLICTING_KEYS:
+      if (fdb_error_t e = check_value(FDB_TR_OPTION_REPORT_CONFLICTING_KEYS, value, length)) {
+        return e;
+      }
       defaults.report_conflicting_keys = true;
       return 0;
+    case kUseConfigDatabaseOption:
+      // validateOptionValueNotPresent in DatabaseContext::setOption.
+      return value != nullptr && length != 0 ? kInvalidOptionValue : 0;
     case FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE:
     case FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE:
       // validateOptionValueNotPresent: none, or an empty one.
@@ -190,12 +205,18 @@ fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const 
       return set_int(percent, value, length, 0, 100);
     }
     default:  // machine and datacenter ids, ...: nothing to do
+      for (const auto& [database_code, transaction_code] : kUnusedDefaults) {
+        if (code == database_code) return check_value(transaction_code, value, length);
+      }
       return known(kDatabaseOptionCodes, code);
   }
 }
 
+bool database_option_known(int code) { return known(kDatabaseOptionCodes, code) == 0; }
+
 bool database_option_deferred(int code) {
   switch (code) {
+    case kUseConfigDatabaseOption:
     case kLocationCacheSizeOption:
     case FDB_DB_OPTION_MAX_WATCHES:
     case kMachineIdOption:

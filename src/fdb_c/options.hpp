@@ -59,11 +59,14 @@ fdb_error_t apply_transaction_option(TransactionOptions& options, int code, cons
 fdb_error_t apply_database_option(TransactionOptions& defaults, int code, const uint8_t* value,
                                   int length);
 
+// Whether FoundationDB 7.4 defines the database option `code`.
+bool database_option_known(int code);
+
 // Whether FoundationDB's client checks the database option `code` on its network thread
 // (DatabaseContext::setOption, fdbclient/NativeAPI.actor.cpp: LOCATION_CACHE_SIZE,
 // MAX_WATCHES, MACHINE_ID, DATACENTER_ID, SNAPSHOT_RYW_ENABLE and _DISABLE,
-// TEST_CAUSAL_READ_RISKY), so that a value it refuses becomes the database's deferred
-// error rather than the call's.
+// USE_CONFIG_DATABASE, TEST_CAUSAL_READ_RISKY), so that a value it refuses becomes the
+// database's deferred error rather than the call's.
 bool database_option_deferred(int code);
 
 // 0 for a network option code FoundationDB 7.4 defines (none has an effect in-process),

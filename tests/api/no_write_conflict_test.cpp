@@ -6,6 +6,7 @@
 // The race is apitest::reader_conflicts_with: tr1 reads, tr2 writes and commits, tr1
 // writes a dummy key and commits.
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -214,6 +215,33 @@ TEST_F(NoWriteConflict, AWriteWithoutARangeCountsOnlyItsOwnBytesTowardTheSize) {
   EXPECT_GT(over.approximate_size(), size);
   over.set_size_limit(size);
   EXPECT_THAT([&] { over.commit(); }, ThrowsCode(ErrorCode::transaction_too_large));
+}
+
+// The ranges of writes that a later clear without one covers still count: FoundationDB's
+// WriteMap::clearNoConflict keeps them and its commit sends them. A commit over the limit
+// with them is refused, though the running count of the writes left is small.
+TEST_F(NoWriteConflict, RangesUnderAClearWithoutOneStillCountTowardTheLimit) {
+  Transaction tr = db_.create_transaction();
+  for (char c = 'a'; c < 'a' + 20; ++c) tr.set(std::string(1000, c), "v");
+  tr.set_next_write_no_write_conflict_range();
+  tr.clear_range("", "\xff");
+  EXPECT_GT(tr.approximate_size(), 20'000U);
+  tr.set_size_limit(10'000);
+  EXPECT_THAT([&] { tr.commit(); }, ThrowsCode(ErrorCode::transaction_too_large));
+  Transaction check = db_.create_transaction();
+  EXPECT_EQ(check.get(std::string(1000, 'a')), std::nullopt);
+}
+
+// A key written many times counts its range once.
+TEST_F(NoWriteConflict, AKeyWrittenAgainCountsItsRangeOnce) {
+  auto size_after = [&](int writes) {
+    Transaction tr = db_.create_transaction();
+    tr.set_next_write_no_write_conflict_range();
+    tr.set("quiet", "v");
+    for (int i = 0; i < writes; ++i) tr.set(std::string(500, 'k'), "v");
+    return tr.approximate_size();
+  };
+  EXPECT_EQ(size_after(1), size_after(20));
 }
 
 // A transaction whose only writes have no range still commits them, at a version of its

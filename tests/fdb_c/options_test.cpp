@@ -562,6 +562,7 @@ TEST_F(Options, ARefusedDatabaseOptionValueFailsTheHandleLater) {
       {"test causal read risky above 100", 900, le64(101)},
       {"snapshot RYW enable with a value", FDB_DB_OPTION_SNAPSHOT_RYW_ENABLE, one_ryw},
       {"snapshot RYW disable with a value", FDB_DB_OPTION_SNAPSHOT_RYW_DISABLE, one_ryw},
+      {"use config database with a value", 800, one_ryw},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -576,16 +577,31 @@ TEST_F(Options, ARefusedDatabaseOptionValueFailsTheHandleLater) {
     EXPECT_EQ(get(after, k("a")).error, 2006);
     set(after, k("a"), "after");
     EXPECT_EQ(commit(after), 2006);
-    EXPECT_EQ(on_error(after, 2006), 2006);
+    // on_error asks no deferred error (RYWImpl::onError): a conflict is retried, and the
+    // retry's reads fail again.
+    EXPECT_EQ(on_error(after, 1020), 0);
+    Future version(fdb_transaction_get_read_version(after.get()));
+    EXPECT_EQ(wait(version), 2006);
+    Future watched(fdb_transaction_watch(after.get(), u8(k("a")), len(k("a"))));
+    EXPECT_EQ(wait(watched), 2006);
     const std::string address("127.0.0.1:4500");
     Future reboot(fdb_database_reboot_worker(d.get(), u8(address), len(address), 0, 0));
     EXPECT_EQ(wait(reboot), 2006);
     Future snapshot(fdb_database_create_snapshot(d.get(), u8(address), 1, u8(address), 1));
     EXPECT_EQ(wait(snapshot), 2006);
+    // A connected handle's protocol comes from its own database
+    // (MultiVersionDatabase::updateDatabase makes it the version monitor), which checks.
     Future protocol(fdb_database_get_server_protocol(d.get(), 0));
-    EXPECT_EQ(wait(protocol), 0);
-    // The first refusal stays, whatever is set after it.
+    EXPECT_EQ(wait(protocol), 2006);
+    Future ranges(fdb_database_list_blobbified_ranges(d.get(), u8(k("")), len(k("")), u8(k("z")),
+                                                      len(k("z")), 10));
+    EXPECT_EQ(wait(ranges), 2006);
+    // The first refusal stays, and later options are not applied, a default's refused
+    // value included; an unknown code is still invalid_option.
     EXPECT_EQ(set_db_option(d.get(), FDB_DB_OPTION_MAX_WATCHES, 5), 0);
+    EXPECT_EQ(set_db_option(d.get(), FDB_DB_OPTION_TRANSACTION_TIMEOUT, -1), 0);
+    EXPECT_EQ(fdb_database_set_option(d.get(), static_cast<FDBDatabaseOption>(11), nullptr, 0),
+              2007);
     Tr later = make_tr(d.get());
     EXPECT_EQ(get(later, k("a")).error, 2006);
   }
@@ -604,6 +620,20 @@ TEST_F(Options, ARefusedDatabaseOptionValueFailsTheHandleLater) {
   Db defaults = open_db();
   EXPECT_EQ(set_db_option(defaults.get(), FDB_DB_OPTION_TRANSACTION_TIMEOUT, -1), 2006);
   EXPECT_EQ(set_db_option(defaults.get(), FDB_DB_OPTION_TRANSACTION_SIZE_LIMIT, 31), 2006);
+  // TRANSACTION_CAUSAL_READ_RISKY and _REPORT_CONFLICTING_KEYS take no value, as the
+  // transaction options they stand for; TRANSACTION_LOGGING_MAX_FIELD_LENGTH is not 0.
+  for (int option : {504, 505, 506, 700, 701, 702}) {
+    EXPECT_EQ(fdb_database_set_option(defaults.get(), static_cast<FDBDatabaseOption>(option),
+                                      u8(one_ryw), len(one_ryw)),
+              2006)
+        << option;
+    EXPECT_EQ(
+        fdb_database_set_option(defaults.get(), static_cast<FDBDatabaseOption>(option), nullptr, 0),
+        0)
+        << option;
+  }
+  EXPECT_EQ(set_db_option(defaults.get(), static_cast<FDBDatabaseOption>(405), 0), 2006);
+  EXPECT_EQ(set_db_option(defaults.get(), static_cast<FDBDatabaseOption>(405), -1), 0);
   Tr usable = make_tr(defaults.get());
   set(usable, k("a"), "v");
   EXPECT_EQ(commit(usable), 0);

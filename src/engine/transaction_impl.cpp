@@ -777,8 +777,19 @@ void TransactionImpl::fire_own_watches(std::string_view begin, std::string_view 
 }
 
 void TransactionImpl::set(std::string_view key, std::string_view value) {
+  if (tracks_write_conflicts()) [[unlikely]]
+    return set_tracked(key, value);
+  set_as<false>(key, value);
+}
+
+void TransactionImpl::set_tracked(std::string_view key, std::string_view value) {
+  set_as<true>(key, value);
+}
+
+template <bool kTracked>
+void TransactionImpl::set_as(std::string_view key, std::string_view value) {
   bool unconflicted = false;
-  if (next_write_unconflicted_) [[unlikely]] {
+  if (kTracked && next_write_unconflicted_) {
     // FoundationDB's set refuses the metadata version key, and hands a special key to
     // its own space, before it takes the flag.
     unconflicted =
@@ -787,10 +798,9 @@ void TransactionImpl::set(std::string_view key, std::string_view value) {
   check_usable();
   base::check_writable_key(key);
   base::check_value(value);
-  const bool own_conflict = adds_own_write_conflict(unconflicted);
+  const bool own_conflict = kTracked && adds_own_write_conflict(unconflicted);
   writes_.set(key, value);
-  if (own_conflict) [[unlikely]]
-    add_own_write_conflict(key, key_after(key));
+  if (own_conflict) add_own_write_conflict(key, key_after(key));
   if (!watches_.empty()) [[unlikely]]
     after_point_set(key, value);
 }
@@ -824,17 +834,25 @@ void TransactionImpl::after_point_set(std::string_view key, std::string_view val
 }
 
 void TransactionImpl::clear(std::string_view key) {
-  const bool unconflicted = take_next_write_flag();
+  if (tracks_write_conflicts()) [[unlikely]]
+    return clear_tracked(key);
+  clear_as<false>(key);
+}
+
+void TransactionImpl::clear_tracked(std::string_view key) { clear_as<true>(key); }
+
+template <bool kTracked>
+void TransactionImpl::clear_as(std::string_view key) {
+  const bool unconflicted = kTracked && take_next_write_flag();
   check_usable();
   base::check_readable_key(key);
   if (key.size() > base::kKeySizeLimit) [[unlikely]] {
     clear_beyond_key_limit(key, unconflicted);
     return;
   }
-  const bool own_conflict = adds_own_write_conflict(unconflicted);
+  const bool own_conflict = kTracked && adds_own_write_conflict(unconflicted);
   writes_.clear(key);
-  if (own_conflict) [[unlikely]]
-    add_own_write_conflict(key, key_after(key));
+  if (own_conflict) add_own_write_conflict(key, key_after(key));
   if (!unreadable_.empty() || !watches_.empty()) [[unlikely]]
     after_point_clear(key);
 }

@@ -313,6 +313,19 @@ class TransactionImpl {
   // before their checks (ReadYourWritesTransaction::set/clear/atomicOp,
   // getAndResetWriteConflictDisabled), and changes nothing else.
   bool take_next_write_flag() { return std::exchange(next_write_unconflicted_, false); }
+  // Whether a write must take the flag or record its own range (adds_own_write_conflict):
+  // set and clear then take a path of their own, out of line, so that a plain write
+  // carries none of it.
+  bool tracks_write_conflicts() const {
+    return next_write_unconflicted_ || explicit_write_conflicts_;
+  }
+  [[gnu::noinline]] void set_tracked(std::string_view key, std::string_view value);
+  [[gnu::noinline]] void clear_tracked(std::string_view key);
+  // set and clear, with (kTracked) or without the flag and own ranges.
+  template <bool kTracked>
+  void set_as(std::string_view key, std::string_view value);
+  template <bool kTracked>
+  void clear_as(std::string_view key);
   // After a write's checks, before it changes the write map: whether the write must add
   // its own range to own_write_conflicts_. The first unconflicted write moves the ranges
   // of the writes before it there (explicit_write_conflicts_).

@@ -313,7 +313,7 @@ class TransactionImpl {
   // before their checks (ReadYourWritesTransaction::set/clear/atomicOp,
   // getAndResetWriteConflictDisabled), and changes nothing else.
   bool take_next_write_flag() { return std::exchange(next_write_unconflicted_, false); }
-  // Whether a write must take the flag or record its own range (adds_own_write_conflict):
+  // Whether a write may take the flag or record its own range (adds_own_write_conflict):
   // set and clear then take a path of their own, out of line, so that a plain write
   // carries none of it.
   bool tracks_write_conflicts() const {

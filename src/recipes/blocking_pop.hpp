@@ -26,10 +26,10 @@ namespace strata::recipes_detail {
 // for an empty prefix.
 std::string waiters_key(const Subspace& items);
 
-// In a push's transaction: wakes the waiting pops (adds 1 to the signal key). Only while
-// a pop waits: out of line, so that the push's usual path does not carry the atomic
-// operation's code.
-[[gnu::cold, gnu::noinline]] void signal_waiters(Transaction& tr, std::string_view signal_key);
+// In a push's transaction: wakes the waiting pops (adds 1 to the signal key). A push
+// calls it while a pop waits, and always with an empty prefix (no waiter count): out of
+// line, so that the push's usual path does not carry the atomic operation's code.
+[[gnu::noinline]] void signal_waiters(Transaction& tr, std::string_view signal_key);
 
 // `pop` (a whole-transaction pop) until it returns an item, or nullopt once `timeout` has
 // passed (a negative one is 0: one look). Between attempts it registers in the waiter count

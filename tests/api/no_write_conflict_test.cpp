@@ -150,6 +150,34 @@ TEST_F(NoWriteConflict, ASetOfASpecialKeyLeavesItForTheNextWrite) {
   }));
 }
 
+// FoundationDB's set refuses the metadata version key (client_invalid_operation) before it
+// takes the flag too (ReadYourWritesTransaction::set).
+TEST_F(NoWriteConflict, ASetOfTheMetadataVersionKeyLeavesItForTheNextWrite) {
+  EXPECT_FALSE(read_conflicts_with("k", [](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    EXPECT_THAT([&] { tr.set("\xff/metadataVersion", "1"); },
+                testing::ThrowsCode(ErrorCode::client_invalid_operation));
+    tr.set("k", "1");
+  }));
+}
+
+// A clear of a key longer than any key but within FoundationDB 7.4's read limit is a write
+// of the range [key, key+00) (ReadYourWritesTransaction::clear): it takes the flag as any
+// clear does.
+TEST_F(NoWriteConflict, AClearOfAKeyBeyondTheKeyLimitTakesIt) {
+  const std::string long_key(10'004, 'k');
+  EXPECT_TRUE(read_conflicts_with(long_key, [&](Transaction& tr) { tr.clear(long_key); }));
+  EXPECT_FALSE(read_conflicts_with(long_key, [&](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.clear(long_key);
+  }));
+  EXPECT_TRUE(read_conflicts_with(long_key, [&](Transaction& tr) {
+    tr.set_next_write_no_write_conflict_range();
+    tr.clear(long_key);
+    tr.clear(long_key);
+  }));
+}
+
 // A versionstamped value made without a range is not among the write conflict ranges;
 // one made with a range is, as every other write.
 TEST_F(NoWriteConflict, AVersionstampedValueWithoutARangeIsNotListed) {

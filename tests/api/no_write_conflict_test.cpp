@@ -139,26 +139,22 @@ TEST_F(NoWriteConflict, ResetAndARetryClearIt) {
   }));
 }
 
-// FoundationDB's set hands a special key to its own space before it takes the flag
-// (ReadYourWritesTransaction::set): the write after it is still the one without a range.
-TEST_F(NoWriteConflict, ASetOfASpecialKeyLeavesItForTheNextWrite) {
-  EXPECT_FALSE(read_conflicts_with("k", [](Transaction& tr) {
-    tr.set_next_write_no_write_conflict_range();
-    EXPECT_THAT([&] { tr.set("\xff\xff/x", "1"); },
-                testing::ThrowsCode(ErrorCode::key_outside_legal_range));
-    tr.set("k", "1");
-  }));
-}
-
-// FoundationDB's set refuses the metadata version key (client_invalid_operation) before it
-// takes the flag too (ReadYourWritesTransaction::set).
-TEST_F(NoWriteConflict, ASetOfTheMetadataVersionKeyLeavesItForTheNextWrite) {
-  EXPECT_FALSE(read_conflicts_with("k", [](Transaction& tr) {
-    tr.set_next_write_no_write_conflict_range();
-    EXPECT_THAT([&] { tr.set("\xff/metadataVersion", "1"); },
-                testing::ThrowsCode(ErrorCode::client_invalid_operation));
-    tr.set("k", "1");
-  }));
+// FoundationDB's set hands a special key to its own space, and refuses the metadata
+// version key, before it takes the flag (ReadYourWritesTransaction::set): the write after
+// either is still the one without a range.
+TEST_F(NoWriteConflict, ASetRefusedBeforeTheFlagLeavesItForTheNextWrite) {
+  const std::pair<std::string, ErrorCode> refused[] = {
+      {"\xff\xff/x", ErrorCode::key_outside_legal_range},
+      {"\xff/metadataVersion", ErrorCode::client_invalid_operation},
+  };
+  for (const auto& write : refused) {
+    SCOPED_TRACE(::testing::PrintToString(write.first));
+    EXPECT_FALSE(read_conflicts_with("k", [&write](Transaction& tr) {
+      tr.set_next_write_no_write_conflict_range();
+      EXPECT_THAT([&] { tr.set(write.first, "1"); }, testing::ThrowsCode(write.second));
+      tr.set("k", "1");
+    }));
+  }
 }
 
 // A clear of a key longer than any key but within FoundationDB 7.4's read limit is a write

@@ -219,12 +219,17 @@ void CommitPipeline::commit(CommitRequest& request) {
     base::UniqueLock lock(alone_mu_);
     CommitRequest* const one = &request;  // a batch of one, with no vector to fill
     batch_step_.collect(process(std::span(&one, 1)));
-    if (request.error == ErrorCode::success && ++alone_commits_ % kTuneEvery == 0) [[unlikely]] {
-      alone_mu_.use_long_streaks(
-          alone_tuner_.tick(base::StreakTuner::Clock::now(), alone_commits_));
-    }
+    // commits_ counts those that succeeded (a failed one after a multiple ticks again,
+    // which only measures again).
+    const std::uint64_t committed = commits_.load(std::memory_order_relaxed);
+    if (committed % kTuneEvery == 0) [[unlikely]]
+      alone_mu_.use_long_streaks(alone_tuner_.tick(base::StreakTuner::Clock::now(), committed));
     return;
   }
+  commit_grouped(request);
+}
+
+void CommitPipeline::commit_grouped(CommitRequest& request) {
   if (t_settling) [[unlikely]] {
     throw Error(ErrorCode::client_invalid_operation,
                 "commit() inside a commit_async callback would wait for the thread it runs "

@@ -116,6 +116,9 @@ class CommitPipeline {
   // empty, or hands the leadership on after `max_rounds`; `own` is the leader's own
   // request, if any. Lets queue_mu_ go while it processes; returns with it held.
   void lead(CommitRequest* own, int max_rounds) REQUIRES(queue_mu_);
+  // commit() in grouped mode: queues the request and waits, or leads. Out of line, so
+  // that the alone commit, which a transaction's commit inlines, carries none of it.
+  [[gnu::noinline]] void commit_grouped(CommitRequest& request) EXCLUDES(queue_mu_);
   // The pipeline's own thread: leads whenever a submit() finds the pipeline idle.
   void run_async_leader() EXCLUDES(queue_mu_);
   // Asks the pipeline's thread to lead (under queue_mu_; submit() started it).
@@ -190,10 +193,9 @@ class CommitPipeline {
   // Alone mode: held for the whole commit. Streaks keep it, and the store's hot lines,
   // with one CPU's threads for a while (base/adaptive_mutex.hpp); how long a while is
   // chosen by measuring the commit rate under each length (base::StreakTuner), ticked
-  // every kTuneEvery commits that succeed.
+  // every kTuneEvery commits that succeed (commits_).
   base::AdaptiveMutex alone_mu_{base::AdaptiveMutex::Policy::streaks};
   static constexpr std::uint64_t kTuneEvery = 64;
-  std::uint64_t alone_commits_ GUARDED_BY(alone_mu_) = 0;
   base::StreakTuner alone_tuner_ GUARDED_BY(alone_mu_);
   base::Mutex queue_mu_;
   std::vector<CommitRequest*> queue_ GUARDED_BY(queue_mu_);

@@ -177,13 +177,13 @@ class PointMap {
     if (!appends(key)) return false;
     auto* bytes = static_cast<char*>(arena_->bump(key.size() + value.size(), 1));
     base::copy_key_bytes(bytes, key);
-    std::copy(value.begin(), value.end(), bytes + key.size());
     auto* entry = new (array_ + size_) PointEntry{{bytes, key.size()}, {}};
     entry->second.kind = kind;
     entry->second.bytes = bytes + key.size();
     entry->second.size = static_cast<std::uint32_t>(value.size());
     entry->second.capacity = static_cast<std::uint32_t>(value.size());
     ++size_;
+    std::copy(value.begin(), value.end(), bytes + key.size());
     return true;
   }
   // Sets w's value bytes to `value`, in place when they fit (an arena frees nothing, so

@@ -79,20 +79,22 @@ void copy_value(std::string& out, std::string_view value) {
 
 namespace {
 
-// The calling thread's spare transaction. Both are trivially destructible, so recycle()
-// may still look at them while other thread-local objects are destroyed at thread exit
-// (a thread_local Transaction, say), after the reaper below has run.
+// The calling thread's spare transaction, and whether the reaper below will delete it at
+// the thread's exit. Both are trivially destructible, so recycle() may still look at them
+// while other thread-local objects are destroyed at thread exit (a thread_local
+// Transaction, say), after the reaper has run; and a look at them needs no guard.
+enum class SpareState : std::uint8_t { unarmed, armed, closed };
 thread_local TransactionImpl* t_spare = nullptr;
-thread_local bool t_spare_closed = false;
+thread_local SpareState t_spare_state = SpareState::unarmed;
 
 struct SpareReaper {
-  bool armed = false;  // set by recycle(): the write makes this thread register the reaper
+  bool armed = false;  // the write makes this thread register the reaper
   SpareReaper() = default;
   SpareReaper(const SpareReaper&) = delete;
   SpareReaper& operator=(const SpareReaper&) = delete;
   ~SpareReaper() {
     delete std::exchange(t_spare, nullptr);
-    t_spare_closed = true;
+    t_spare_state = SpareState::closed;
   }
 };
 thread_local SpareReaper t_reaper;
@@ -136,10 +138,14 @@ void TransactionImpl::own() noexcept {
 }
 
 void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
-  if (t == nullptr || t_spare != nullptr || t_spare_closed) return;  // destroyed as usual
+  if (t == nullptr || t_spare != nullptr) return;  // destroyed as usual
+  if (t_spare_state != SpareState::armed) [[unlikely]] {
+    if (t_spare_state == SpareState::closed) return;  // the reaper has run
+    t_reaper.armed = true;
+    t_spare_state = SpareState::armed;
+  }
   t->wait_for_async();
   t->detach();
-  t_reaper.armed = true;
   t_spare = t.release();
 }
 
@@ -799,10 +805,13 @@ void TransactionImpl::set_as(std::string_view key, std::string_view value) {
   base::check_writable_key(key);
   base::check_value(value);
   const bool own_conflict = kTracked && adds_own_write_conflict(unconflicted);
-  writes_.set(key, value);
-  if (own_conflict) add_own_write_conflict(key, key_after(key));
-  if (!watches_.empty()) [[unlikely]]
-    after_point_set(key, value);
+  if (kTracked || !watches_.empty()) [[unlikely]] {
+    writes_.set(key, value);
+    if (own_conflict) add_own_write_conflict(key, key_after(key));
+    if (!watches_.empty()) after_point_set(key, value);
+    return;
+  }
+  writes_.set(key, value);  // last: the value's copy ends the call
 }
 
 bool TransactionImpl::explicit_mode_write(bool unconflicted) {
@@ -1130,8 +1139,9 @@ void TransactionImpl::commit() {
     refuse_commit();
   }
   CommitRequest request;
-  prepare_commit(request);
   request.write_bytes = write_bytes;
+  request.slot = slot_;
+  prepare_commit(request);
   state_ = State::committing;
   mark_committing();
   try {
@@ -1165,10 +1175,24 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
     request.read_ranges = &read_conflicts_;
   }
   if (!point_reads_.empty()) request.read_keys = &point_reads_;
+  // Most commits have no write conflict range but their point writes' (one test each).
+  const bool has_write_ranges =
+      explicit_write_conflicts_ || !writes_.cleared_ranges().empty() || !write_conflicts_.empty();
+  if (has_write_ranges) [[unlikely]]
+    prepare_write_ranges(request);
+  request.writes = &writes_;
+  if (report_conflicts_) {
+    conflicting_.clear();
+    conflicting_.reserve(read_conflicts_.size() + point_reads_.size());
+    request.conflicting = &conflicting_;
+  }
+}
+
+void TransactionImpl::prepare_write_ranges(CommitRequest& request) {
   // The cleared ranges join the explicit write conflicts, merged, where they stay for
   // write_conflict_ranges(); soft_reset() empties them and their room serves the next
-  // transaction. Most commits have neither: no vector is touched then.
-  if (explicit_write_conflicts_) [[unlikely]] {
+  // transaction.
+  if (explicit_write_conflicts_) {
     write_conflicts_.insert(write_conflicts_.end(), own_write_conflicts_.begin(),
                             own_write_conflicts_.end());
   } else {
@@ -1179,13 +1203,6 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
     request.write_ranges = &write_conflicts_;
   }
   request.write_ranges_only = explicit_write_conflicts_;
-  request.writes = &writes_;
-  request.slot = slot_;
-  if (report_conflicts_) {
-    conflicting_.clear();
-    conflicting_.reserve(read_conflicts_.size() + point_reads_.size());
-    request.conflicting = &conflicting_;
-  }
 }
 
 bool TransactionImpl::settle(CommitRequest& request) {
@@ -1300,8 +1317,9 @@ void TransactionImpl::commit_async(CommitCallback done) {
     std::construct_at(async_request_.get());
   }
   CommitRequest& request = *async_request_;
-  prepare_commit(request);
   request.write_bytes = write_bytes;
+  request.slot = slot_;
+  prepare_commit(request);
   request.on_done = &TransactionImpl::on_async_done;
   request.context = this;
   done_ = std::move(done);
@@ -1528,8 +1546,8 @@ Error TransactionImpl::retry_error(ErrorCode error, bool waited) const {
   }
 }
 
-// Inlined into its one caller (which each transaction's end inlines): the call's register
-// saves cost more than its checks of what the transaction used.
+// Inlined into its one caller, reset_for_retry(): the call's register saves cost more than
+// its checks of what the transaction used.
 [[gnu::always_inline]] inline void TransactionImpl::soft_reset() {
   finish_watches(false, ErrorCode::transaction_cancelled);
   release_read_version();
@@ -1563,7 +1581,8 @@ void TransactionImpl::reset() {
   apply_database_defaults();
 }
 
-void TransactionImpl::reset_for_retry() {
+// Inlined too: a transaction's end (recycle()) runs it once per transaction.
+[[gnu::always_inline]] inline void TransactionImpl::reset_for_retry() {
   soft_reset();
   size_limit_ = base::kTransactionSizeLimit;
   recount_above_ = size_limit_;
@@ -1572,14 +1591,14 @@ void TransactionImpl::reset_for_retry() {
   report_conflicts_ = false;
 }
 
-void TransactionImpl::reset_to_defaults() {
+[[gnu::always_inline]] inline void TransactionImpl::reset_to_defaults() {
   reset_for_retry();
   timeout_ = std::chrono::milliseconds{0};
   expired_ = false;
   backoff_.reset();
-  max_backoff_ = std::chrono::milliseconds{1000};
-  retry_limit_ = -1;
   retries_ = 0;
+  // The retry limit and the longest backoff are the database's defaults, which every
+  // caller applies next (apply_database_defaults: reset(), or make_borrowed() for a spare).
 }
 
 void TransactionImpl::cancel() {

@@ -180,8 +180,12 @@ class TransactionImpl {
     return mode == ReadMode::serializable ? ryw_ : ryw_ && snapshot_ryw_;
   }
   void release_read_version();
-  // commit()'s request from this transaction's conflicts and writes.
+  // The request's conflicts and writes, for commit() and commit_async() (which set its
+  // write_bytes and slot).
   void prepare_commit(CommitRequest& request);
+  // prepare_commit()'s write conflict ranges, for a commit with any beyond its point
+  // writes' (cleared ranges, added ranges, or writes without a range of their own).
+  [[gnu::noinline]] void prepare_write_ranges(CommitRequest& request);
   // The reads are over and the commit starts: the reader slot keeps only the conflict
   // history above the read version (kv::ReaderRegistry::begin_commit).
   void mark_committing() noexcept;

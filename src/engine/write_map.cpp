@@ -105,24 +105,17 @@ bool WriteMap::overwrites(std::string_view key) const {
   return cleared_.contains(key);
 }
 
-void WriteMap::reset() {
+void WriteMap::drop_other_writes() {
   // Cleared ranges, stamped keys, the clears noted after them, and atomic operations (the
   // only memory an entry holds outside the arena) come only with writes that clear
   // only_sets_and_clears_: a map of sets and clears has none to drop, and its entries need
-  // no destructor.
-  if (only_sets_and_clears_) {
-    points_.forget();
-  } else {
-    points_.clear();
-    later_clears_.forget();  // its room is in the arena, released next (or by its owner)
-    cleared_.clear();
-    stamped_keys_.clear();
-    has_stamped_values_ = false;
-    only_sets_and_clears_ = true;
-  }
-  STRATA_INVARIANT(cleared_.empty() && stamped_keys_.empty() && later_clears_.empty() &&
-                   !has_stamped_values_);
-  if (own_arena_ != nullptr) own_arena_->release();
+  // no destructor (PointMap::forget).
+  points_.clear();
+  later_clears_.forget();  // its room is in the arena, released next (or by its owner)
+  cleared_.clear();
+  stamped_keys_.clear();
+  has_stamped_values_ = false;
+  only_sets_and_clears_ = true;
 }
 
 void WriteMap::append_unwritten(std::string_view begin, std::string_view end, bool end_after,

@@ -26,6 +26,8 @@
 
 #include "strata/transaction.hpp"
 
+#include "base/arena.hpp"
+#include "base/invariant.hpp"
 #include "engine/point_map.hpp"
 #include "engine/range_set.hpp"
 
@@ -101,7 +103,18 @@ class WriteMap {
   // stored value, stamped value or key, or cleared range), as far as the map can tell
   // cheaply: false once any other write was made, even if a later one replaced it.
   bool only_sets_and_clears() const { return only_sets_and_clears_; }
-  void reset();
+  // Empties the map (every transaction's end: inline, as a map of sets and clears has
+  // only its entry array to drop).
+  void reset() {
+    if (only_sets_and_clears_) [[likely]] {
+      points_.forget();
+    } else {
+      drop_other_writes();
+    }
+    STRATA_INVARIANT(cleared_.empty() && stamped_keys_.empty() && later_clears_.empty() &&
+                     !has_stamped_values_);
+    if (own_arena_ != nullptr) own_arena_->release();
+  }
 
   // Removes from [begin, end) the parts this transaction overwrote and appends the rest
   // to `out` (FoundationDB reduces read conflict ranges this way). With `end_after` the
@@ -115,6 +128,8 @@ class WriteMap {
 
  private:
   // set() and clear_point() when the key cannot simply be appended.
+  // reset() for a map that holds more than sets and clears.
+  void drop_other_writes();
   [[gnu::noinline]] void set_present(std::string_view key, std::string_view value);
   [[gnu::noinline]] void clear_present(std::string_view key);
   void clear_point(std::string_view key) {  // clear() but for later_clears_

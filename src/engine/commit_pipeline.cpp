@@ -219,8 +219,8 @@ void CommitPipeline::commit(CommitRequest& request) {
     base::UniqueLock lock(alone_mu_);
     CommitRequest* const one = &request;  // a batch of one, with no vector to fill
     batch_step_.collect(process(std::span(&one, 1)));
-    // commits_ counts those that succeeded (a failed one after a multiple ticks again,
-    // which only measures again).
+    // (A failed commit with the count at a multiple ticks again: the tuner only measures
+    // again.)
     const std::uint64_t committed = commits_.load(std::memory_order_relaxed);
     if (committed % kTuneEvery == 0) [[unlikely]]
       alone_mu_.use_long_streaks(alone_tuner_.tick(base::StreakTuner::Clock::now(), committed));

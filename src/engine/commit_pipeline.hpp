@@ -193,7 +193,8 @@ class CommitPipeline {
   // Alone mode: held for the whole commit. Streaks keep it, and the store's hot lines,
   // with one CPU's threads for a while (base/adaptive_mutex.hpp); how long a while is
   // chosen by measuring the commit rate under each length (base::StreakTuner), ticked
-  // every kTuneEvery commits that succeed (commits_).
+  // whenever a commit ends with commits_ (the commits that succeeded) at a multiple of
+  // kTuneEvery.
   base::AdaptiveMutex alone_mu_{base::AdaptiveMutex::Policy::streaks};
   static constexpr std::uint64_t kTuneEvery = 64;
   base::StreakTuner alone_tuner_ GUARDED_BY(alone_mu_);

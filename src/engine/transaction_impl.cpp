@@ -138,14 +138,19 @@ void TransactionImpl::own() noexcept {
 }
 
 void TransactionImpl::recycle(std::unique_ptr<TransactionImpl> t) noexcept {
-  if (t == nullptr || t_spare != nullptr) return;  // destroyed as usual
+  if (t == nullptr) return;
   if (t_spare_state != SpareState::armed) [[unlikely]] {
-    if (t_spare_state == SpareState::closed) return;  // the reaper has run
+    if (t_spare_state == SpareState::closed) return;  // the reaper has run: destroyed
     t_reaper.armed = true;
     t_spare_state = SpareState::armed;
   }
   t->wait_for_async();
   t->detach();
+  // With a spare already, this one is destroyed as usual. (Tested after the detach, which
+  // fails the transaction's pending watches: their listeners run here, and may end another
+  // transaction, which is then the spare.)
+  if (t_spare != nullptr) [[unlikely]]
+    return;
   t_spare = t.release();
 }
 
@@ -1175,7 +1180,8 @@ void TransactionImpl::prepare_commit(CommitRequest& request) {
     request.read_ranges = &read_conflicts_;
   }
   if (!point_reads_.empty()) request.read_keys = &point_reads_;
-  // Most commits have no write conflict range but their point writes' (one test each).
+  // Most commits have no write conflict range beyond their point writes': one combined
+  // test skips prepare_write_ranges().
   const bool has_write_ranges =
       explicit_write_conflicts_ || !writes_.cleared_ranges().empty() || !write_conflicts_.empty();
   if (has_write_ranges) [[unlikely]]
@@ -1548,7 +1554,7 @@ Error TransactionImpl::retry_error(ErrorCode error, bool waited) const {
 
 // Inlined into its one caller, reset_for_retry(): the call's register saves cost more than
 // its checks of what the transaction used.
-[[gnu::always_inline]] inline void TransactionImpl::soft_reset() {
+void TransactionImpl::soft_reset() {
   finish_watches(false, ErrorCode::transaction_cancelled);
   release_read_version();
   writes_.reset();
@@ -1581,8 +1587,7 @@ void TransactionImpl::reset() {
   apply_database_defaults();
 }
 
-// Inlined too: a transaction's end (recycle()) runs it once per transaction.
-[[gnu::always_inline]] inline void TransactionImpl::reset_for_retry() {
+void TransactionImpl::reset_for_retry() {
   soft_reset();
   size_limit_ = base::kTransactionSizeLimit;
   recount_above_ = size_limit_;
@@ -1591,14 +1596,12 @@ void TransactionImpl::reset() {
   report_conflicts_ = false;
 }
 
-[[gnu::always_inline]] inline void TransactionImpl::reset_to_defaults() {
+void TransactionImpl::reset_to_defaults() {
   reset_for_retry();
   timeout_ = std::chrono::milliseconds{0};
   expired_ = false;
   backoff_.reset();
   retries_ = 0;
-  // The retry limit and the longest backoff are the database's defaults, which every
-  // caller applies next (apply_database_defaults: reset(), or make_borrowed() for a spare).
 }
 
 void TransactionImpl::cancel() {

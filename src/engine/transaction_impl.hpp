@@ -215,11 +215,16 @@ class TransactionImpl {
   // Read `i` as a range, numbered as CommitRequest::conflicting numbers reads: the ranges of
   // read_conflicts_, then the keys of point_reads_.
   KeyRange read_range(std::size_t i) const;
-  void soft_reset();
+  // Inline, as they run at every transaction's end (defined in transaction_impl.cpp, the
+  // one file that calls them).
+  [[gnu::always_inline]] inline void soft_reset();
   // A retry's reset: soft_reset(), and the options that are not persistent return to a new
   // transaction's.
-  void reset_for_retry();
-  void reset_to_defaults();  // reset() without restarting the clock
+  [[gnu::always_inline]] inline void reset_for_retry();
+  // reset() without restarting the clock or applying the database's defaults: the retry
+  // limit and the longest backoff are left for apply_database_defaults(), which every
+  // caller runs next.
+  [[gnu::always_inline]] inline void reset_to_defaults();
   [[gnu::cold]] Error retry_error(ErrorCode error, bool waited) const;
   void end() noexcept;  // what destruction does: pending watches fail, the slot goes back
   // The reader slot in `registry`, acquired on first use.

@@ -537,6 +537,32 @@ TEST(Reset, ATransactionMayEndOnAnotherThread) {
   EXPECT_EQ(read_key(db, "other"), "done");
 }
 
+// A transaction that ends with a pending watch fails it (transaction_cancelled) as it
+// becomes the thread's spare, and the watch's listener runs there. A listener that ends
+// another transaction makes that one the spare first: the first is then destroyed, and
+// neither is lost (LeakSanitizer).
+TEST(Reset, AWatchListenerMayEndAnotherTransactionAsItsOwnEnds) {
+  STRATA_SKIP_ON_CLUSTER("a cluster's watch listeners run on its client's thread");
+  Database db = testing::open_database();
+  std::optional<Transaction> other(db.create_transaction());
+  other->set("other", "never committed");
+  std::optional<Watch> watch;  // outlives the transaction
+  bool ran = false;
+  {
+    Transaction tr = db.create_transaction();
+    watch.emplace(tr.watch("k"));
+    watch->on_ready([&] {
+      other.reset();
+      ran = true;
+    });
+  }
+  EXPECT_TRUE(ran);
+  EXPECT_FALSE(other.has_value());
+  put(db, "after", "both ended");
+  EXPECT_EQ(read_key(db, "after"), "both ended");
+  EXPECT_EQ(read_key(db, "other"), std::nullopt);
+}
+
 TEST(Timeout, OperationsAfterTheTimeoutThrowTimedOut) {
   Database db = testing::open_database();
   Transaction tr = db.create_transaction();

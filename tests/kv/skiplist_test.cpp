@@ -407,6 +407,47 @@ TEST(SkipList, LastLessThanIfInSmallLists) {
   }
 }
 
+// Random bits 1 draw height 1, 4 height 2, and 0 kMaxHeight (random_height).
+constexpr std::uint64_t kHeight1 = 1;
+constexpr std::uint64_t kHeight2 = 4;
+constexpr std::uint64_t kTallest = 0;
+
+// A seek steps past every node of a long stretch before its key: in a list high enough
+// for seeks to miss the cache, an insert into a stretch of kCrowdedGap nodes or more on
+// levels 0 to l-1 is made l + 1 high, whatever its random bits say.
+TEST(SkipList, AnInsertIntoCrowdedStretchesIsMadeTallEnoughToSplitThem) {
+  SizeClassPool pool;
+  List list(pool);
+  list.insert("a", kTallest);
+  ASSERT_GE(list.height(), List::kCrowdingHeight);
+  static_assert(List::kCrowdedGap == 4, "the stretches below are 4 nodes long");
+  // Level 1: c1..c4 after "a". Each insert passes fewer than 4 nodes on each level.
+  for (const char* k : {"c1", "c2", "c3", "c4"}) EXPECT_EQ(list.insert(k, kHeight2)->height(), 2);
+  // d1 passes c1..c4 on level 1, but nothing on level 0: crowded above only, so height 1.
+  for (const char* k : {"d1", "d2", "d3", "d4"}) EXPECT_EQ(list.insert(k, kHeight1)->height(), 1);
+  // e passes c1..c4 on level 1 and d1..d4 on level 0: it splits both stretches.
+  List::Node* e = list.insert("e", kHeight1);
+  EXPECT_EQ(e->height(), 3);
+  EXPECT_EQ(list.find_less_than("e")->key(), "d4");
+  EXPECT_EQ(list.find_greater_or_equal("d5")->key(), "e");
+  // f passes e only, on every level below e's: its own bits decide.
+  EXPECT_EQ(list.insert("f", kHeight1)->height(), 1);
+  const std::vector<std::string> want = {"a",  "c1", "c2", "c3", "c4", "d1",
+                                         "d2", "d3", "d4", "e",  "f"};
+  EXPECT_EQ(bottom_level(list), want);
+}
+
+// A list below kCrowdingHeight levels is cached: its inserts keep the heights drawn.
+TEST(SkipList, ALowListKeepsTheHeightsDrawn) {
+  SizeClassPool pool;
+  List list(pool);
+  list.insert("a", kHeight2);
+  ASSERT_LT(list.height(), List::kCrowdingHeight);
+  for (const char* k : {"b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"}) {
+    EXPECT_EQ(list.insert(k, kHeight1)->height(), 1);
+  }
+}
+
 // A list that drains (a queue's) gives back the levels it no longer needs, so that seeks
 // in what is left do not step through empty levels.
 TEST(SkipList, HeightFallsAsTheListDrains) {

@@ -470,8 +470,11 @@ class SkipList {
   // a concurrent insert between the two loads could put a smaller key there.
   // A node found larger at one level is not compared again at the levels below
   // (leveldb's trick): it is the most common next node there.
-  // kFindCrowding: also fill Position::crowded.
-  template <bool kFindCrowding = false>
+  // kLarge: a seek into a list kCrowdingHeight high or more, whose nodes are mostly not
+  // cached. It fetches each node's second line with its first, and fills
+  // Position::crowded. (In a small list the lines are cached, or being written by the
+  // writer on another core, where fetching them ahead only moves them back and forth.)
+  template <bool kLarge = false>
   Position descend(std::string_view key, Node** prev) const {
     const int height = max_height();
     Node* x = head_;
@@ -483,18 +486,24 @@ class SkipList {
         Node* n = x->next(level);
         // n's key may run into the line after its header's: fetch both at once, rather
         // than the second only once the header gives the key's offset.
-        fetch_tail(n);
+        if constexpr (kLarge) fetch_tail(n);
         // Whichever way the comparison goes, the next node is n or x's successor one level
         // down: fetch the latter while n's key is compared, so the two misses overlap.
-        if (level > 0) fetch(x->next(level - 1));
+        if (level > 0) {
+          if constexpr (kLarge) {
+            fetch(x->next(level - 1));
+          } else {
+            __builtin_prefetch(x->next(level - 1));
+          }
+        }
         if (n == nullptr || n == known_bigger || !key_less(n->key(), key)) {
           known_bigger = n;
           break;
         }
         x = n;
-        if constexpr (kFindCrowding) ++passed;
+        if constexpr (kLarge) ++passed;
       }
-      if constexpr (kFindCrowding) crowded |= std::uint32_t{passed >= kCrowdedGap} << level;
+      if constexpr (kLarge) crowded |= std::uint32_t{passed >= kCrowdedGap} << level;
       if (prev != nullptr) prev[level] = x;
     }
     return {x, known_bigger, height, crowded};

@@ -142,7 +142,8 @@ void MvccStore::reserve_room(std::size_t keys, std::size_t bytes) {
   const std::size_t b = std::max(bytes, kRoomBytes);
   node_pool_.reserve(b);
   record_pool_.reserve(b);
-  // Tall nodes: a quarter of new keys on average; past this a tall node is made short.
+  // Tall nodes: a quarter to a third of new keys on average (SkipList::insert); past this
+  // a tall node is made short.
   list_.reserve_tall_nodes(std::min(b, SizeClassPool::kHugeSlab));
   list_.keep_tall_nodes_reserved(true);
   // A write pushes at most one entry on the collection queue, and the collection that

@@ -430,11 +430,41 @@ TEST(SkipList, AnInsertIntoCrowdedStretchesIsMadeTallEnoughToSplitThem) {
   EXPECT_EQ(e->height(), 3);
   EXPECT_EQ(list.find_less_than("e")->key(), "d4");
   EXPECT_EQ(list.find_greater_or_equal("d5")->key(), "e");
-  // f passes e only, on every level below e's: its own bits decide.
+  // f passes a on the top level and e on level 2, nothing below: its own bits decide.
   EXPECT_EQ(list.insert("f", kHeight1)->height(), 1);
   const std::vector<std::string> want = {"a",  "c1", "c2", "c3", "c4", "d1",
                                          "d2", "d3", "d4", "e",  "f"};
   EXPECT_EQ(bottom_level(list), want);
+}
+
+// Random bits for a node `height` levels high.
+std::uint64_t bits_for_height(int height) {
+  return height >= List::kMaxHeight ? kTallest : std::uint64_t{1} << (2 * (height - 1));
+}
+
+// A list `height` levels high where a seek for a key after all of them passes 4 nodes on
+// every level: 4 nodes of each height from `height` down to 1, in key order.
+void build_staircase(List& list, int height) {
+  int i = 0;
+  for (int h = height; h >= 1; --h) {
+    for (int n = 0; n < 4; ++n)
+      ASSERT_EQ(list.insert(key_of(i++), bits_for_height(h))->height(), h);
+  }
+  ASSERT_EQ(list.height(), height);
+}
+
+// Crowded on every level, an insert raises the list by one level, up to kMaxHeight.
+TEST(SkipList, AnInsertCrowdedOnEveryLevelRaisesTheListUpToItsMostLevels) {
+  for (const int height : {List::kCrowdingHeight, List::kMaxHeight - 1, List::kMaxHeight}) {
+    SCOPED_TRACE(height);
+    SizeClassPool pool;
+    List list(pool);
+    build_staircase(list, height);
+    const int want = std::min(height + 1, List::kMaxHeight);
+    EXPECT_EQ(list.insert("z", kHeight1)->height(), want);
+    EXPECT_EQ(list.height(), want);
+    EXPECT_EQ(list.find_less_than("z")->key(), key_of(4 * height - 1));
+  }
 }
 
 // A list below kCrowdingHeight levels is cached: its inserts keep the heights drawn.

@@ -407,10 +407,13 @@ TEST(SkipList, LastLessThanIfInSmallLists) {
   }
 }
 
-// Random bits 1 draw height 1, 4 height 2, and 0 kMaxHeight (random_height).
-constexpr std::uint64_t kHeight1 = 1;
-constexpr std::uint64_t kHeight2 = 4;
-constexpr std::uint64_t kTallest = 0;
+// Random bits that draw a node `height` levels high (random_height: two bits a level).
+std::uint64_t bits_for_height(int height) {
+  return height >= List::kMaxHeight ? 0 : std::uint64_t{1} << (2 * (height - 1));
+}
+const std::uint64_t kHeight1 = bits_for_height(1);
+const std::uint64_t kHeight2 = bits_for_height(2);
+const std::uint64_t kTallest = bits_for_height(List::kMaxHeight);
 
 // A seek steps past every node of a long stretch before its key: in a list high enough
 // for seeks to miss the cache, an insert into a stretch of kCrowdedGap nodes or more on
@@ -437,11 +440,6 @@ TEST(SkipList, AnInsertIntoCrowdedStretchesIsMadeTallEnoughToSplitThem) {
   EXPECT_EQ(bottom_level(list), want);
 }
 
-// Random bits for a node `height` levels high.
-std::uint64_t bits_for_height(int height) {
-  return height >= List::kMaxHeight ? kTallest : std::uint64_t{1} << (2 * (height - 1));
-}
-
 // A list `height` levels high where a seek for a key after all of them passes 4 nodes on
 // every level: 4 nodes of each height from `height` down to 1, in key order.
 void build_staircase(List& list, int height) {
@@ -459,7 +457,7 @@ TEST(SkipList, AnInsertCrowdedOnEveryLevelRaisesTheListUpToItsMostLevels) {
     SCOPED_TRACE(height);
     SizeClassPool pool;
     List list(pool);
-    build_staircase(list, height);
+    ASSERT_NO_FATAL_FAILURE(build_staircase(list, height));
     const int want = std::min(height + 1, List::kMaxHeight);
     EXPECT_EQ(list.insert("z", kHeight1)->height(), want);
     EXPECT_EQ(list.height(), want);
